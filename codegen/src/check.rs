@@ -1,0 +1,412 @@
+//! Stage 2, check: the cross-checks that must hold before any file is written.
+//!
+//! [`check_spec`] checks the loaded spec's references, fields, templates and
+//! patterns; [`check_model`] checks the lowered model against the examples:
+//! every example matches, captures what it declares, and renders back byte for
+//! byte. Each finding is a [`Diagnostic`] with file, JSON pointer and
+//! line:column; all are collected, none stops the others.
+
+use indexmap::IndexMap;
+use regex::Regex;
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::load::{Spec, SpecFile};
+use crate::locate::child;
+use crate::lower::{bound_pattern, FieldTy, Model, SentenceIr};
+use crate::model::GroupType;
+use crate::pattern;
+use crate::template::{self, Piece};
+
+const P: SpecFile = SpecFile::Patterns;
+const S: SpecFile = SpecFile::Structures;
+
+fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a String>) -> Option<String> {
+    candidates
+        .map(|c| (strsim_distance(name, c), c))
+        .filter(|(d, c)| *d <= 3.max(c.len() / 3))
+        .min()
+        .map(|(_, c)| c.clone())
+}
+
+/// Levenshtein distance, for "did you mean" hints.
+pub fn strsim_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur.push((prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// Checks the loaded spec. Errors block generation; warnings do not.
+pub fn check_spec(spec: &Spec) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    check_patterns(spec, &mut out);
+    check_bindings(spec, &mut out);
+    check_structures(spec, &mut out);
+    out
+}
+
+fn check_patterns(spec: &Spec, out: &mut Vec<Diagnostic>) {
+    for (key, p) in &spec.patterns.patterns {
+        let base = child("/patterns", key);
+        let ptr = child(&base, "pattern");
+        let analysis = match pattern::analyze(&p.pattern, &p.flags) {
+            Ok(a) => a,
+            Err((offset, msg)) => {
+                out.push(spec.diag(Severity::Error, "pattern-syntax", P, &ptr, format!("the Rust regex syntax rejects the pattern at byte {offset}: {msg}")));
+                continue;
+            }
+        };
+        for d in &analysis.dialect {
+            out.push(spec.diag(Severity::Error, "pattern-dialect", P, &ptr, format!("byte {}: {}", d.offset, d.message)));
+        }
+        let source = format!("{}{}", pattern::flag_prefix(&p.flags), p.pattern);
+        if let Err(e) = Regex::new(&source) {
+            out.push(spec.diag(Severity::Error, "pattern-syntax", P, &ptr, format!("the Rust regex crate rejects the pattern: {e}")));
+            continue;
+        }
+        for g in &analysis.groups {
+            if !p.groups.contains_key(&g.name) {
+                out.push(
+                    spec.diag(Severity::Error, "undeclared-group", P, &ptr, format!("group `{}` is not declared in `groups`", g.name))
+                        .with_hint("describe it under `groups`, with its type"),
+                );
+            }
+        }
+        for (name, g) in &p.groups {
+            let gptr = child(&child(&base, "groups"), name);
+            let Some(ng) = analysis.groups.iter().find(|x| &x.name == name) else {
+                out.push(spec.diag(Severity::Error, "missing-group", P, &gptr, format!("group `{name}` is declared but the pattern has no such named group")));
+                continue;
+            };
+            match (g.ty, &g.values) {
+                (GroupType::Enum, None) => out.push(spec.diag(Severity::Error, "enum-without-values", P, &gptr, format!("enum group `{name}` lists no `values`"))),
+                (GroupType::Enum, Some(values)) => {
+                    let mut lits = ng.literals.clone().unwrap_or_default();
+                    let mut vals = values.clone();
+                    lits.sort();
+                    vals.sort();
+                    if lits != vals {
+                        out.push(spec.diag(
+                            Severity::Error,
+                            "enum-mismatch",
+                            P,
+                            &child(&gptr, "values"),
+                            format!("enum `{name}` lists {:?} but the pattern's alternatives are {:?}", values, ng.literals.clone().unwrap_or_default()),
+                        ));
+                    }
+                }
+                (_, Some(_)) => out.push(spec.diag(Severity::Error, "values-on-non-enum", P, &child(&gptr, "values"), format!("group `{name}` has `values` but is not of type `enum`"))),
+                _ => {}
+            }
+            if g.ty == GroupType::Integer && !pattern::digits_only_u32(&ng.inner) {
+                out.push(
+                    spec.diag(Severity::Error, "integer-not-digits", P, &child(&gptr, "type"), format!("integer group `{name}` can match `{}`, which is not always 1 to 9 digits", ng.inner))
+                        .with_hint("write it as `0|[1-9][0-9]{0,8}`"),
+                );
+            }
+        }
+        let re = Regex::new(&format!(r"\A(?:{source})\z")).expect("checked above");
+        for (i, m) in p.matches.iter().enumerate() {
+            let mptr = format!("{base}/matches/{i}");
+            match re.captures(&m.text) {
+                None => out.push(spec.diag(Severity::Error, "match-example-fails", P, &child(&mptr, "text"), "this example does not match the pattern in full")),
+                Some(caps) => {
+                    let got: IndexMap<String, String> = re
+                        .capture_names()
+                        .flatten()
+                        .filter_map(|n| caps.name(n).map(|v| (n.to_owned(), v.as_str().to_owned())))
+                        .collect();
+                    let mut want: Vec<_> = m.captures.iter().collect();
+                    let mut have: Vec<_> = got.iter().collect();
+                    want.sort();
+                    have.sort();
+                    if want != have {
+                        out.push(spec.diag(Severity::Error, "captures-differ", P, &child(&mptr, "captures"), format!("declared captures {:?}, the pattern captures {:?}", m.captures, got)));
+                    }
+                }
+            }
+        }
+        for (i, t) in p.non_matches.iter().enumerate() {
+            if re.is_match(t) {
+                out.push(spec.diag(Severity::Error, "non-match-matches", P, &format!("{base}/non_matches/{i}"), "this text must not match, but the pattern matches it in full"));
+            }
+        }
+    }
+}
+
+fn check_bindings(spec: &Spec, out: &mut Vec<Diagnostic>) {
+    for (key, b) in &spec.patterns.bindings {
+        let base = child("/bindings", key);
+        let Some(s) = spec.structures.structures.get(key) else {
+            out.push(
+                spec.diag(Severity::Error, "unknown-binding-structure", P, &base, format!("`{key}` is not a structure in structures.json"))
+                    .with_hint_opt(closest(key, spec.structures.structures.keys()).map(|c| format!("did you mean `{c}`?"))),
+            );
+            continue;
+        };
+        let pkey = b.pattern.as_deref().unwrap_or(&s.regex_ref);
+        if let Some(bp) = &b.pattern {
+            if !spec.patterns.patterns.contains_key(bp) {
+                out.push(
+                    spec.diag(Severity::Error, "unknown-regex-ref", P, &child(&base, "pattern"), format!("pattern `{bp}` does not exist"))
+                        .with_hint_opt(closest(bp, spec.patterns.patterns.keys()).map(|c| format!("did you mean `{c}`?"))),
+                );
+                continue;
+            }
+            if bp != &s.regex_ref && b.note.is_none() {
+                out.push(spec.diag(Severity::Warning, "binding-without-note", P, &child(&base, "pattern"), format!("binds `{key}` to `{bp}` instead of its regex_ref `{}` without a `note` saying why", s.regex_ref)));
+            }
+        }
+        let Some(p) = spec.patterns.patterns.get(pkey) else { continue };
+        for (g, v) in &b.fixed {
+            let fptr = child(&child(&base, "fixed"), g);
+            match p.groups.get(g) {
+                None => out.push(spec.diag(Severity::Error, "unknown-fixed-group", P, &fptr, format!("pattern `{pkey}` has no group `{g}`"))),
+                Some(gr) => {
+                    if let Some(values) = &gr.values {
+                        if !values.contains(v) {
+                            out.push(spec.diag(Severity::Error, "fixed-value-not-allowed", P, &fptr, format!("`{v}` is not one of group `{g}`'s values {values:?}")));
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn check_structures(spec: &Spec, out: &mut Vec<Diagnostic>) {
+    for (key, s) in &spec.structures.structures {
+        let base = child("/structures", key);
+        let pkey = bound_pattern(spec, key);
+        let Some(p) = spec.patterns.patterns.get(pkey) else {
+            if spec.patterns.bindings.get(key).and_then(|b| b.pattern.as_ref()).is_none() {
+                out.push(
+                    spec.diag(Severity::Error, "unknown-regex-ref", S, &child(&base, "regex_ref"), format!("regex_ref `{pkey}` names no pattern in regex_patterns.json"))
+                        .with_hint_opt(closest(pkey, spec.patterns.patterns.keys()).map(|c| format!("did you mean `{c}`?"))),
+                );
+            }
+            continue;
+        };
+        let fixed = spec.patterns.bindings.get(key).map(|b| b.fixed.clone()).unwrap_or_default();
+        let analysis = pattern::analyze(&p.pattern, &p.flags).unwrap_or_default();
+        let mut seen = std::collections::HashSet::new();
+        let lists = [("required_fields", &s.required_fields), ("optional_fields", &s.optional_fields)];
+        for (list, fields) in lists {
+            for (i, f) in fields.iter().enumerate() {
+                let fptr = format!("{base}/{list}/{i}");
+                if !seen.insert(f.clone()) {
+                    out.push(spec.diag(Severity::Error, "duplicate-field", S, &fptr, format!("field `{f}` is listed twice")));
+                    continue;
+                }
+                let groups: Vec<(&String, &crate::model::Group)> = p
+                    .groups
+                    .iter()
+                    .filter(|(g, gr)| gr.field.as_deref().unwrap_or(g) == f && !fixed.contains_key(*g))
+                    .collect();
+                if groups.is_empty() {
+                    let required = list == "required_fields";
+                    out.push(
+                        spec.diag(
+                            if required { Severity::Error } else { Severity::Warning },
+                            if required { "required-field-not-captured" } else { "optional-field-not-captured" },
+                            S,
+                            &fptr,
+                            if required {
+                                format!("required field `{f}` is captured by no group of pattern `{pkey}`")
+                            } else {
+                                format!("optional field `{f}` is captured by no group of pattern `{pkey}`: it can never be parsed or rendered, and is left out of the generated types")
+                            },
+                        )
+                        .with_hint(format!("add a group `(?P<{f}>…)` to `{pkey}`, or map a group to it with `\"field\": \"{f}\"`")),
+                    );
+                    continue;
+                }
+                let tys: Vec<GroupType> = groups.iter().map(|(_, g)| g.ty).collect();
+                if tys.windows(2).any(|w| w[0] != w[1]) {
+                    out.push(spec.diag(Severity::Error, "field-type-conflict", S, &fptr, format!("the groups filling `{f}` disagree on its type: {tys:?}")));
+                }
+            }
+        }
+        for (g, gr) in &p.groups {
+            let fname = gr.field.as_deref().unwrap_or(g);
+            if !fixed.contains_key(g) && !seen.contains(fname) {
+                out.push(
+                    spec.diag(Severity::Warning, "group-without-field", P, &child(&child(&format!("/patterns/{pkey}"), "groups"), g), format!("group `{g}` of `{pkey}` fills no field of structure `{key}`: `{key}` does not match when it takes part"))
+                        .with_hint(format!("fix it in the binding of `{key}`, or map it to a field")),
+                );
+            }
+        }
+        let tptr = child(&base, "template");
+        let pieces = match template::parse(&s.template) {
+            Ok(p) => p,
+            Err(e) => {
+                out.push(spec.diag(Severity::Error, "template-syntax", S, &tptr, e));
+                continue;
+            }
+        };
+        let mut counts: IndexMap<&str, usize> = IndexMap::new();
+        for piece in &pieces {
+            if let Piece::Field(f) = piece {
+                *counts.entry(f).or_default() += 1;
+                if !seen.contains(f) {
+                    out.push(spec.diag(Severity::Error, "placeholder-not-field", S, &tptr, format!("placeholder `{{{f}}}` is neither a required nor an optional field")));
+                }
+            }
+        }
+        for (f, n) in &counts {
+            let groups = p.groups.iter().filter(|(g, gr)| gr.field.as_deref().unwrap_or(g) == *f).count();
+            if *n > 1 && groups != *n {
+                out.push(
+                    spec.diag(Severity::Error, "repeated-placeholder", S, &tptr, format!("placeholder `{{{f}}}` appears {n} times but {groups} group(s) fill it, so nothing says the repeats are equal"))
+                        .with_hint(format!("give the pattern one group per repeat, each with `\"field\": \"{f}\"`; the parser then requires equal captures")),
+                );
+            }
+        }
+        for f in seen.iter() {
+            if counts.contains_key(f.as_str()) {
+                continue;
+            }
+            let captured: Vec<&String> = p.groups.iter().filter(|(g, gr)| gr.field.as_deref().unwrap_or(g) == f).map(|(g, _)| g).collect();
+            let derived = captured.iter().any(|g| analysis.groups.iter().any(|ng| &&ng.name == g && !ng.ancestors.is_empty()));
+            if !captured.is_empty() && !derived {
+                let required = s.required_fields.contains(f);
+                out.push(spec.diag(
+                    if required { Severity::Error } else { Severity::Warning },
+                    "field-not-in-template",
+                    S,
+                    &tptr,
+                    format!("field `{f}` is captured but the template never writes it, so rendering loses it"),
+                ));
+            }
+        }
+    }
+}
+
+/// The part of `example` that is a sentence of the pattern `source` (flags +
+/// pattern): the whole example when it matches in full, else the longest
+/// match at its start, else `None`.
+pub fn sentence_part(example: &str, source: &str) -> Option<String> {
+    let full = Regex::new(&format!(r"\A(?:{source})\z")).ok()?;
+    if full.is_match(example) {
+        return Some(example.to_owned());
+    }
+    let start = Regex::new(&format!(r"\A(?:{source})")).ok()?;
+    start.find(example).map(|m| m.as_str().to_owned())
+}
+
+/// Parses `text` as sentence `s` the way the generated code does, giving each
+/// field's canonical text (`None` when absent).
+///
+/// # Errors
+/// A message saying why the text is not such a sentence.
+pub fn reference_parse(s: &SentenceIr, text: &str) -> Result<IndexMap<String, Option<String>>, String> {
+    let re = Regex::new(&format!(r"\A(?:{})\z", s.source)).map_err(|e| e.to_string())?;
+    let caps = re.captures(text).ok_or("no full match")?;
+    for (g, v) in &s.fixed {
+        let got = caps.name(g).map(|m| m.as_str());
+        if got != Some(v.as_str()) {
+            return Err(format!("group `{g}` is {got:?}, not `{v}`"));
+        }
+    }
+    for g in &s.unbound_groups {
+        if caps.name(g).is_some() {
+            return Err(format!("group `{g}` takes part but fills no field"));
+        }
+    }
+    let mut out = IndexMap::new();
+    for f in &s.fields {
+        let vals: Vec<&str> = f.groups.iter().filter_map(|g| caps.name(g).map(|m| m.as_str())).collect();
+        if vals.windows(2).any(|w| w[0] != w[1]) {
+            return Err(format!("repeats of `{}` differ", f.name));
+        }
+        let v = match (vals.first(), &f.ty) {
+            (None, _) if f.required => return Err(format!("required field `{}` is absent", f.name)),
+            (None, _) => None,
+            (Some(v), FieldTy::Integer) => Some(v.parse::<u32>().map_err(|e| format!("`{}`: {e}", f.name))?.to_string()),
+            (Some(v), FieldTy::JsonObject) => Some(agent_sentences_runtime::json::render_object(
+                &agent_sentences_runtime::json::parse_object(v).map_err(|e| format!("`{}`: {e}", f.name))?,
+            )),
+            (Some(v), _) => Some((*v).to_owned()),
+        };
+        out.insert(f.name.clone(), v);
+    }
+    Ok(out)
+}
+
+/// Renders field values through a sentence's template segments.
+pub fn reference_render(s: &SentenceIr, values: &IndexMap<String, Option<String>>) -> String {
+    template::render(&s.segments, |f| values.get(f).and_then(|v| v.as_deref()))
+}
+
+/// Checks the lowered model against the structures' examples.
+pub fn check_model(spec: &Spec, model: &Model) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for s in &model.sentences {
+        let eptr = child(&child("/structures", &s.key), "example");
+        if s.example_sentence != s.example {
+            if s.example.starts_with(&s.example_sentence) {
+                out.push(
+                    spec.diag(Severity::Warning, "example-trailing-text", S, &eptr, format!(
+                        "the example carries text after the sentence the template describes: `{}` is the sentence, `{}` is prose",
+                        s.example_sentence,
+                        &s.example[s.example_sentence.len()..]
+                    ))
+                    .with_hint("tests and docs use the sentence part; the rest is ordinary text around it"),
+                );
+            } else {
+                out.push(spec.diag(Severity::Error, "example-no-match", S, &eptr, format!("the example does not match pattern `{}`", s.pattern_key)));
+                continue;
+            }
+        }
+        match reference_parse(s, &s.example_sentence) {
+            Err(e) => out.push(spec.diag(Severity::Error, "example-no-match", S, &eptr, format!("the example is not a `{}` sentence: {e}", s.key))),
+            Ok(values) => {
+                let back = reference_render(s, &values);
+                if back != s.example_sentence {
+                    out.push(spec.diag(Severity::Error, "example-render-differs", S, &eptr, format!("rendering the template with the example's values gives `{back}`, not the example")));
+                }
+            }
+        }
+        if !spec.patterns.patterns.get(&s.pattern_key).is_some_and(|p| p.matches.iter().any(|m| m.text == s.example_sentence)) {
+            out.push(
+                spec.diag(Severity::Error, "example-not-declared", S, &eptr, format!("pattern `{}` does not list this example among its `matches`, so its expected values are not declared", s.pattern_key))
+                    .with_hint(format!("add {{\"text\": …, \"captures\": …}} for it to /patterns/{}/matches", s.pattern_key)),
+            );
+        }
+        let others: Vec<&str> = model
+            .sentences
+            .iter()
+            .filter(|o| o.key != s.key && reference_parse(o, &s.example_sentence).is_ok())
+            .map(|o| o.key.as_str())
+            .collect();
+        if !others.is_empty() {
+            out.push(spec.diag(Severity::Warning, "example-ambiguous", S, &eptr, format!("the example also parses as {others:?}; `Sentence::parse` takes the first in spec order")));
+        }
+    }
+    out
+}
+
+/// Builder methods for hints on diagnostics.
+pub trait WithHint {
+    /// Sets the hint.
+    fn with_hint(self, hint: impl Into<String>) -> Self;
+    /// Sets the hint if there is one.
+    fn with_hint_opt(self, hint: Option<String>) -> Self;
+}
+
+impl WithHint for Diagnostic {
+    fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+    fn with_hint_opt(mut self, hint: Option<String>) -> Self {
+        self.hint = hint;
+        self
+    }
+}

@@ -1,0 +1,142 @@
+//! Writing and checking output files: the one place that touches
+//! `generated/` ([`sync`]), in [`Mode::Write`] or [`Mode::Check`].
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::io;
+use std::path::Path;
+
+/// What [`sync`] does with the differences it finds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Write changed and missing files, remove orphans; leave equal files untouched.
+    Write,
+    /// Write nothing; report every difference.
+    Check,
+}
+
+/// How one file differs from what the spec produces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum DriftKind {
+    /// The file exists with other content.
+    Stale,
+    /// The generator produces the file but it does not exist.
+    Missing,
+    /// The file exists under the output directory but the generator does not produce it.
+    Orphan,
+}
+
+/// One differing file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Drift {
+    /// Path relative to the output directory, `/`-separated.
+    pub path: String,
+    /// How it differs.
+    pub kind: DriftKind,
+    /// A unified diff from the file on disk to the expected content, capped at
+    /// [`DIFF_LINES`] lines (with a line saying how many were cut).
+    pub diff: String,
+}
+
+/// The most diff lines shown per file.
+pub const DIFF_LINES: usize = 100;
+
+impl fmt::Display for Drift {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = match self.kind {
+            DriftKind::Stale => "is stale",
+            DriftKind::Missing => "is missing",
+            DriftKind::Orphan => "is not produced by the generator (orphan)",
+        };
+        writeln!(f, "generated/{} {what}", self.path)?;
+        f.write_str(&self.diff)
+    }
+}
+
+/// Files under the output directory that are build or tool by-products, not
+/// generator output, and never count as orphans.
+fn ignored(rel: &str) -> bool {
+    rel.split('/').any(|part| part == "__pycache__" || part == ".mypy_cache" || part.ends_with(".egg-info") || part == "target" || part == "build")
+        || rel.ends_with(".pyc")
+}
+
+fn walk(dir: &Path, base: &Path, out: &mut BTreeSet<String>) -> io::Result<()> {
+    if !dir.exists() {
+        return Ok(());
+    }
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let path = entry.path();
+        let rel = path.strip_prefix(base).expect("walked below base").to_string_lossy().replace('\\', "/");
+        if ignored(&rel) {
+            continue;
+        }
+        if entry.file_type()?.is_dir() {
+            walk(&path, base, out)?;
+        } else {
+            out.insert(rel);
+        }
+    }
+    Ok(())
+}
+
+/// A unified diff from `old` to `new`, capped at [`DIFF_LINES`] lines.
+pub fn capped_diff(path: &str, old: &str, new: &str) -> String {
+    let diff = similar::TextDiff::from_lines(old, new);
+    let text = diff.unified_diff().context_radius(3).header(&format!("a/generated/{path}"), &format!("b/generated/{path}")).to_string();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out: String = lines.iter().take(DIFF_LINES).map(|l| format!("{l}\n")).collect();
+    if lines.len() > DIFF_LINES {
+        out.push_str(&format!("... {} more diff line(s) cut\n", lines.len() - DIFF_LINES));
+    }
+    let crlf_old = old.contains("\r\n");
+    if crlf_old != new.contains("\r\n") {
+        out.push_str("note: line endings differ (the file on disk has CRLF line ends; generated files use LF)\n");
+    }
+    out
+}
+
+/// Brings `out_dir` in line with `files` (paths relative to `out_dir`).
+///
+/// In [`Mode::Write`], writes each file whose bytes differ or that is
+/// missing, removes orphans, and returns what it changed. In [`Mode::Check`],
+/// writes nothing and returns every difference with a diff.
+///
+/// # Errors
+/// I/O errors reading or writing the directory.
+pub fn sync(out_dir: &Path, files: &BTreeMap<String, String>, mode: Mode) -> io::Result<Vec<Drift>> {
+    let mut drifts = Vec::new();
+    for (rel, content) in files {
+        let path = out_dir.join(rel);
+        let existing = match std::fs::read(&path) {
+            Ok(bytes) => Some(bytes),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => return Err(e),
+        };
+        if existing.as_deref() == Some(content.as_bytes()) {
+            continue;
+        }
+        let kind = if existing.is_some() { DriftKind::Stale } else { DriftKind::Missing };
+        let old = existing.map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();
+        drifts.push(Drift { path: rel.clone(), kind, diff: capped_diff(rel, &old, content) });
+        if mode == Mode::Write {
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::write(&path, content)?;
+        }
+    }
+    let mut present = BTreeSet::new();
+    walk(out_dir, out_dir, &mut present)?;
+    for rel in present {
+        if !files.contains_key(&rel) {
+            let old = std::fs::read_to_string(out_dir.join(&rel)).unwrap_or_default();
+            drifts.push(Drift { path: rel.clone(), kind: DriftKind::Orphan, diff: capped_diff(&rel, &old, "") });
+            if mode == Mode::Write {
+                std::fs::remove_file(out_dir.join(&rel))?;
+            }
+        }
+    }
+    drifts.sort_by(|a, b| (&a.path, a.kind).cmp(&(&b.path, b.kind)));
+    Ok(drifts)
+}

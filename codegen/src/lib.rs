@@ -1,0 +1,100 @@
+//! The generator of the agent messaging protocol's code and docs.
+//!
+//! The spec under `schema/` (`structures.json`, `regex_patterns.json`) goes
+//! through four stages, each in its own module:
+//!
+//! 1. [`load`]: read the files and validate them against the serde model ([`model`]);
+//! 2. [`check`]: cross-check references, fields, templates, patterns and examples;
+//! 3. [`lower`]: build the intermediate model the emitters read;
+//! 4. [`emit`]: render every output file, one function per file.
+//!
+//! [`files::sync`] is the one place that touches the output directory.
+//!
+//! # Use from a build script
+//! ```no_run
+//! let generated = agent_sentences_codegen::generate(std::path::Path::new("schema")).unwrap();
+//! let lib = &generated.files["rust/src/lib.rs"];
+//! # let _ = lib;
+//! ```
+//! Or write everything, as `cargo xtask gen` does:
+//! ```no_run
+//! use agent_sentences_codegen::{generate, files::Mode};
+//! let generated = generate("schema".as_ref()).unwrap();
+//! generated.sync("generated".as_ref(), Mode::Write).unwrap();
+//! ```
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod check;
+pub mod diagnostic;
+pub mod emit;
+pub mod files;
+pub mod ident;
+pub mod load;
+pub mod locate;
+pub mod lower;
+pub mod model;
+pub mod pattern;
+pub mod template;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+pub use diagnostic::{Diagnostic, Report, Severity};
+pub use files::{Drift, DriftKind, Mode};
+
+/// Everything the generator produces from one spec.
+#[derive(Debug, Clone)]
+pub struct Generated {
+    /// Output files keyed by path relative to the output directory (`/`-separated).
+    pub files: BTreeMap<String, String>,
+    /// Warnings found while checking (errors would have stopped generation).
+    pub warnings: Report,
+    /// The lowered model, for tools that want more than files.
+    pub model: lower::Model,
+}
+
+impl Generated {
+    /// Writes ([`Mode::Write`]) or checks ([`Mode::Check`]) the output directory.
+    ///
+    /// # Errors
+    /// I/O errors.
+    pub fn sync(&self, out_dir: &Path, mode: Mode) -> std::io::Result<Vec<Drift>> {
+        files::sync(out_dir, &self.files, mode)
+    }
+}
+
+/// Every finding in the spec at `spec_dir`, errors and warnings, sorted.
+pub fn lint(spec_dir: &Path) -> Report {
+    match analyze(spec_dir) {
+        Ok((_, _, report)) => report,
+        Err(report) => report,
+    }
+}
+
+fn analyze(spec_dir: &Path) -> Result<(load::Spec, lower::Model, Report), Report> {
+    let spec = load::load(spec_dir).map_err(Report::new)?;
+    let mut diags = check::check_spec(&spec);
+    if diags.iter().any(|d| d.severity == Severity::Error) {
+        return Err(Report::new(diags));
+    }
+    let model = lower::lower(&spec);
+    diags.extend(check::check_model(&spec, &model));
+    let report = Report::new(diags);
+    if report.has_errors() {
+        return Err(report);
+    }
+    Ok((spec, model, report))
+}
+
+/// Loads, checks, lowers and emits the spec in `spec_dir`. Writes nothing.
+///
+/// # Errors
+/// A [`Report`] with every problem found (errors and warnings) when the spec
+/// has any error.
+pub fn generate(spec_dir: &Path) -> Result<Generated, Report> {
+    let (spec, model, warnings) = analyze(spec_dir)?;
+    let files = emit::emit_all(&spec, &model);
+    Ok(Generated { files, warnings, model })
+}

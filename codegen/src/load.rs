@@ -1,0 +1,258 @@
+//! Stage 1, load: read the spec files and validate them against the serde
+//! model ([`crate::model`]) before anything else looks at them.
+//!
+//! Each map entry (every structure, every pattern, every binding) is
+//! deserialized on its own, so one malformed entry does not hide the problems
+//! of the others: the loader reports every shape error in the spec at once.
+
+use std::path::{Path, PathBuf};
+
+use indexmap::IndexMap;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::locate::{child, PositionIndex};
+use crate::model::{Binding, Pattern, PatternsFile, Structure, StructuresFile};
+
+/// File name of the owner's structures inside the spec directory.
+pub const STRUCTURES_FILE: &str = "structures.json";
+/// File name of the regex reference inside the spec directory.
+pub const PATTERNS_FILE: &str = "regex_patterns.json";
+
+/// A loaded spec: both files, parsed and shape-checked, with their positions.
+#[derive(Debug, Clone)]
+pub struct Spec {
+    /// The spec directory the files were read from.
+    pub dir: PathBuf,
+    /// `structures.json`.
+    pub structures: StructuresFile,
+    /// `regex_patterns.json`.
+    pub patterns: PatternsFile,
+    /// The exact bytes of `structures.json`, for the published copy.
+    pub structures_text: String,
+    /// The exact bytes of `regex_patterns.json`.
+    pub patterns_text: String,
+    structures_pos: PositionIndex,
+    patterns_pos: PositionIndex,
+}
+
+/// Which spec file a diagnostic is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpecFile {
+    /// `structures.json`.
+    Structures,
+    /// `regex_patterns.json`.
+    Patterns,
+}
+
+impl SpecFile {
+    /// The file's name inside the spec directory.
+    pub fn name(self) -> &'static str {
+        match self {
+            SpecFile::Structures => STRUCTURES_FILE,
+            SpecFile::Patterns => PATTERNS_FILE,
+        }
+    }
+}
+
+impl Spec {
+    /// Builds a diagnostic located at `pointer` in `file`.
+    pub fn diag(
+        &self,
+        severity: Severity,
+        code: &'static str,
+        file: SpecFile,
+        pointer: &str,
+        message: impl Into<String>,
+    ) -> Diagnostic {
+        let index = match file {
+            SpecFile::Structures => &self.structures_pos,
+            SpecFile::Patterns => &self.patterns_pos,
+        };
+        make_diag(&self.dir, index, severity, code, file.name(), pointer, message.into())
+    }
+}
+
+fn display_path(dir: &Path, file: &str) -> String {
+    dir.join(file).to_string_lossy().replace('\\', "/")
+}
+
+fn make_diag(
+    dir: &Path,
+    index: &PositionIndex,
+    severity: Severity,
+    code: &'static str,
+    file: &str,
+    pointer: &str,
+    message: String,
+) -> Diagnostic {
+    let (line, column) = index.line_col(pointer);
+    Diagnostic {
+        severity,
+        code,
+        file: display_path(dir, file),
+        pointer: pointer.to_owned(),
+        line,
+        column,
+        message,
+        hint: None,
+    }
+}
+
+/// Reads and validates the spec in `dir`.
+///
+/// # Errors
+/// Every problem found: unreadable files, JSON syntax errors (with the
+/// parser's line and column), and every value whose shape does not fit the
+/// model (unknown keys, missing keys, wrong types), each located by JSON
+/// pointer and line:column.
+pub fn load(dir: &Path) -> Result<Spec, Vec<Diagnostic>> {
+    let mut diags = Vec::new();
+    let s = read_file(dir, STRUCTURES_FILE, &mut diags);
+    let p = read_file(dir, PATTERNS_FILE, &mut diags);
+    let structures = s.as_ref().and_then(|(text, idx, v)| {
+        let top = validate_top::<StructuresFile>(dir, STRUCTURES_FILE, idx, v, &["structures"], &mut diags);
+        let entries = validate_entries::<Structure>(dir, STRUCTURES_FILE, idx, v, "structures", &mut diags);
+        let _ = text;
+        Some((top?, entries?))
+    });
+    let patterns = p.as_ref().and_then(|(_, idx, v)| {
+        let top = validate_top::<PatternsFile>(dir, PATTERNS_FILE, idx, v, &["patterns", "bindings"], &mut diags);
+        let pats = validate_entries::<Pattern>(dir, PATTERNS_FILE, idx, v, "patterns", &mut diags);
+        let binds = validate_entries::<Binding>(dir, PATTERNS_FILE, idx, v, "bindings", &mut diags);
+        Some((top?, pats?, binds?))
+    });
+    match (s, p, structures, patterns) {
+        (Some((st, spos, _)), Some((pt, ppos, _)), Some((mut sf, se)), Some((mut pf, pe, be)))
+            if diags.is_empty() =>
+        {
+            sf.structures = se;
+            pf.patterns = pe;
+            pf.bindings = be;
+            Ok(Spec {
+                dir: dir.to_owned(),
+                structures: sf,
+                patterns: pf,
+                structures_text: st,
+                patterns_text: pt,
+                structures_pos: spos,
+                patterns_pos: ppos,
+            })
+        }
+        _ => Err(diags),
+    }
+}
+
+fn read_file(dir: &Path, name: &str, diags: &mut Vec<Diagnostic>) -> Option<(String, PositionIndex, Value)> {
+    let path = dir.join(name);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) => {
+            diags.push(Diagnostic {
+                severity: Severity::Error,
+                code: "unreadable-file",
+                file: display_path(dir, name),
+                pointer: String::new(),
+                line: 1,
+                column: 1,
+                message: format!("cannot read the file: {e}"),
+                hint: None,
+            });
+            return None;
+        }
+    };
+    match serde_json::from_str::<Value>(&text) {
+        Ok(v) => {
+            let idx = PositionIndex::new(&text);
+            Some((text, idx, v))
+        }
+        Err(e) => {
+            diags.push(Diagnostic {
+                severity: Severity::Error,
+                code: "json-syntax",
+                file: display_path(dir, name),
+                pointer: String::new(),
+                line: e.line().max(1),
+                column: e.column().max(1),
+                message: format!("not valid JSON: {e}"),
+                hint: None,
+            });
+            None
+        }
+    }
+}
+
+/// Deserializes `value` at `pointer` into `T`, turning a failure into a
+/// diagnostic that points at the innermost offending value.
+fn deserialize_at<T: DeserializeOwned>(
+    dir: &Path,
+    file: &str,
+    idx: &PositionIndex,
+    value: &Value,
+    pointer: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<T> {
+    match serde_path_to_error::deserialize::<_, T>(value) {
+        Ok(t) => Some(t),
+        Err(e) => {
+            let mut ptr = pointer.to_owned();
+            for seg in e.path().iter() {
+                match seg {
+                    serde_path_to_error::Segment::Map { key } => ptr = child(&ptr, key),
+                    serde_path_to_error::Segment::Seq { index } => ptr = format!("{ptr}/{index}"),
+                    _ => {}
+                }
+            }
+            let msg = e.into_inner().to_string();
+            diags.push(make_diag(dir, idx, Severity::Error, "spec-shape", file, &ptr, format!("does not fit the spec model: {msg}")));
+            None
+        }
+    }
+}
+
+/// Validates the top level with the map members emptied (they are validated
+/// entry by entry).
+fn validate_top<T: DeserializeOwned>(
+    dir: &Path,
+    file: &str,
+    idx: &PositionIndex,
+    value: &Value,
+    maps: &[&str],
+    diags: &mut Vec<Diagnostic>,
+) -> Option<T> {
+    let mut shallow = value.clone();
+    if let Value::Object(obj) = &mut shallow {
+        for m in maps {
+            if let Some(v) = obj.get_mut(*m) {
+                if v.is_object() {
+                    *v = Value::Object(Default::default());
+                }
+            }
+        }
+    }
+    deserialize_at(dir, file, idx, &shallow, "", diags)
+}
+
+fn validate_entries<T: DeserializeOwned>(
+    dir: &Path,
+    file: &str,
+    idx: &PositionIndex,
+    value: &Value,
+    member: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<IndexMap<String, T>> {
+    let obj = value.get(member)?.as_object()?;
+    let base = child("", member);
+    let mut out = IndexMap::new();
+    let mut ok = true;
+    for (k, v) in obj {
+        match deserialize_at::<T>(dir, file, idx, v, &child(&base, k), diags) {
+            Some(t) => {
+                out.insert(k.clone(), t);
+            }
+            None => ok = false,
+        }
+    }
+    ok.then_some(out)
+}

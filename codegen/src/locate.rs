@@ -1,0 +1,194 @@
+//! Source positions of JSON values: maps an RFC 6901 JSON pointer to the
+//! line and column where the value starts in the file's text.
+//!
+//! `serde_json` does not keep positions in a `Value`, so this module walks the
+//! text once and records the start of every value. It assumes the text is
+//! syntactically valid JSON (the loader checks that first); on malformed text
+//! it stops early and unknown pointers fall back to their nearest known parent.
+
+use std::collections::HashMap;
+
+/// Byte offsets of every value in one JSON document, keyed by JSON pointer.
+#[derive(Debug, Clone, Default)]
+pub struct PositionIndex {
+    starts: HashMap<String, usize>,
+    line_starts: Vec<usize>,
+    text: String,
+}
+
+impl PositionIndex {
+    /// Indexes `text`, a JSON document.
+    pub fn new(text: &str) -> Self {
+        let mut idx = PositionIndex {
+            starts: HashMap::new(),
+            line_starts: std::iter::once(0)
+                .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect(),
+            text: text.to_owned(),
+        };
+        let mut walker = Walker { bytes: text.as_bytes(), pos: 0, text };
+        walker.value(String::new(), &mut idx.starts);
+        idx
+    }
+
+    /// 1-based (line, column) of the value at `pointer`; column counts
+    /// characters. An unknown pointer resolves to its nearest known ancestor.
+    pub fn line_col(&self, pointer: &str) -> (usize, usize) {
+        let mut p = pointer;
+        let offset = loop {
+            if let Some(&o) = self.starts.get(p) {
+                break o;
+            }
+            match p.rfind('/') {
+                Some(i) => p = &p[..i],
+                None => break 0,
+            }
+        };
+        self.offset_line_col(offset)
+    }
+
+    /// 1-based (line, column) of a byte offset; column counts characters.
+    pub fn offset_line_col(&self, offset: usize) -> (usize, usize) {
+        let line = self.line_starts.partition_point(|&s| s <= offset).max(1);
+        let start = self.line_starts[line - 1];
+        let column = self.text[start..offset.min(self.text.len())].chars().count() + 1;
+        (line, column)
+    }
+}
+
+/// Escapes one reference token for a JSON pointer (`~` → `~0`, `/` → `~1`).
+pub fn escape_token(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
+/// Joins a parent pointer and one unescaped token.
+pub fn child(parent: &str, token: &str) -> String {
+    format!("{parent}/{}", escape_token(token))
+}
+
+struct Walker<'a> {
+    bytes: &'a [u8],
+    text: &'a str,
+    pos: usize,
+}
+
+impl Walker<'_> {
+    fn ws(&mut self) {
+        while self.pos < self.bytes.len() && matches!(self.bytes[self.pos], b' ' | b'\t' | b'\n' | b'\r') {
+            self.pos += 1;
+        }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    /// Records the value at `pointer` and skips it. Returns false on malformed text.
+    fn value(&mut self, pointer: String, out: &mut HashMap<String, usize>) -> bool {
+        self.ws();
+        out.insert(pointer.clone(), self.pos);
+        match self.peek() {
+            Some(b'{') => {
+                self.pos += 1;
+                loop {
+                    self.ws();
+                    match self.peek() {
+                        Some(b'}') => {
+                            self.pos += 1;
+                            return true;
+                        }
+                        Some(b',') => self.pos += 1,
+                        Some(b'"') => {
+                            let start = self.pos;
+                            if !self.string() {
+                                return false;
+                            }
+                            let key: String =
+                                serde_json::from_str(&self.text[start..self.pos]).unwrap_or_default();
+                            self.ws();
+                            if self.peek() != Some(b':') {
+                                return false;
+                            }
+                            self.pos += 1;
+                            if !self.value(child(&pointer, &key), out) {
+                                return false;
+                            }
+                        }
+                        _ => return false,
+                    }
+                }
+            }
+            Some(b'[') => {
+                self.pos += 1;
+                let mut i = 0usize;
+                loop {
+                    self.ws();
+                    match self.peek() {
+                        Some(b']') => {
+                            self.pos += 1;
+                            return true;
+                        }
+                        Some(b',') => self.pos += 1,
+                        Some(_) => {
+                            if !self.value(format!("{pointer}/{i}"), out) {
+                                return false;
+                            }
+                            i += 1;
+                        }
+                        None => return false,
+                    }
+                }
+            }
+            Some(b'"') => self.string(),
+            Some(_) => {
+                while self.pos < self.bytes.len()
+                    && !matches!(self.bytes[self.pos], b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
+                {
+                    self.pos += 1;
+                }
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn string(&mut self) -> bool {
+        self.pos += 1;
+        while let Some(b) = self.peek() {
+            self.pos += 1;
+            match b {
+                b'\\' => self.pos += 1,
+                b'"' => return true,
+                _ => {}
+            }
+        }
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_nested_values_and_array_items() {
+        let text = "{\n  \"a\": {\"b/c\": [1, \"x\"]},\n  \"é\": 2\n}";
+        let idx = PositionIndex::new(text);
+        assert_eq!(idx.line_col(""), (1, 1));
+        assert_eq!(idx.line_col("/a"), (2, 8));
+        assert_eq!(idx.line_col("/a/b~1c"), (2, 16));
+        assert_eq!(idx.line_col("/a/b~1c/1"), (2, 20));
+        assert_eq!(idx.line_col("/é"), (3, 9));
+    }
+
+    #[test]
+    fn unknown_pointer_falls_back_to_parent() {
+        let idx = PositionIndex::new("{\"a\":\n {\"b\": 1}}");
+        assert_eq!(idx.line_col("/a/missing/deeper"), (2, 2));
+    }
+
+    #[test]
+    fn escapes_tokens() {
+        assert_eq!(child("/x", "a/b~c"), "/x/a~1b~0c");
+    }
+}

@@ -1,0 +1,347 @@
+//! Stage 3, lower: from the checked spec to the intermediate model the
+//! emitters read — sentences with typed fields, template segments, bound
+//! patterns and enumerations.
+//!
+//! Lowering assumes [`crate::check::check_spec`] found no error; where the
+//! spec is inconsistent anyway it skips the offending piece rather than panic.
+
+use indexmap::IndexMap;
+use serde::Serialize;
+
+use crate::ident;
+use crate::load::Spec;
+use crate::model::{Flag, GroupType, MatchExample};
+use crate::pattern::{self, StepSpec};
+use crate::template::{self, Piece, Segment};
+
+/// The whole lowered spec.
+#[derive(Debug, Clone, Serialize)]
+pub struct Model {
+    /// `structures.json` title.
+    pub title: String,
+    /// `structures.json` version.
+    pub version: String,
+    /// Every pattern, in `regex_patterns.json` order.
+    pub patterns: Vec<PatternIr>,
+    /// Every sentence structure, in `structures.json` order.
+    pub sentences: Vec<SentenceIr>,
+    /// Every closed enumeration, by type name.
+    pub enums: Vec<EnumIr>,
+}
+
+/// A pattern (`/patterns/<key>`).
+#[derive(Debug, Clone, Serialize)]
+pub struct PatternIr {
+    /// Pattern key.
+    pub key: String,
+    /// Constant name, e.g. `WORK_ORDER`.
+    pub const_name: String,
+    /// What it matches.
+    pub purpose: String,
+    /// The pattern text without flags.
+    pub pattern: String,
+    /// Flags.
+    pub flags: Vec<Flag>,
+    /// Flags as an inline prefix followed by the pattern: the one string both
+    /// engines compile.
+    pub source: String,
+    /// The seed's version, when the seed printed one.
+    pub seed_pattern: Option<String>,
+    /// Named groups in opening order.
+    pub groups: Vec<GroupIr>,
+    /// Full-match examples with captures.
+    pub matches: Vec<MatchExample>,
+    /// Texts that must not match in full.
+    pub non_matches: Vec<String>,
+}
+
+/// A named group.
+#[derive(Debug, Clone, Serialize)]
+pub struct GroupIr {
+    /// Group name.
+    pub name: String,
+    /// What it captures.
+    pub description: String,
+    /// Value type.
+    pub ty: GroupType,
+    /// For enums: the allowed texts.
+    pub values: Vec<String>,
+    /// The structure field it fills (its own name unless mapped).
+    pub field: String,
+    /// The Rust enum type, for enum groups.
+    pub enum_name: Option<String>,
+    /// The inner pattern text.
+    pub inner: String,
+}
+
+/// A closed enumeration shared by the groups of one name.
+#[derive(Debug, Clone, Serialize)]
+pub struct EnumIr {
+    /// Type name (UpperCamelCase of the group name), e.g. `Status`.
+    pub name: String,
+    /// The group it comes from.
+    pub group: String,
+    /// The pattern it comes from.
+    pub pattern: String,
+    /// Description of the group.
+    pub description: String,
+    /// (variant name, text) pairs, in spec order.
+    pub variants: Vec<(String, String)>,
+}
+
+/// The type of a field.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", content = "name", rename_all = "snake_case")]
+pub enum FieldTy {
+    /// Text.
+    String,
+    /// `u32`.
+    Integer,
+    /// A closed enumeration, by type name.
+    Enum(String),
+    /// A JSON object.
+    JsonObject,
+}
+
+/// A field of a sentence.
+#[derive(Debug, Clone, Serialize)]
+pub struct FieldIr {
+    /// Field name as the spec writes it.
+    pub name: String,
+    /// Rust field name.
+    pub rust_name: String,
+    /// Python attribute name.
+    pub py_name: String,
+    /// Type.
+    pub ty: FieldTy,
+    /// True for `required_fields`.
+    pub required: bool,
+    /// Description (from the first group that fills it).
+    pub description: String,
+    /// Groups that fill it, in pattern order; all must capture equal text.
+    pub groups: Vec<String>,
+    /// The field whose group encloses this one's: its value is derived from
+    /// that field's text and it does not appear in the template.
+    pub derived_from: Option<String>,
+    /// The inner pattern of its first group.
+    pub inner: String,
+}
+
+/// A sentence structure (`/structures/<key>`), bound to its pattern.
+#[derive(Debug, Clone, Serialize)]
+pub struct SentenceIr {
+    /// Structure key, e.g. `work_order`.
+    pub key: String,
+    /// Rust type and variant name, e.g. `WorkOrder`.
+    pub type_name: String,
+    /// Python class name.
+    pub py_class: String,
+    /// Constant name, e.g. `WORK_ORDER`.
+    pub const_name: String,
+    /// Human name.
+    pub name: String,
+    /// Protocol tag.
+    pub tag: String,
+    /// Template text.
+    pub template: String,
+    /// Description.
+    pub description: String,
+    /// Reply expectation.
+    pub reply_expectation: String,
+    /// Lifecycle transition.
+    pub lifecycle_transition: String,
+    /// The owner's example, as written.
+    pub example: String,
+    /// The part of the example that is the sentence (the whole example unless
+    /// it carries trailing prose).
+    pub example_sentence: String,
+    /// The owner's `regex_ref`.
+    pub regex_ref: String,
+    /// The pattern actually bound (differs from `regex_ref` where a binding says so).
+    pub pattern_key: String,
+    /// The binding's note, if any.
+    pub binding_note: Option<String>,
+    /// The full-match source of the bound pattern (flags + pattern).
+    pub source: String,
+    /// The bound pattern's flags as an inline prefix, e.g. `(?s)`.
+    pub flag_prefix: String,
+    /// Fields, required first, each in spec order.
+    pub fields: Vec<FieldIr>,
+    /// Fields the spec lists that no group captures: never parsed or rendered,
+    /// left out of the generated types.
+    pub omitted_fields: Vec<String>,
+    /// Template segments for rendering.
+    pub segments: Vec<Segment>,
+    /// Groups that must capture fixed text: (group, text).
+    pub fixed: Vec<(String, String)>,
+    /// Groups of the pattern that fill no field and are not fixed: the
+    /// structure does not match when one of them takes part.
+    pub unbound_groups: Vec<String>,
+    /// Prefix steps of the bound pattern, for error positions.
+    pub steps: Vec<StepSpec>,
+    /// Expected captures of the example sentence (group → text), from the
+    /// pattern's `matches`.
+    pub example_captures: IndexMap<String, String>,
+}
+
+impl SentenceIr {
+    /// The field a group fills, if any.
+    pub fn field_of_group(&self, group: &str) -> Option<&FieldIr> {
+        self.fields.iter().find(|f| f.groups.iter().any(|g| g == group))
+    }
+}
+
+/// The pattern key a structure binds to: the binding's override or `regex_ref`.
+pub fn bound_pattern<'a>(spec: &'a Spec, key: &str) -> &'a str {
+    spec.patterns
+        .bindings
+        .get(key)
+        .and_then(|b| b.pattern.as_deref())
+        .unwrap_or_else(|| spec.structures.structures[key].regex_ref.as_str())
+}
+
+/// Lowers a checked spec.
+pub fn lower(spec: &Spec) -> Model {
+    let mut patterns = Vec::new();
+    let mut enums: Vec<EnumIr> = Vec::new();
+    for (key, p) in &spec.patterns.patterns {
+        let analysis = pattern::analyze(&p.pattern, &p.flags).unwrap_or_default();
+        let mut groups = Vec::new();
+        for ng in &analysis.groups {
+            let Some(g) = p.groups.get(&ng.name) else { continue };
+            let enum_name = (g.ty == GroupType::Enum).then(|| ident::rust_item_type(&ng.name));
+            if let Some(name) = &enum_name {
+                if !enums.iter().any(|e| &e.name == name) {
+                    enums.push(EnumIr {
+                        name: name.clone(),
+                        group: ng.name.clone(),
+                        pattern: key.clone(),
+                        description: g.description.clone(),
+                        variants: g
+                            .values
+                            .clone()
+                            .unwrap_or_default()
+                            .into_iter()
+                            .map(|v| (ident::rust_type(&v.to_lowercase()), v))
+                            .collect(),
+                    });
+                }
+            }
+            groups.push(GroupIr {
+                name: ng.name.clone(),
+                description: g.description.clone(),
+                ty: g.ty,
+                values: g.values.clone().unwrap_or_default(),
+                field: g.field.clone().unwrap_or_else(|| ng.name.clone()),
+                enum_name,
+                inner: ng.inner.clone(),
+            });
+        }
+        patterns.push(PatternIr {
+            key: key.clone(),
+            const_name: ident::constant(key),
+            purpose: p.purpose.clone(),
+            pattern: p.pattern.clone(),
+            flags: p.flags.clone(),
+            source: format!("{}{}", pattern::flag_prefix(&p.flags), p.pattern),
+            seed_pattern: p.seed_pattern.clone(),
+            groups,
+            matches: p.matches.clone(),
+            non_matches: p.non_matches.clone(),
+        });
+    }
+
+    let mut sentences = Vec::new();
+    for (key, s) in &spec.structures.structures {
+        let pkey = bound_pattern(spec, key).to_owned();
+        let Some(pir) = patterns.iter().find(|p| p.key == pkey) else { continue };
+        let p = &spec.patterns.patterns[&pkey];
+        let analysis = pattern::analyze(&p.pattern, &p.flags).unwrap_or_default();
+        let binding = spec.patterns.bindings.get(key);
+        let fixed: Vec<(String, String)> =
+            binding.map(|b| b.fixed.iter().map(|(k, v)| (k.clone(), v.clone())).collect()).unwrap_or_default();
+        let all_fields = s.required_fields.iter().map(|f| (f, true)).chain(s.optional_fields.iter().map(|f| (f, false)));
+        let mut fields = Vec::new();
+        let mut omitted = Vec::new();
+        for (fname, required) in all_fields {
+            let groups: Vec<&GroupIr> =
+                pir.groups.iter().filter(|g| &g.field == fname && !fixed.iter().any(|(fg, _)| fg == &g.name)).collect();
+            let Some(first) = groups.first() else {
+                omitted.push(fname.clone());
+                continue;
+            };
+            let ng = analysis.groups.iter().find(|n| n.name == first.name);
+            let derived_from = ng
+                .and_then(|n| n.ancestors.last())
+                .and_then(|anc| pir.groups.iter().find(|g| &g.name == anc))
+                .map(|g| g.field.clone());
+            fields.push(FieldIr {
+                name: fname.clone(),
+                rust_name: ident::rust_field(fname),
+                py_name: ident::python_field(fname),
+                ty: match first.ty {
+                    GroupType::String => FieldTy::String,
+                    GroupType::Integer => FieldTy::Integer,
+                    GroupType::Enum => FieldTy::Enum(first.enum_name.clone().unwrap_or_default()),
+                    GroupType::JsonObject => FieldTy::JsonObject,
+                },
+                required,
+                description: first.description.clone(),
+                groups: groups.iter().map(|g| g.name.clone()).collect(),
+                derived_from,
+                inner: first.inner.clone(),
+            });
+        }
+        let unbound_groups = pir
+            .groups
+            .iter()
+            .filter(|g| !fixed.iter().any(|(fg, _)| fg == &g.name) && !fields.iter().any(|f| f.groups.contains(&g.name)))
+            .map(|g| g.name.clone())
+            .collect();
+        let pieces = template::parse(&s.template).unwrap_or_default();
+        let pieces: Vec<Piece> = pieces
+            .into_iter()
+            .filter(|p| match p {
+                Piece::Field(f) => fields.iter().any(|x| &x.name == f),
+                Piece::Literal(_) => true,
+            })
+            .collect();
+        let segments = template::segments(&pieces, |f| fields.iter().any(|x| x.name == f && !x.required));
+        let example_sentence = crate::check::sentence_part(&s.example, &pir.source).unwrap_or_else(|| s.example.clone());
+        let example_captures =
+            p.matches.iter().find(|m| m.text == example_sentence).map(|m| m.captures.clone()).unwrap_or_default();
+        sentences.push(SentenceIr {
+            key: key.clone(),
+            type_name: ident::rust_item_type(key),
+            py_class: ident::python_class(key),
+            const_name: ident::constant(key),
+            name: s.name.clone(),
+            tag: s.protocol_tag.clone(),
+            template: s.template.clone(),
+            description: s.description.clone(),
+            reply_expectation: s.reply_expectation.clone(),
+            lifecycle_transition: s.lifecycle_transition.clone(),
+            example: s.example.clone(),
+            example_sentence,
+            regex_ref: s.regex_ref.clone(),
+            pattern_key: pkey.clone(),
+            binding_note: binding.and_then(|b| b.note.clone()),
+            source: pir.source.clone(),
+            flag_prefix: pattern::flag_prefix(&p.flags),
+            fields,
+            omitted_fields: omitted,
+            segments,
+            fixed,
+            unbound_groups,
+            steps: analysis.steps.clone(),
+            example_captures,
+        });
+    }
+    Model {
+        title: spec.structures.title.clone(),
+        version: spec.structures.version.clone(),
+        patterns,
+        sentences,
+        enums,
+    }
+}

@@ -1,0 +1,180 @@
+//! The spec model: the serde types that `schema/structures.json` and
+//! `schema/regex_patterns.json` deserialize into.
+//!
+//! These types are the single definition of the spec format. The loader
+//! ([`crate::load`]) validates every input file against them before anything
+//! else runs, and [`crate::emit::schema`] derives the published JSON Schema of
+//! the format from them with `schemars`, so the two cannot disagree.
+
+use indexmap::IndexMap;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// `schema/structures.json`: the owner's canonical list of sentence structures.
+///
+/// Source: the seed `002_*` document, kept value for value. The generator adapts
+/// to this file; it never rewrites it.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StructuresFile {
+    /// JSON Schema dialect the owner declared (`$schema`).
+    #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
+    /// Human title of the grammar.
+    pub title: String,
+    /// Version of the grammar, e.g. `1.0.0`.
+    pub version: String,
+    /// The surface the grammar belongs to, e.g. `box.muse-dev.online`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub surface: Option<String>,
+    /// Every sentence structure, keyed by its snake_case key (`work_order`, …),
+    /// in the owner's order.
+    pub structures: IndexMap<String, Structure>,
+}
+
+/// One sentence structure (`/structures/<key>` in `structures.json`).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Structure {
+    /// Human name, e.g. `Work Order`.
+    pub name: String,
+    /// The bracketed tag that introduces the sentence, e.g. `[WO:]`.
+    pub protocol_tag: String,
+    /// The canonical text with `{field}` placeholders.
+    pub template: String,
+    /// What the sentence is for.
+    pub description: String,
+    /// Fields every instance has. Each must be captured by the bound pattern.
+    pub required_fields: Vec<String>,
+    /// Fields an instance may lack.
+    pub optional_fields: Vec<String>,
+    /// Key of the pattern in `regex_patterns.json` that parses the sentence.
+    pub regex_ref: String,
+    /// What the recipient is expected to reply.
+    pub reply_expectation: String,
+    /// One real sentence of this structure.
+    pub example: String,
+    /// The loop state change the sentence causes, e.g. `open -> acknowledged`.
+    pub lifecycle_transition: String,
+}
+
+/// `schema/regex_patterns.json`: the regex reference in machine-readable form.
+///
+/// Source: the seed `001_*` document (its pattern directory), completed so that
+/// every structure's own example parses.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PatternsFile {
+    /// Path of the JSON Schema of this file (written by `cargo xtask gen`).
+    #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
+    /// Human title of the reference.
+    pub title: String,
+    /// Version of the reference.
+    pub version: String,
+    /// Every pattern, keyed by its pattern key, in directory order.
+    pub patterns: IndexMap<String, Pattern>,
+    /// How structures bind to patterns where the plain `regex_ref` is not
+    /// enough, keyed by structure key.
+    #[serde(default)]
+    pub bindings: IndexMap<String, Binding>,
+}
+
+/// One regular expression (`/patterns/<key>` in `regex_patterns.json`).
+///
+/// The pattern is written in the dialect both Python `re` and the Rust `regex`
+/// crate accept: no look-around, no back-references, no `\Z` or `\z`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Pattern {
+    /// What the pattern matches, one or two sentences.
+    pub purpose: String,
+    /// The pattern as the seed document printed it, where it did; kept for
+    /// reference and for the benchmark's seed approach. Never compiled by the
+    /// generated code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed_pattern: Option<String>,
+    /// The pattern text.
+    pub pattern: String,
+    /// Flags applied to the whole pattern.
+    #[serde(default)]
+    pub flags: Vec<Flag>,
+    /// Every named group of the pattern, in the order they open.
+    pub groups: IndexMap<String, Group>,
+    /// Texts the pattern must match in full, with what each group captures.
+    pub matches: Vec<MatchExample>,
+    /// Texts the pattern must not match in full.
+    pub non_matches: Vec<String>,
+}
+
+/// A regex flag, named as Python's `re` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Flag {
+    /// `^` and `$` match at line boundaries (`re.MULTILINE`, Rust `(?m)`).
+    Multiline,
+    /// `.` matches a newline too (`re.DOTALL`, Rust `(?s)`).
+    Dotall,
+}
+
+/// A named group of a pattern (`/patterns/<key>/groups/<name>`).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Group {
+    /// What the group captures.
+    pub description: String,
+    /// The type of the captured value.
+    #[serde(rename = "type")]
+    pub ty: GroupType,
+    /// For `enum` groups: the closed set of values, as written in the text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub values: Option<Vec<String>>,
+    /// The structure field this group fills, when its name differs from the
+    /// group's (e.g. the seed's `wo_id` fills the owner's `dm_id`). Several
+    /// groups may fill one field: they must then capture equal text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+}
+
+/// The type of a captured value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum GroupType {
+    /// Text, kept as captured.
+    String,
+    /// A non-negative decimal integer that fits in 32 bits; the pattern must
+    /// admit only digits.
+    Integer,
+    /// One of the group's `values`.
+    Enum,
+    /// Exactly one strict JSON object (RFC 8259).
+    JsonObject,
+}
+
+/// An example the pattern must match in full.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MatchExample {
+    /// The text.
+    pub text: String,
+    /// What each participating group captures; groups that do not participate
+    /// are left out.
+    pub captures: IndexMap<String, String>,
+}
+
+/// How a structure binds to a pattern (`/bindings/<structure key>`).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Binding {
+    /// The pattern that parses the structure, when it is not the structure's
+    /// `regex_ref` (which then must be named in `note`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
+    /// Groups that must capture exactly this text for the structure to match
+    /// (e.g. `verb` = `CLAIM` for `claim`). They fill no field.
+    #[serde(default)]
+    pub fixed: IndexMap<String, String>,
+    /// Why the binding departs from the owner's `regex_ref`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}

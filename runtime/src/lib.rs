@@ -1,0 +1,197 @@
+//! Support code shared by the generated `agent-sentences` crate and the
+//! generator itself. Hand-written; nothing here knows any sentence structure.
+//!
+//! - [`ParseError`]: why a text is not a sentence, and where it stopped fitting.
+//! - [`json`]: strict parsing of tool arguments (one RFC 8259 object, no
+//!   duplicate keys) and their canonical rendering.
+//! - [`Step`] / [`stop_point`]: locating where a text stops fitting a pattern.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod json;
+
+use std::fmt;
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+/// Why a text is not a sentence of the expected structure.
+///
+/// Offsets are **byte** offsets into the parsed text (UTF-8).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    /// Key of the structure that was expected (`work_order`, …); `None` when
+    /// any structure would have done ([`ParseError::structure`] of the closest
+    /// candidate is then given in `closest`).
+    pub structure: Option<&'static str>,
+    /// For a failed parse of any sentence: the structure that fitted longest.
+    pub closest: Option<&'static str>,
+    /// Byte offset where the text stopped fitting.
+    pub offset: usize,
+    /// What went wrong.
+    pub kind: ParseErrorKind,
+}
+
+/// What went wrong in a [`ParseError`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParseErrorKind {
+    /// The text does not match the structure's pattern; `expected` describes
+    /// the pattern element that failed at `offset` (e.g. `` `—` `` or `<title>`).
+    NoMatch {
+        /// The pattern element expected at the offset.
+        expected: String,
+    },
+    /// A group bound to a fixed text captured something else
+    /// (e.g. the verb of a claim was `DECLINE`).
+    FixedMismatch {
+        /// The group's name.
+        group: &'static str,
+        /// The text the structure requires.
+        expected: &'static str,
+        /// The text found.
+        found: String,
+    },
+    /// A group that fills no field of the structure took part in the match.
+    UnexpectedGroup {
+        /// The group's name.
+        group: &'static str,
+    },
+    /// Groups filling one field captured different texts.
+    RepeatMismatch {
+        /// The field's name.
+        field: &'static str,
+        /// The first capture.
+        first: String,
+        /// The capture that differs.
+        other: String,
+    },
+    /// An integer field does not fit in 32 bits.
+    Integer {
+        /// The field's name.
+        field: &'static str,
+    },
+    /// A JSON object field is not one strict JSON object.
+    Json {
+        /// The field's name.
+        field: &'static str,
+        /// Why, from [`json::parse_object`].
+        error: json::JsonError,
+    },
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.structure, self.closest) {
+            (Some(s), _) => write!(f, "not a `{s}` sentence: ")?,
+            (None, Some(c)) => write!(f, "no sentence structure matches (closest: `{c}`): ")?,
+            (None, None) => write!(f, "no sentence structure matches: ")?,
+        }
+        match &self.kind {
+            ParseErrorKind::NoMatch { expected } => {
+                write!(f, "the text stopped fitting at byte {}: expected {expected}", self.offset)
+            }
+            ParseErrorKind::FixedMismatch { group, expected, found } => write!(
+                f,
+                "group `{group}` at byte {} is `{found}`, but this structure requires `{expected}`",
+                self.offset
+            ),
+            ParseErrorKind::UnexpectedGroup { group } => write!(
+                f,
+                "group `{group}` at byte {} fills no field of this structure",
+                self.offset
+            ),
+            ParseErrorKind::RepeatMismatch { field, first, other } => write!(
+                f,
+                "field `{field}` is written twice with different values (`{first}`, then `{other}` at byte {})",
+                self.offset
+            ),
+            ParseErrorKind::Integer { field } => {
+                write!(f, "field `{field}` at byte {} does not fit in 32 bits", self.offset)
+            }
+            ParseErrorKind::Json { field, error } => {
+                write!(f, "field `{field}` at byte {} is not one strict JSON object: {error}", self.offset)
+            }
+        }
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+impl ParseError {
+    /// An error for structure `structure` at byte `offset`.
+    pub fn new(structure: &'static str, offset: usize, kind: ParseErrorKind) -> Self {
+        ParseError { structure: Some(structure), closest: None, offset, kind }
+    }
+}
+
+/// The capture of a field filled by `groups` (several groups when the
+/// template repeats the field), checking that repeats are equal.
+///
+/// # Errors
+/// [`ParseErrorKind::RepeatMismatch`] when two of the groups captured
+/// different text.
+pub fn field_capture<'t>(
+    caps: &regex::Captures<'t>,
+    groups: &[&'static str],
+    structure: &'static str,
+    field: &'static str,
+) -> Result<Option<regex::Match<'t>>, ParseError> {
+    let mut first: Option<regex::Match<'t>> = None;
+    for g in groups {
+        if let Some(m) = caps.name(g) {
+            match first {
+                None => first = Some(m),
+                Some(f) if f.as_str() != m.as_str() => {
+                    return Err(ParseError::new(
+                        structure,
+                        m.start(),
+                        ParseErrorKind::RepeatMismatch { field, first: f.as_str().to_owned(), other: m.as_str().to_owned() },
+                    ))
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    Ok(first)
+}
+
+/// One prefix of a pattern, used to find where a text stops fitting.
+///
+/// `pattern` is the pattern's flags and its top-level elements up to and
+/// including this step, anchored at the start; `expected` describes the
+/// element this step adds.
+#[derive(Debug)]
+pub struct Step {
+    /// The anchored prefix pattern.
+    pub pattern: &'static str,
+    /// The element this step adds, for messages.
+    pub expected: &'static str,
+    compiled: OnceLock<Option<Regex>>,
+}
+
+impl Step {
+    /// A step; `const` so generated code can keep steps in statics.
+    pub const fn new(pattern: &'static str, expected: &'static str) -> Self {
+        Step { pattern, expected, compiled: OnceLock::new() }
+    }
+
+    fn regex(&self) -> Option<&Regex> {
+        self.compiled.get_or_init(|| Regex::new(self.pattern).ok()).as_ref()
+    }
+}
+
+/// Where `text` stops fitting a pattern split into `steps`: the end of the
+/// longest matching prefix, in bytes, and the element expected there.
+///
+/// Runs at most `steps.len()` linear-time matches, on the error path only.
+pub fn stop_point(text: &str, steps: &'static [Step]) -> (usize, &'static str) {
+    let mut end = 0;
+    for step in steps {
+        match step.regex().and_then(|re| re.find(text)) {
+            Some(m) => end = m.end(),
+            None => return (end, step.expected),
+        }
+    }
+    (end, "the end of the text")
+}
