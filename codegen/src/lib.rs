@@ -76,11 +76,22 @@ pub fn lint(spec_dir: &Path) -> Report {
 fn analyze(spec_dir: &Path) -> Result<(load::Spec, lower::Model, Report), Report> {
     let spec = load::load(spec_dir).map_err(Report::new)?;
     let mut diags = check::check_spec(&spec);
-    if diags.iter().any(|d| d.severity == Severity::Error) {
-        return Err(Report::new(diags));
-    }
     let model = lower::lower(&spec);
-    diags.extend(check::check_model(&spec, &model));
+    // Check the examples of every structure the structural checks left
+    // intact, so one run reports the example faults too.
+    let broken = |key: &str| {
+        let pkey = lower::bound_pattern(&spec, key);
+        let prefixes =
+            [format!("/structures/{key}"), format!("/bindings/{key}"), format!("/patterns/{pkey}")];
+        diags.iter().any(|d| {
+            d.severity == Severity::Error
+                && prefixes.iter().any(|p| d.pointer == *p || d.pointer.starts_with(&format!("{p}/")))
+        })
+    };
+    let mut intact = model.clone();
+    intact.sentences.retain(|s| !broken(&s.key));
+    let example_diags = check::check_model(&spec, &intact);
+    diags.extend(example_diags);
     let report = Report::new(diags);
     if report.has_errors() {
         return Err(report);

@@ -178,7 +178,7 @@ mod tests {
         assert_eq!(idx.line_col("/a"), (2, 8));
         assert_eq!(idx.line_col("/a/b~1c"), (2, 16));
         assert_eq!(idx.line_col("/a/b~1c/1"), (2, 20));
-        assert_eq!(idx.line_col("/é"), (3, 9));
+        assert_eq!(idx.line_col("/é"), (3, 8));
     }
 
     #[test]

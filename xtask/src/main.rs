@@ -10,6 +10,9 @@ use std::process::ExitCode;
 use agent_sentences_codegen::{generate, lint, Mode, Report, Severity};
 use clap::{Parser, Subcommand, ValueEnum};
 
+mod python;
+mod test;
+
 #[derive(Parser)]
 #[command(name = "cargo xtask", about = "Generate and check the agent-sentences outputs from schema/")]
 struct Cli {
@@ -28,6 +31,9 @@ enum Command {
         #[arg(long, default_value = "generated")]
         out: PathBuf,
     },
+    /// Run every test: the drift check and spec lint, the Rust tests, clippy
+    /// on the generated crate, and the Python tests with mypy --strict.
+    Test,
     /// Lint the spec and check that generated/ is what the spec produces. Writes nothing.
     Check {
         /// The spec directory.
@@ -46,7 +52,7 @@ enum Command {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
-enum Format {
+pub(crate) enum Format {
     Human,
     Json,
 }
@@ -102,35 +108,42 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Command::Check { spec, out, format, deny_warnings } => {
-            let spec_dir = root_relative(&spec);
-            let report = lint(&spec_dir);
-            match format {
-                Format::Json => println!("{}", serde_json::to_string_pretty(&report).expect("report serializes")),
-                Format::Human => print_report(&report),
-            }
-            let mut failed = report.has_errors() || (deny_warnings && report.count(Severity::Warning) > 0);
-            if let Ok(generated) = generate(&spec_dir) {
-                match generated.sync(&root_relative(&out), Mode::Check) {
-                    Ok(drifts) if drifts.is_empty() => eprintln!("generated/ is up to date ({} files)", generated.files.len()),
-                    Ok(drifts) => {
-                        for d in &drifts {
-                            eprint!("{d}");
-                        }
-                        eprintln!("{} file(s) differ from what schema/ produces: run `cargo xtask gen` and commit the result", drifts.len());
-                        failed = true;
-                    }
-                    Err(e) => {
-                        eprintln!("error: reading {}: {e}", out.display());
-                        failed = true;
-                    }
+        Command::Check { spec, out, format, deny_warnings } => exit(check(&spec, &out, format, deny_warnings)),
+        Command::Test => exit(test::run_all()),
+    }
+}
+
+fn exit(ok: bool) -> ExitCode {
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// The lint and drift check; true when both pass.
+fn check(spec: &Path, out: &Path, format: Format, deny_warnings: bool) -> bool {
+    let report = lint(spec);
+    match format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(&report).expect("report serializes")),
+        Format::Human => print_report(&report),
+    }
+    let mut ok = !(report.has_errors() || (deny_warnings && report.count(Severity::Warning) > 0));
+    if let Ok(generated) = generate(spec) {
+        match generated.sync(out, Mode::Check) {
+            Ok(drifts) if drifts.is_empty() => eprintln!("generated/ is up to date ({} files)", generated.files.len()),
+            Ok(drifts) => {
+                for d in &drifts {
+                    eprint!("{d}");
                 }
+                eprintln!("{} file(s) differ from what schema/ produces: run `cargo xtask gen` and commit the result", drifts.len());
+                ok = false;
             }
-            if failed {
-                ExitCode::FAILURE
-            } else {
-                ExitCode::SUCCESS
+            Err(e) => {
+                eprintln!("error: reading {}: {e}", out.display());
+                ok = false;
             }
         }
     }
+    ok
 }
