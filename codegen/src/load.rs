@@ -13,12 +13,14 @@ use serde_json::Value;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::locate::{child, PositionIndex};
-use crate::model::{Binding, Pattern, PatternsFile, Structure, StructuresFile};
+use crate::model::{Binding, DirectivesFile, Pattern, PatternsFile, Structure, StructuresFile};
 
 /// File name of the owner's structures inside the spec directory.
 pub const STRUCTURES_FILE: &str = "structures.json";
 /// File name of the regex reference inside the spec directory.
 pub const PATTERNS_FILE: &str = "regex_patterns.json";
+/// File name of the directive grammar inside the spec directory.
+pub const DIRECTIVES_FILE: &str = "directives.json";
 
 /// A loaded spec: both files, parsed and shape-checked, with their positions.
 #[derive(Debug, Clone)]
@@ -29,12 +31,15 @@ pub struct Spec {
     pub structures: StructuresFile,
     /// `regex_patterns.json`.
     pub patterns: PatternsFile,
+    /// `directives.json`.
+    pub directives: DirectivesFile,
     /// The exact bytes of `structures.json`, for the published copy.
     pub structures_text: String,
     /// The exact bytes of `regex_patterns.json`.
     pub patterns_text: String,
     structures_pos: PositionIndex,
     patterns_pos: PositionIndex,
+    directives_pos: PositionIndex,
 }
 
 /// Which spec file a diagnostic is about.
@@ -44,6 +49,8 @@ pub enum SpecFile {
     Structures,
     /// `regex_patterns.json`.
     Patterns,
+    /// `directives.json`.
+    Directives,
 }
 
 impl SpecFile {
@@ -52,6 +59,7 @@ impl SpecFile {
         match self {
             SpecFile::Structures => STRUCTURES_FILE,
             SpecFile::Patterns => PATTERNS_FILE,
+            SpecFile::Directives => DIRECTIVES_FILE,
         }
     }
 }
@@ -69,6 +77,7 @@ impl Spec {
         let index = match file {
             SpecFile::Structures => &self.structures_pos,
             SpecFile::Patterns => &self.patterns_pos,
+            SpecFile::Directives => &self.directives_pos,
         };
         make_diag(&self.dir, index, severity, code, file.name(), pointer, message.into())
     }
@@ -111,6 +120,10 @@ pub fn load(dir: &Path) -> Result<Spec, Vec<Diagnostic>> {
     let mut diags = Vec::new();
     let s = read_file(dir, STRUCTURES_FILE, &mut diags);
     let p = read_file(dir, PATTERNS_FILE, &mut diags);
+    let d = read_file(dir, DIRECTIVES_FILE, &mut diags);
+    let directives = d
+        .as_ref()
+        .and_then(|(_, idx, v)| deserialize_at::<DirectivesFile>(dir, DIRECTIVES_FILE, idx, v, "", &mut diags));
     let structures = s.as_ref().and_then(|(text, idx, v)| {
         let top = validate_top::<StructuresFile>(dir, STRUCTURES_FILE, idx, v, &["structures"], &mut diags);
         let entries = validate_entries::<Structure>(dir, STRUCTURES_FILE, idx, v, "structures", &mut diags);
@@ -123,9 +136,15 @@ pub fn load(dir: &Path) -> Result<Spec, Vec<Diagnostic>> {
         let binds = validate_entries::<Binding>(dir, PATTERNS_FILE, idx, v, "bindings", &mut diags);
         Some((top?, pats?, binds?))
     });
-    match (s, p, structures, patterns) {
-        (Some((st, spos, _)), Some((pt, ppos, _)), Some((mut sf, se)), Some((mut pf, pe, be)))
-            if diags.is_empty() =>
+    match (s, p, d, structures, patterns, directives) {
+        (
+            Some((st, spos, _)),
+            Some((pt, ppos, _)),
+            Some((_, dpos, _)),
+            Some((mut sf, se)),
+            Some((mut pf, pe, be)),
+            Some(directives),
+        ) if diags.is_empty() =>
         {
             sf.structures = se;
             pf.patterns = pe;
@@ -134,10 +153,12 @@ pub fn load(dir: &Path) -> Result<Spec, Vec<Diagnostic>> {
                 dir: dir.to_owned(),
                 structures: sf,
                 patterns: pf,
+                directives,
                 structures_text: st,
                 patterns_text: pt,
                 structures_pos: spos,
                 patterns_pos: ppos,
+                directives_pos: dpos,
             })
         }
         _ => Err(diags),

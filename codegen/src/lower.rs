@@ -27,6 +27,8 @@ pub struct Model {
     pub sentences: Vec<SentenceIr>,
     /// Every closed enumeration, by type name.
     pub enums: Vec<EnumIr>,
+    /// The directive grammar (`schema/directives.json`), as written.
+    pub directives: crate::model::DirectivesFile,
 }
 
 /// A pattern (`/patterns/<key>`).
@@ -182,6 +184,15 @@ pub struct SentenceIr {
     /// Expected captures of the example sentence (group → text), from the
     /// pattern's `matches`.
     pub example_captures: IndexMap<String, String>,
+    /// False for structures with a JSON object field (tool calls): the
+    /// scanner reads those with the directive grammar, by balanced JSON.
+    pub scanned: bool,
+    /// The scan pattern: flags + pattern, fixed groups replaced by their text.
+    pub scan_source: String,
+    /// The literal every sentence starts with, e.g. `[WO:`, `[CLAIM`, `Reply:`.
+    pub head: String,
+    /// The binding's `quotes_brackets`.
+    pub quotes_brackets: bool,
 }
 
 impl SentenceIr {
@@ -328,13 +339,17 @@ pub fn lower(spec: &Spec) -> Model {
             binding_note: binding.and_then(|b| b.note.clone()),
             source: pir.source.clone(),
             flag_prefix: pattern::flag_prefix(&p.flags),
-            fields,
             omitted_fields: omitted,
             segments,
-            fixed,
+            fixed: fixed.clone(),
             unbound_groups,
             steps: analysis.steps.clone(),
             example_captures,
+            scanned: !fields.iter().any(|f| f.ty == FieldTy::JsonObject),
+            scan_source: format!("{}{}", pattern::flag_prefix(&p.flags), pattern::with_fixed_groups(&p.pattern, &fixed)),
+            head: pattern::head(&p.pattern, &fixed),
+            quotes_brackets: binding.is_some_and(|b| b.quotes_brackets),
+            fields,
         });
     }
     Model {
@@ -343,5 +358,6 @@ pub fn lower(spec: &Spec) -> Model {
         patterns,
         sentences,
         enums,
+        directives: spec.directives.clone(),
     }
 }

@@ -177,4 +177,102 @@ pub struct Binding {
     /// Why the binding departs from the owner's `regex_ref`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// For the scanner: when the structure's head matches but the sentence
+    /// does not, its bracketed text is still quoted (markers inside it are not
+    /// sentences of their own).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub quotes_brackets: bool,
+}
+
+/// `schema/directives.json`: the grammar of in-band tool directives.
+///
+/// Source: the seed `003_*` document (status Final, decisions D1–D5).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DirectivesFile {
+    /// Path of the JSON Schema of this file (written by `cargo xtask gen`).
+    #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
+    /// Human title.
+    pub title: String,
+    /// Version.
+    pub version: String,
+    /// Where the rules come from.
+    pub source: String,
+    /// The pattern an op name must match in full, in the common regex dialect.
+    pub op_pattern: String,
+    /// Engine keyword → what it does.
+    pub engines: IndexMap<String, String>,
+    /// The bracket form `[ENGINE op {json}]`.
+    pub bracket: BracketForm,
+    /// Shorthand keyword (e.g. `DM`) → what it stands for.
+    pub shorthands: IndexMap<String, Shorthand>,
+    /// Directive code fences.
+    pub fences: Fences,
+    /// The curl-to-/exec payload form.
+    pub curl: CurlForm,
+    /// Native alias → the op it stands for (e.g. `dm` → `dm.send`).
+    pub aliases: IndexMap<String, String>,
+    /// Limits on arguments.
+    pub limits: Limits,
+}
+
+/// The bracket form (`/bracket`).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BracketForm {
+    /// What the form is.
+    pub description: String,
+    /// Engine keywords accepted in the bracket, case-sensitive.
+    pub engines: Vec<String>,
+}
+
+/// A shorthand (`/shorthands/<keyword>`): `[KEYWORD {json}]`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Shorthand {
+    /// The op it runs.
+    pub op: String,
+    /// The engine it runs on.
+    pub engine: String,
+    /// What it is.
+    pub description: String,
+}
+
+/// Directive fences (`/fences`).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Fences {
+    /// What the form is.
+    pub description: String,
+    /// Info string → engine.
+    pub info_strings: IndexMap<String, String>,
+}
+
+/// The curl form (`/curl`).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CurlForm {
+    /// What the form is.
+    pub description: String,
+    /// The URL path that makes a curl command a directive.
+    pub path: String,
+    /// Flags whose following single-quoted argument is the payload.
+    pub data_flags: Vec<String>,
+    /// The engine curl calls run on.
+    pub engine: String,
+    /// Payload key of the op.
+    pub op_key: String,
+    /// Payload key of the arguments.
+    pub args_key: String,
+}
+
+/// Limits on directive arguments (`/limits`).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Limits {
+    /// Deepest nesting of objects and arrays (the argument object is depth 1).
+    pub max_json_depth: usize,
+    /// Largest argument object, in bytes of its JSON text.
+    pub max_args_bytes: usize,
 }

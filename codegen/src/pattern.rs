@@ -229,6 +229,74 @@ fn check_class_item(item: &ast::ClassSetItem, a: &mut Analysis) {
     }
 }
 
+/// The pattern with each fixed group's inner pattern replaced by its fixed
+/// text (escaped), so a scan for the structure matches only that text
+/// (e.g. `verb` fixed to `CLAIM` in `claim`). Unknown groups are ignored.
+pub fn with_fixed_groups(pattern: &str, fixed: &[(String, String)]) -> String {
+    let Ok(ast) = ast::parse::Parser::new().parse(pattern) else { return pattern.to_owned() };
+    let mut spans: Vec<(usize, usize, String)> = Vec::new();
+    fn collect(ast: &Ast, fixed: &[(String, String)], out: &mut Vec<(usize, usize, String)>) {
+        match ast {
+            Ast::Group(g) => {
+                if let GroupKind::CaptureName { name, .. } = &g.kind {
+                    if let Some((_, v)) = fixed.iter().find(|(n, _)| *n == name.name) {
+                        out.push((g.ast.span().start.offset, g.ast.span().end.offset, regex_syntax::escape(v)));
+                        return;
+                    }
+                }
+                collect(&g.ast, fixed, out);
+            }
+            Ast::Repetition(r) => collect(&r.ast, fixed, out),
+            Ast::Alternation(x) => x.asts.iter().for_each(|a| collect(a, fixed, out)),
+            Ast::Concat(x) => x.asts.iter().for_each(|a| collect(a, fixed, out)),
+            _ => {}
+        }
+    }
+    collect(&ast, fixed, &mut spans);
+    spans.sort();
+    let mut out = pattern.to_owned();
+    for (start, end, text) in spans.into_iter().rev() {
+        out.replace_range(start..end, &text);
+    }
+    out
+}
+
+/// The literal text every match of `pattern` starts with (after a leading
+/// `^`), with fixed groups read as their text; e.g. `[WO:`, `[CLAIM`.
+pub fn head(pattern: &str, fixed: &[(String, String)]) -> String {
+    let Ok(ast) = ast::parse::Parser::new().parse(pattern) else { return String::new() };
+    let items: Vec<&Ast> = match &ast {
+        Ast::Concat(c) => c.asts.iter().collect(),
+        other => vec![other],
+    };
+    let mut out = String::new();
+    for item in items {
+        match item {
+            Ast::Assertion(a) if out.is_empty() && a.kind == ast::AssertionKind::StartLine => {}
+            Ast::Literal(l) => out.push(l.c),
+            Ast::Group(g) => match &g.kind {
+                GroupKind::CaptureName { name, .. } => match fixed.iter().find(|(n, _)| *n == name.name) {
+                    Some((_, v)) => out.push_str(v),
+                    None => break,
+                },
+                _ => break,
+            },
+            _ => break,
+        }
+    }
+    out
+}
+
+/// True when the pattern starts with `^` (the sentence must start a line).
+pub fn starts_line(pattern: &str) -> bool {
+    match ast::parse::Parser::new().parse(pattern) {
+        Ok(Ast::Concat(ref c)) => {
+            matches!(c.asts.first(), Some(Ast::Assertion(a)) if a.kind == ast::AssertionKind::StartLine)
+        }
+        _ => false,
+    }
+}
+
 /// True when every string the group can match is one to nine ASCII digits,
 /// so it always fits a `u32`. `inner` is the group's inner pattern.
 pub fn digits_only_u32(inner: &str) -> bool {
@@ -281,6 +349,17 @@ mod tests {
         assert!(!digits_only_u32("[0-9]+"));
         assert!(!digits_only_u32("[0-9a]{1,3}"));
         assert!(!digits_only_u32("[0-9]{0,3}"));
+    }
+
+    #[test]
+    fn fixed_groups_and_heads() {
+        let fixed = vec![("verb".to_owned(), "NO-ACTION".to_owned())];
+        let p = r"\[(?P<verb>ACK|NO-ACTION)[ \t]+(?P<id>[a-z]+)\]";
+        assert_eq!(with_fixed_groups(p, &fixed), r"\[(?P<verb>NO\-ACTION)[ \t]+(?P<id>[a-z]+)\]");
+        assert_eq!(head(p, &fixed), "[NO-ACTION");
+        assert_eq!(head(r"^\[WO:(?P<x>a)", &[]), "[WO:");
+        assert!(starts_line(r"^\[WO:"));
+        assert!(!starts_line(r"\[WO:"));
     }
 
     #[test]

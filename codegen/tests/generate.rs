@@ -65,7 +65,7 @@ fn real_spec_has_only_the_known_warnings() {
 pub fn broken_spec(file: &str, edit: impl FnOnce(&mut String)) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let mut edit = Some(edit);
-    for f in ["structures.json", "regex_patterns.json"] {
+    for f in ["structures.json", "regex_patterns.json", "directives.json"] {
         let mut text = std::fs::read_to_string(root().join("schema").join(f)).unwrap();
         if f == file {
             (edit.take().expect("one file is edited"))(&mut text);

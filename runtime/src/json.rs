@@ -34,14 +34,41 @@ impl fmt::Display for JsonError {
 
 impl std::error::Error for JsonError {}
 
-/// Parses `text` as exactly one strict JSON object.
+/// Limits on a JSON object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Deepest nesting of objects and arrays (the outer object is 1).
+    pub max_depth: usize,
+    /// Largest object, in bytes of its JSON text.
+    pub max_bytes: usize,
+}
+
+impl Default for Limits {
+    /// [`MAX_DEPTH`] levels, no size limit.
+    fn default() -> Self {
+        Limits { max_depth: MAX_DEPTH, max_bytes: usize::MAX }
+    }
+}
+
+/// Parses `text` as exactly one strict JSON object, within [`Limits::default`].
 ///
 /// # Errors
 /// [`JsonError`] when the text is not valid JSON, is not an object, holds a
 /// duplicate key at any level, or nests deeper than [`MAX_DEPTH`].
 pub fn parse_object(text: &str) -> Result<Map<String, Value>, JsonError> {
+    parse_object_with(text, Limits::default())
+}
+
+/// Parses `text` as exactly one strict JSON object within `limits`.
+///
+/// # Errors
+/// As [`parse_object`], and when the text is longer than `limits.max_bytes`.
+pub fn parse_object_with(text: &str, limits: Limits) -> Result<Map<String, Value>, JsonError> {
+    if text.len() > limits.max_bytes {
+        return Err(JsonError { message: format!("the arguments are longer than {} bytes", limits.max_bytes) });
+    }
     let mut de = serde_json::Deserializer::from_str(text);
-    let value = StrictValue { depth: 0 }
+    let value = StrictValue { depth: 0, max_depth: limits.max_depth }
         .deserialize(&mut de)
         .map_err(|e| JsonError { message: e.to_string() })?;
     de.end().map_err(|e| JsonError { message: e.to_string() })?;
@@ -51,8 +78,79 @@ pub fn parse_object(text: &str) -> Result<Map<String, Value>, JsonError> {
     }
 }
 
+/// Why [`scan_object`] found no object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScanError {
+    /// Byte offset (into the whole text) of the first byte that could not be
+    /// part of the object; scanning may resume there without skipping any
+    /// byte the object did not claim.
+    pub at: usize,
+    /// True when the text ended (or the size limit was reached) before the
+    /// object closed.
+    pub truncated: bool,
+    /// What is wrong.
+    pub error: JsonError,
+}
+
+/// Scans one strict JSON object that starts at byte `start` of `text` (which
+/// must be `{`), validating as it goes, so it stops at the first byte that
+/// cannot continue the object. Returns the object and the byte offset just
+/// after it. Runs in time linear in the bytes it examines, at most
+/// `limits.max_bytes` of them.
+///
+/// # Errors
+/// [`ScanError`] with the offset where the object stopped being valid.
+pub fn scan_object(text: &str, start: usize, limits: Limits) -> Result<(Map<String, Value>, usize), ScanError> {
+    let mut end = text.len().min(start.saturating_add(limits.max_bytes));
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let slice = &text[start..end];
+    let capped = end < text.len();
+    let mut de = serde_json::Deserializer::from_str(slice);
+    let offset_of = |e: &serde_json::Error| -> usize {
+        // serde_json reports 1-based lines and the byte column within the line.
+        let mut line_start = 0;
+        for _ in 1..e.line() {
+            match slice[line_start..].find('\n') {
+                Some(i) => line_start += i + 1,
+                None => break,
+            }
+        }
+        (line_start + e.column()).min(slice.len())
+    };
+    let value = match (StrictValue { depth: 0, max_depth: limits.max_depth }).deserialize(&mut de) {
+        Ok(v) => v,
+        Err(e) => {
+            let truncated = e.is_eof();
+            let at = start + offset_of(&e).saturating_sub(1).max(1);
+            let error = if truncated && capped {
+                JsonError { message: format!("the arguments are longer than {} bytes", limits.max_bytes) }
+            } else {
+                JsonError { message: e.to_string() }
+            };
+            return Err(ScanError { at, truncated, error });
+        }
+    };
+    // The object ended; find where: `end()` fails at the first trailing byte.
+    let after = match de.end() {
+        Ok(()) => slice.len(),
+        Err(e) => offset_of(&e).saturating_sub(1),
+    };
+    // Step back over the whitespace `end()` skipped.
+    let mut obj_end = after;
+    while obj_end > 0 && matches!(slice.as_bytes()[obj_end - 1], b' ' | b'\t' | b'\r' | b'\n') {
+        obj_end -= 1;
+    }
+    match value {
+        Value::Object(map) => Ok((map, start + obj_end)),
+        _ => Err(ScanError { at: start + 1, truncated: false, error: JsonError { message: "not a JSON object".into() } }),
+    }
+}
+
 struct StrictValue {
     depth: usize,
+    max_depth: usize,
 }
 
 impl<'de> DeserializeSeed<'de> for StrictValue {
@@ -91,26 +189,26 @@ impl<'de> Visitor<'de> for StrictValue {
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let depth = self.depth + 1;
-        if depth > MAX_DEPTH {
-            return Err(de::Error::custom(format!("nested deeper than {MAX_DEPTH} levels")));
+        if depth > self.max_depth {
+            return Err(de::Error::custom(format!("nested deeper than {} levels", self.max_depth)));
         }
         let mut out = Vec::new();
-        while let Some(v) = seq.next_element_seed(StrictValue { depth })? {
+        while let Some(v) = seq.next_element_seed(StrictValue { depth, max_depth: self.max_depth })? {
             out.push(v);
         }
         Ok(Value::Array(out))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let depth = self.depth + 1;
-        if depth > MAX_DEPTH {
-            return Err(de::Error::custom(format!("nested deeper than {MAX_DEPTH} levels")));
+        if depth > self.max_depth {
+            return Err(de::Error::custom(format!("nested deeper than {} levels", self.max_depth)));
         }
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
             if out.contains_key(&key) {
                 return Err(de::Error::custom(format!("duplicate key `{key}`")));
             }
-            let v = map.next_value_seed(StrictValue { depth })?;
+            let v = map.next_value_seed(StrictValue { depth, max_depth: self.max_depth })?;
             out.insert(key, v);
         }
         Ok(Value::Object(out))
@@ -194,6 +292,36 @@ mod tests {
         ] {
             assert!(parse_object(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn scan_finds_the_end_by_validation_not_by_the_first_brace() {
+        let text = r#"[TOOL a {"x": "}]", "y": [{"z": 1}]}  ] tail"#;
+        let (obj, end) = scan_object(text, 8, Limits::default()).unwrap();
+        assert_eq!(obj["x"], "}]");
+        assert_eq!(&text[end..], "  ] tail");
+    }
+
+    #[test]
+    fn scan_stops_at_the_first_invalid_byte() {
+        // The second call starts right where the first stops being JSON.
+        let text = r#"[TOOL a {[TOOL b {}]"#;
+        let e = scan_object(text, 8, Limits::default()).unwrap_err();
+        assert!(e.at <= 9, "{e:?}");
+        assert!(!e.truncated);
+        let e = scan_object("{\"a\": \"x\ny\"}", 0, Limits::default()).unwrap_err();
+        assert!(e.at <= 9 && e.at >= 7, "stops at the raw newline: {e:?}");
+        let e = scan_object("{\"a\": 1", 0, Limits::default()).unwrap_err();
+        assert!(e.truncated);
+    }
+
+    #[test]
+    fn scan_respects_the_size_limit() {
+        let text = format!("{{\"a\": \"{}\"}}", "x".repeat(100));
+        let limits = Limits { max_depth: 64, max_bytes: 50 };
+        let e = scan_object(&text, 0, limits).unwrap_err();
+        assert!(e.error.message.contains("longer than 50 bytes"), "{e:?}");
+        assert!(scan_object(&text, 0, Limits::default()).is_ok());
     }
 
     #[test]

@@ -10,6 +10,7 @@
 #![warn(missing_docs)]
 
 pub mod json;
+pub mod scan;
 
 use std::fmt;
 use std::sync::OnceLock;

@@ -176,6 +176,7 @@ pub fn lib_rs(model: &Model) -> String {
     let structs = model.sentences.iter().map(sentence_struct);
     let kind = kind_enum(model);
     let sentence = sentence_enum(model);
+    let scan = scan_mod(model);
     format_rust(quote! {
         #crate_doc
         #![forbid(unsafe_code)]
@@ -209,7 +210,100 @@ pub fn lib_rs(model: &Model) -> String {
         #(#structs)*
         #kind
         #sentence
+        #scan
     })
+}
+
+fn scan_mod(model: &Model) -> TokenStream {
+    let d = &model.directives;
+    let scanned: Vec<&SentenceIr> = model.sentences.iter().filter(|s| s.scanned).collect();
+    let n = scanned.len();
+    let parse_fns = scanned.iter().map(|s| {
+        let f = format_ident!("parse_{}", s.key);
+        let ty = format_ident!("{}", s.type_name);
+        quote! {
+            fn #f(text: &str) -> Result<Sentence, ParseError> { super::#ty::parse(text).map(Sentence::#ty) }
+        }
+    });
+    let entries = scanned.iter().map(|s| {
+        let f = format_ident!("parse_{}", s.key);
+        let key = &s.key;
+        let head = &s.head;
+        let src = lit(&s.scan_source);
+        let quotes = s.quotes_brackets;
+        quote! {
+            StructureScan { key: #key, head: #head, source: #src, parse: #f, quotes_brackets: #quotes }
+        }
+    });
+    let op_pattern = lit(&d.op_pattern);
+    let engines = &d.bracket.engines;
+    let shorthands = d.shorthands.iter().map(|(k, v)| {
+        let (op, engine) = (&v.op, &v.engine);
+        quote!((#k, #op, #engine))
+    });
+    let fences = d.fences.info_strings.iter().map(|(k, v)| quote!((#k, #v)));
+    let aliases = d.aliases.iter().map(|(k, v)| quote!((#k, #v)));
+    let (path, flags, curl_engine, op_key, args_key) =
+        (&d.curl.path, &d.curl.data_flags, &d.curl.engine, &d.curl.op_key, &d.curl.args_key);
+    let (depth, bytes) = (d.limits.max_json_depth, d.limits.max_args_bytes);
+    let excluded: Vec<String> =
+        model.sentences.iter().filter(|s| !s.scanned).map(|s| format!("`{}`", s.key)).collect();
+    let mod_doc = doc(&format!(
+        "Scanning free text for every sentence and tool directive.\n\n\
+         The rules are those of `agent_sentences_runtime::scan`; the structures and the directive grammar \
+         come from `schema/regex_patterns.json` and `schema/directives.json`. Structures with a JSON object \
+         field ({}) are found as directives, by balanced JSON, not by their pattern. Spans are byte offsets.",
+        excluded.join(", ")
+    ));
+    quote! {
+        #mod_doc
+        pub mod scan {
+            use std::sync::LazyLock;
+
+            use agent_sentences_runtime::json::Limits;
+            pub use agent_sentences_runtime::scan::{DirectiveForm, Item, SkipReason, Skipped, ToolDirective};
+            use agent_sentences_runtime::scan::{DirectiveSpec, Scanner, StructureScan};
+
+            use super::{ParseError, Sentence};
+
+            /// Limits on tool arguments (`/limits` in `schema/directives.json`).
+            pub const LIMITS: Limits = Limits { max_depth: #depth, max_bytes: #bytes };
+
+            /// One thing found in a text: a span and a sentence or directive.
+            pub type Found = agent_sentences_runtime::scan::Found<Sentence>;
+
+            #(#parse_fns)*
+
+            static STRUCTURES: [StructureScan<Sentence>; #n] = [#(#entries),*];
+
+            static DIRECTIVES: DirectiveSpec = DirectiveSpec {
+                op_pattern: #op_pattern,
+                bracket_engines: &[#(#engines),*],
+                shorthands: &[#(#shorthands),*],
+                fences: &[#(#fences),*],
+                curl_path: #path,
+                curl_data_flags: &[#(#flags),*],
+                curl_engine: #curl_engine,
+                curl_op_key: #op_key,
+                curl_args_key: #args_key,
+                aliases: &[#(#aliases),*],
+                limits: LIMITS,
+            };
+
+            static SCANNER: LazyLock<Scanner<Sentence>> = LazyLock::new(|| Scanner::new(&STRUCTURES, &DIRECTIVES));
+
+            /// Every sentence and directive in `text`, in order, with byte spans.
+            /// Skipped directive candidates are dropped silently (decision D4).
+            pub fn scan(text: &str) -> Vec<Found> {
+                SCANNER.scan(text)
+            }
+
+            /// As [`scan`], plus every skipped directive candidate with its span and reason.
+            pub fn scan_with_diagnostics(text: &str) -> (Vec<Found>, Vec<Skipped>) {
+                SCANNER.scan_with_diagnostics(text)
+            }
+        }
+    }
 }
 
 fn patterns_mod(model: &Model) -> TokenStream {
@@ -326,7 +420,7 @@ fn sentence_struct(s: &SentenceIr) -> TokenStream {
                 }
             }
             FieldTy::JsonObject => quote! {
-                agent_sentences_runtime::json::parse_object(m.as_str())
+                agent_sentences_runtime::json::parse_object_with(m.as_str(), scan::LIMITS)
                     .map_err(|error| ParseError::new(#key, m.start(), ParseErrorKind::Json { field: #fkey, error }))?
             },
         };

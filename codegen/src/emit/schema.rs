@@ -5,7 +5,7 @@ use schemars::schema_for;
 use serde_json::{Map, Value};
 
 use crate::emit::JSON_COMMENT;
-use crate::model::{PatternsFile, StructuresFile};
+use crate::model::{DirectivesFile, PatternsFile, StructuresFile};
 
 fn with_comment(schema: Value) -> String {
     let mut out = Map::new();
@@ -24,4 +24,9 @@ pub fn structures_schema() -> String {
 /// `generated/schema/regex_patterns.schema.json`: the format of `schema/regex_patterns.json`.
 pub fn patterns_schema() -> String {
     with_comment(serde_json::to_value(schema_for!(PatternsFile)).expect("schema serializes"))
+}
+
+/// `generated/schema/directives.schema.json`: the format of `schema/directives.json`.
+pub fn directives_schema() -> String {
+    with_comment(serde_json::to_value(schema_for!(DirectivesFile)).expect("schema serializes"))
 }

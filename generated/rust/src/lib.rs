@@ -117,7 +117,7 @@ pub mod patterns {
     /// - `summary` (String): Detailed response text; never contains `[RESULT` followed by whitespace.
     ///
     /// Flags are inline at the start, so the same string compiles in Python `re` and Rust `regex`. Source: `/patterns/result` in `schema/regex_patterns.json`.
-    pub const RESULT: &str = r#"(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^ \t\r\n\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))(?:[^\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))*(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)?|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?))"#;
+    pub const RESULT: &str = r#"(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^ \t\r\n\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))(?:[^\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))*(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?))"#;
     /// [`RESULT`], compiled once on first use (search semantics: use `captures` to find it anywhere in a text).
     pub fn result() -> &'static Regex {
         static RE: LazyLock<Regex> = LazyLock::new(|| {
@@ -973,7 +973,7 @@ impl ResultSentence {
     pub fn parse(text: &str) -> Result<Self, ParseError> {
         static FULL: LazyLock<Regex> = LazyLock::new(|| {
             Regex::new(
-                    r#"\A(?:(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^ \t\r\n\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))(?:[^\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))*(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)?|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)))\z"#,
+                    r#"\A(?:(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^ \t\r\n\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))(?:[^\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))*(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)))\z"#,
                 )
                 .expect("the generator compiled this pattern")
         });
@@ -994,7 +994,7 @@ impl ResultSentence {
                 "text matching `(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \\t]+)?`",
             ),
             Step::new(
-                r#"\A(?:(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^ \t\r\n\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))(?:[^\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))*(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)?|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)))"#,
+                r#"\A(?:(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^ \t\r\n\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))(?:[^\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))*(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)))"#,
                 "<summary>",
             ),
         ];
@@ -1434,7 +1434,10 @@ impl ToolCall {
             "args_json",
         )? {
             Some(m) => {
-                agent_sentences_runtime::json::parse_object(m.as_str())
+                agent_sentences_runtime::json::parse_object_with(
+                        m.as_str(),
+                        scan::LIMITS,
+                    )
                     .map_err(|error| ParseError::new(
                         "tool_call",
                         m.start(),
@@ -3233,5 +3236,182 @@ impl fmt::Display for Sentence {
             Sentence::RuntimeContext(x) => x.fmt(f),
             Sentence::SubagentUpdate(x) => x.fmt(f),
         }
+    }
+}
+/// Scanning free text for every sentence and tool directive.
+///
+/// The rules are those of `agent_sentences_runtime::scan`; the structures and the directive grammar come from `schema/regex_patterns.json` and `schema/directives.json`. Structures with a JSON object field (`tool_call`) are found as directives, by balanced JSON, not by their pattern. Spans are byte offsets.
+pub mod scan {
+    use std::sync::LazyLock;
+    use agent_sentences_runtime::json::Limits;
+    pub use agent_sentences_runtime::scan::{
+        DirectiveForm, Item, SkipReason, Skipped, ToolDirective,
+    };
+    use agent_sentences_runtime::scan::{DirectiveSpec, Scanner, StructureScan};
+    use super::{ParseError, Sentence};
+    /// Limits on tool arguments (`/limits` in `schema/directives.json`).
+    pub const LIMITS: Limits = Limits {
+        max_depth: 64usize,
+        max_bytes: 65536usize,
+    };
+    /// One thing found in a text: a span and a sentence or directive.
+    pub type Found = agent_sentences_runtime::scan::Found<Sentence>;
+    fn parse_work_order(text: &str) -> Result<Sentence, ParseError> {
+        super::WorkOrder::parse(text).map(Sentence::WorkOrder)
+    }
+    fn parse_ack(text: &str) -> Result<Sentence, ParseError> {
+        super::Ack::parse(text).map(Sentence::Ack)
+    }
+    fn parse_claim(text: &str) -> Result<Sentence, ParseError> {
+        super::Claim::parse(text).map(Sentence::Claim)
+    }
+    fn parse_result(text: &str) -> Result<Sentence, ParseError> {
+        super::ResultSentence::parse(text).map(Sentence::ResultSentence)
+    }
+    fn parse_decline(text: &str) -> Result<Sentence, ParseError> {
+        super::Decline::parse(text).map(Sentence::Decline)
+    }
+    fn parse_no_action(text: &str) -> Result<Sentence, ParseError> {
+        super::NoAction::parse(text).map(Sentence::NoAction)
+    }
+    fn parse_job_marker(text: &str) -> Result<Sentence, ParseError> {
+        super::JobMarker::parse(text).map(Sentence::JobMarker)
+    }
+    fn parse_nudge(text: &str) -> Result<Sentence, ParseError> {
+        super::Nudge::parse(text).map(Sentence::Nudge)
+    }
+    fn parse_fleet_alert(text: &str) -> Result<Sentence, ParseError> {
+        super::FleetAlert::parse(text).map(Sentence::FleetAlert)
+    }
+    fn parse_contract_footer(text: &str) -> Result<Sentence, ParseError> {
+        super::ContractFooter::parse(text).map(Sentence::ContractFooter)
+    }
+    fn parse_directive(text: &str) -> Result<Sentence, ParseError> {
+        super::Directive::parse(text).map(Sentence::Directive)
+    }
+    fn parse_runtime_context(text: &str) -> Result<Sentence, ParseError> {
+        super::RuntimeContext::parse(text).map(Sentence::RuntimeContext)
+    }
+    fn parse_subagent_update(text: &str) -> Result<Sentence, ParseError> {
+        super::SubagentUpdate::parse(text).map(Sentence::SubagentUpdate)
+    }
+    static STRUCTURES: [StructureScan<Sentence>; 13usize] = [
+        StructureScan {
+            key: "work_order",
+            head: "[WO:",
+            source: r#"(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^—\r\n]*[^— \t\r\n])[ \t]*—[ \t]*(?P<body>[^ \t].*)"#,
+            parse: parse_work_order,
+            quotes_brackets: false,
+        },
+        StructureScan {
+            key: "ack",
+            head: "[ACK",
+            source: r#"\[ACK(?::|[ \t]+)(?P<dm_id>[a-f0-9-]+)\](?:[ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\])?"#,
+            parse: parse_ack,
+            quotes_brackets: false,
+        },
+        StructureScan {
+            key: "claim",
+            head: "[CLAIM",
+            source: r#"\[(?P<verb>CLAIM)[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\]"#,
+            parse: parse_claim,
+            quotes_brackets: false,
+        },
+        StructureScan {
+            key: "result",
+            head: "[RESULT",
+            source: r#"(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^ \t\r\n\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))(?:[^\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))*(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?))"#,
+            parse: parse_result,
+            quotes_brackets: false,
+        },
+        StructureScan {
+            key: "decline",
+            head: "[DECLINE",
+            source: r#"\[DECLINE[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?P<reason>[^ \t\r\n][^\r\n]*)"#,
+            parse: parse_decline,
+            quotes_brackets: false,
+        },
+        StructureScan {
+            key: "no_action",
+            head: "[NO-ACTION",
+            source: r#"\[NO-ACTION[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?P<reason>[^ \t\r\n][^\r\n]*)"#,
+            parse: parse_no_action,
+            quotes_brackets: false,
+        },
+        StructureScan {
+            key: "job_marker",
+            head: "[JOB",
+            source: r#"\[JOB[ \t]+(?P<job_id>[A-Za-z0-9_.-]+(?:/(?P<slot>0|[1-9][0-9]{0,8}))?)\]"#,
+            parse: parse_job_marker,
+            quotes_brackets: false,
+        },
+        StructureScan {
+            key: "nudge",
+            head: "[NUDGE",
+            source: r#"\[NUDGE[ \t]+(?P<loop_id>[A-Za-z0-9_/-]+)\][ \t]+\[nudge[ \t]+(?P<count>0|[1-9][0-9]{0,8})/(?P<max_nudges>0|[1-9][0-9]{0,8})\][ \t]+Deadline[ \t]+(?P<deadline_utc>[^ \t\r\n:]+(?::[^ \t\r\n:]+)*(?:[ \t]+[^ \t\r\n:]+(?::[^ \t\r\n:]+)*)*)(?::[ \t]*(?P<prompt>[^ \t\r\n][^\r\n]*))?"#,
+            parse: parse_nudge,
+            quotes_brackets: false,
+        },
+        StructureScan {
+            key: "fleet_alert",
+            head: "[fleet-alert]",
+            source: r#"\[fleet-alert\][ \t]+(?P<severity>[A-Z][A-Z0-9_-]*):[ \t]+(?P<message>[^ \t\r\n][^\r\n]*)"#,
+            parse: parse_fleet_alert,
+            quotes_brackets: false,
+        },
+        StructureScan {
+            key: "contract_footer",
+            head: "Reply:",
+            source: r#"Reply:[ \t]+\[ACK[ \t]+(?P<id>[A-Za-z0-9_/-]+)\][ \t]+seen[ \t]+\|[ \t]+\[CLAIM[ \t]+(?P<id_claim>[A-Za-z0-9_/-]+)\][ \t]+mine[ \t]+\|[ \t]+\[RESULT[ \t]+(?P<id_result>[A-Za-z0-9_/-]+)\][ \t]+done[ \t]+\|[ \t]+\[DECLINE[ \t]+(?P<id_decline>[A-Za-z0-9_/-]+)\][ \t]+\|[ \t]+\[NO-ACTION[ \t]+(?P<id_no_action>[A-Za-z0-9_/-]+)\]\."#,
+            parse: parse_contract_footer,
+            quotes_brackets: false,
+        },
+        StructureScan {
+            key: "directive",
+            head: "[Directive:",
+            source: r#"\[Directive:[ \t]*(?P<directive>(?:[^ \t\[\]\r\n]|\[[^\[\]\r\n]*\])(?:[^\[\]\r\n]|\[[^\[\]\r\n]*\])*)\]"#,
+            parse: parse_directive,
+            quotes_brackets: true,
+        },
+        StructureScan {
+            key: "runtime_context",
+            head: "[Runtime Context:",
+            source: r#"\[Runtime Context:[ \t]*(?P<url>[A-Za-z][A-Za-z0-9+.-]*://[^ \t\r\n\]]+)\]"#,
+            parse: parse_runtime_context,
+            quotes_brackets: false,
+        },
+        StructureScan {
+            key: "subagent_update",
+            head: "[SUBAGENT-UPDATE]",
+            source: r#"\[SUBAGENT-UPDATE\][ \t]+Subagent[ \t]+'(?P<title>[^'\r\n]+)'[ \t]+\((?P<short_id>[0-9a-f]{6,12})\)[ \t]+has[ \t]+posted[ \t]+new[ \t]+output\."#,
+            parse: parse_subagent_update,
+            quotes_brackets: false,
+        },
+    ];
+    static DIRECTIVES: DirectiveSpec = DirectiveSpec {
+        op_pattern: "[A-Za-z0-9_.-]+",
+        bracket_engines: &["TOOL", "EXEC"],
+        shorthands: &[("DM", "dm.send", "TOOL")],
+        fences: &[("tool", "TOOL"), ("exec", "EXEC"), ("box", "TOOL")],
+        curl_path: "/exec",
+        curl_data_flags: &["-d", "--data", "--data-raw", "--data-binary", "--json"],
+        curl_engine: "EXEC",
+        curl_op_key: "op",
+        curl_args_key: "args",
+        aliases: &[("dm", "dm.send"), ("box", "box.exec"), ("tools", "tools.list")],
+        limits: LIMITS,
+    };
+    static SCANNER: LazyLock<Scanner<Sentence>> = LazyLock::new(|| Scanner::new(
+        &STRUCTURES,
+        &DIRECTIVES,
+    ));
+    /// Every sentence and directive in `text`, in order, with byte spans.
+    /// Skipped directive candidates are dropped silently (decision D4).
+    pub fn scan(text: &str) -> Vec<Found> {
+        SCANNER.scan(text)
+    }
+    /// As [`scan`], plus every skipped directive candidate with its span and reason.
+    pub fn scan_with_diagnostics(text: &str) -> (Vec<Found>, Vec<Skipped>) {
+        SCANNER.scan_with_diagnostics(text)
     }
 }

@@ -508,6 +508,19 @@ fn pattern_result_examples() {
         caps.name("summary").map(| m | m.as_str()), Some("two\nlines"), "group {}",
         "summary"
     );
+    let caps = full
+        .captures("[RESULT 7fce46e0] OK see [RESU")
+        .expect("[RESULT 7fce46e0] OK see [RESU");
+    assert_eq!(
+        caps.name("job_id").map(| m | m.as_str()), Some("7fce46e0"), "group {}", "job_id"
+    );
+    assert_eq!(
+        caps.name("status").map(| m | m.as_str()), Some("OK"), "group {}", "status"
+    );
+    assert_eq!(
+        caps.name("summary").map(| m | m.as_str()), Some("see [RESU"), "group {}",
+        "summary"
+    );
     assert!(
         ! full.is_match("[RESULT 7fce46e0]"), "must not match: {:?}", "[RESULT 7fce46e0]"
     );

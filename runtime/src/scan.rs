@@ -1,0 +1,693 @@
+//! The scanner: every sentence and every tool directive in free agent text.
+//!
+//! Generic over the sentence type: the generated crate supplies a
+//! [`ScanSpec`] built from `schema/` (the structures' scan patterns and parse
+//! functions, and the directive grammar of `schema/directives.json`).
+//!
+//! # Rules
+//! - A fenced code block (```` ``` ```` or `~~~`, up to three spaces of indent)
+//!   is quoted text, unless its info string is a directive fence (`tool`,
+//!   `exec`, `box`): then its body must be `<op> {json}` and it is a directive.
+//!   An inline code span (a backtick run closed by a run of the same length on
+//!   the same line) is quoted text.
+//! - At a `[`, the bracket directive forms (`[TOOL op {…}]`, `[EXEC op {…}]`,
+//!   `[DM {…}]`) are tried first, then every structure's pattern, anchored at
+//!   that byte; the first structure in spec order that matches wins. Scanning
+//!   resumes after what was found, so a marker inside another sentence's
+//!   payload (a JSON string, a work order's body, a directive's text) is never
+//!   a sentence of its own.
+//! - A structure whose head does not start with `[` (the contract footer's
+//!   `Reply:`) is tried where its head, then spaces, precede a `[`.
+//! - A line that starts with `curl` and posts a single-quoted payload to the
+//!   spec's path (`/exec`) is a directive.
+//! - Tool arguments are exactly one strict JSON object, found by validating
+//!   JSON as it is read (strings, escapes and nesting tracked), never by the
+//!   first `}`. A broken candidate is skipped (reported by
+//!   [`Scanner::scan_with_diagnostics`]) and scanning resumes at the first byte
+//!   the broken JSON could not claim, so it never hides the calls around it and
+//!   is never repaired into a call.
+//!
+//! # Cost
+//! Every byte is examined a bounded number of times: JSON is read at most once
+//! (scanning resumes where a failed object stopped), pattern attempts are
+//! anchored, and code-span closers are indexed per line. Spans are **byte**
+//! offsets into the text (UTF-8), half-open.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::ops::Range;
+
+use regex_automata::meta::Regex as MetaRegex;
+use regex_automata::{Anchored, Input};
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::json::{scan_object, Limits};
+use crate::ParseError;
+
+/// One structure as the scanner sees it (generated from the spec).
+#[derive(Debug)]
+pub struct StructureScan<S: 'static> {
+    /// Structure key, e.g. `work_order`.
+    pub key: &'static str,
+    /// The literal text every sentence of the structure starts with
+    /// (e.g. `[WO:`, `Reply:`).
+    pub head: &'static str,
+    /// The pattern, flags inline, with fixed groups replaced by their text.
+    pub source: &'static str,
+    /// Parses exactly one sentence of this structure.
+    pub parse: fn(&str) -> Result<S, ParseError>,
+    /// When the head matches but the sentence does not, the bracketed text
+    /// that follows is still quoted (markers inside it are not sentences).
+    pub quotes_brackets: bool,
+}
+
+/// The directive grammar (generated from `schema/directives.json`).
+#[derive(Debug)]
+pub struct DirectiveSpec {
+    /// The op pattern, e.g. `[A-Za-z0-9_.-]+`.
+    pub op_pattern: &'static str,
+    /// Engine keywords of the bracket form, e.g. `TOOL`, `EXEC`.
+    pub bracket_engines: &'static [&'static str],
+    /// Shorthands: (keyword, op, engine), e.g. (`DM`, `dm.send`, `TOOL`).
+    pub shorthands: &'static [(&'static str, &'static str, &'static str)],
+    /// Directive fences: (info string, engine).
+    pub fences: &'static [(&'static str, &'static str)],
+    /// The URL path a curl command must post to.
+    pub curl_path: &'static str,
+    /// Curl flags whose next argument is the payload.
+    pub curl_data_flags: &'static [&'static str],
+    /// The engine of curl directives.
+    pub curl_engine: &'static str,
+    /// Payload key of the op.
+    pub curl_op_key: &'static str,
+    /// Payload key of the arguments.
+    pub curl_args_key: &'static str,
+    /// Native aliases: (alias, op).
+    pub aliases: &'static [(&'static str, &'static str)],
+    /// Limits on the argument object.
+    pub limits: Limits,
+}
+
+/// Where a directive was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DirectiveForm {
+    /// `[TOOL op {…}]` or `[EXEC op {…}]`.
+    Bracket,
+    /// `[DM {…}]`.
+    Shorthand,
+    /// A ```` ```tool ```` / ```` ```exec ```` / ```` ```box ```` fence.
+    Fence,
+    /// A curl command posting to `/exec`.
+    Curl,
+}
+
+/// A tool call found in text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ToolDirective {
+    /// How it was written.
+    pub form: DirectiveForm,
+    /// The engine keyword, e.g. `TOOL`.
+    pub engine: &'static str,
+    /// The op to run, aliases resolved (e.g. `dm.send`).
+    pub op: String,
+    /// The op as written (e.g. `dm`); equal to `op` when no alias applied.
+    pub written_op: String,
+    /// The arguments: one strict JSON object, keys in written order.
+    pub args: Map<String, Value>,
+}
+
+/// What was found at a span.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Item<S> {
+    /// A sentence of one of the spec's structures.
+    Sentence {
+        /// Its typed value.
+        value: S,
+    },
+    /// A tool call.
+    Directive {
+        /// The call.
+        #[serde(flatten)]
+        directive: ToolDirective,
+    },
+}
+
+/// One thing found in the text.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Found<S> {
+    /// Byte span in the scanned text.
+    pub span: Range<usize>,
+    /// What it is.
+    #[serde(flatten)]
+    pub item: Item<S>,
+}
+
+/// Why a directive candidate was skipped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SkipReason {
+    /// The arguments are not one strict JSON object (syntax, duplicate keys,
+    /// depth, size, or truncation).
+    InvalidJson,
+    /// Text other than whitespace between the object and the closing `]`.
+    TrailingText,
+    /// `[TOOL op …]` / `[EXEC op …]` whose arguments do not start with `{`.
+    NoObject,
+    /// `[DM …]` without a JSON object (decision D3).
+    ShorthandWithoutObject,
+    /// A directive fence that is never closed.
+    UnclosedFence,
+    /// A directive fence whose body is not `<op> {json}`.
+    FenceBody,
+    /// A curl command to the exec path whose payload is missing, double-quoted,
+    /// not strict JSON, or has other keys than op and args.
+    CurlPayload,
+    /// A `[Directive: …]` that does not close: its text is skipped as quoted.
+    UnclosedDirective,
+}
+
+impl fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SkipReason::InvalidJson => "invalid-json",
+            SkipReason::TrailingText => "trailing-text",
+            SkipReason::NoObject => "no-object",
+            SkipReason::ShorthandWithoutObject => "shorthand-without-object",
+            SkipReason::UnclosedFence => "unclosed-fence",
+            SkipReason::FenceBody => "fence-body",
+            SkipReason::CurlPayload => "curl-payload",
+            SkipReason::UnclosedDirective => "unclosed-directive",
+        })
+    }
+}
+
+/// A skipped candidate, for operators (the protocol skips silently).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Skipped {
+    /// Byte span of the candidate, from its start to where it stopped fitting.
+    pub span: Range<usize>,
+    /// Why it was skipped.
+    pub reason: SkipReason,
+    /// Details, e.g. the JSON error.
+    pub message: String,
+}
+
+/// A compiled scanner for one spec.
+pub struct Scanner<S: 'static> {
+    structures: &'static [StructureScan<S>],
+    bracketed: Vec<usize>,
+    others: Vec<usize>,
+    many: MetaRegex,
+    singles: Vec<MetaRegex>,
+    op: MetaRegex,
+    directives: &'static DirectiveSpec,
+}
+
+impl<S> fmt::Debug for Scanner<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Scanner").field("structures", &self.structures.len()).finish()
+    }
+}
+
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+fn is_blank(b: u8) -> bool {
+    matches!(b, b' ' | b'\t')
+}
+
+impl<S: 'static> Scanner<S> {
+    /// Compiles the scanner.
+    ///
+    /// # Panics
+    /// When a pattern does not compile; the generator has compiled every one.
+    pub fn new(structures: &'static [StructureScan<S>], directives: &'static DirectiveSpec) -> Self {
+        let bracketed: Vec<usize> = (0..structures.len()).filter(|&i| structures[i].head.starts_with('[')).collect();
+        let others: Vec<usize> = (0..structures.len()).filter(|&i| !structures[i].head.starts_with('[')).collect();
+        let sources: Vec<&str> = bracketed.iter().map(|&i| structures[i].source).collect();
+        let many = MetaRegex::new_many(&sources).expect("the generator compiled every pattern");
+        let singles = structures.iter().map(|s| MetaRegex::new(s.source).expect("compiled by the generator")).collect();
+        let op = MetaRegex::new(directives.op_pattern).expect("compiled by the generator");
+        Scanner { structures, bracketed, others, many, singles, op, directives }
+    }
+
+    /// Every sentence and directive in `text`, in order.
+    pub fn scan(&self, text: &str) -> Vec<Found<S>> {
+        self.scan_with_diagnostics(text).0
+    }
+
+    /// As [`Scanner::scan`], plus every skipped directive candidate and why.
+    pub fn scan_with_diagnostics(&self, text: &str) -> (Vec<Found<S>>, Vec<Skipped>) {
+        let mut run = Run { s: self, text, bytes: text.as_bytes(), found: Vec::new(), skipped: Vec::new(), code: None };
+        run.all();
+        (run.found, run.skipped)
+    }
+
+    fn resolve(&self, op: &str) -> String {
+        self.directives.aliases.iter().find(|(a, _)| *a == op).map_or_else(|| op.to_owned(), |(_, o)| (*o).to_owned())
+    }
+}
+
+/// Backtick runs of one line, in order, each with the index of the next run
+/// of the same length on that line.
+struct CodeIndex {
+    line: usize,
+    /// No newline lies between `line` and `checked`.
+    checked: usize,
+    runs: Vec<(usize, usize)>,
+    next: Vec<Option<usize>>,
+    cursor: usize,
+}
+
+struct Run<'a, S: 'static> {
+    s: &'a Scanner<S>,
+    text: &'a str,
+    bytes: &'a [u8],
+    found: Vec<Found<S>>,
+    skipped: Vec<Skipped>,
+    code: Option<CodeIndex>,
+}
+
+impl<S: 'static> Run<'_, S> {
+    fn line_end(&self, from: usize) -> usize {
+        memchr::memchr(b'\n', &self.bytes[from..]).map_or(self.bytes.len(), |i| from + i)
+    }
+
+    fn skip(&mut self, span: Range<usize>, reason: SkipReason, message: impl Into<String>) {
+        self.skipped.push(Skipped { span, reason, message: message.into() });
+    }
+
+    fn directive(&mut self, span: Range<usize>, form: DirectiveForm, engine: &'static str, written: &str, args: Map<String, Value>) {
+        let op = self.s.resolve(written);
+        self.found.push(Found { span, item: Item::Directive { directive: ToolDirective { form, engine, op, written_op: written.to_owned(), args } } });
+    }
+
+    fn all(&mut self) {
+        let mut pos = 0;
+        while pos < self.bytes.len() {
+            if pos == 0 || self.bytes[pos - 1] == b'\n' {
+                if let Some(next) = self.line_start(pos) {
+                    pos = next;
+                    continue;
+                }
+            }
+            let Some(i) = memchr::memchr3(b'[', b'`', b'\n', &self.bytes[pos..]).map(|i| pos + i) else { break };
+            pos = match self.bytes[i] {
+                b'\n' => i + 1,
+                b'`' => self.code_span(i),
+                _ => self.bracket(i),
+            };
+        }
+    }
+
+    /// Fences and curl commands at a line start; `None` when neither.
+    fn line_start(&mut self, pos: usize) -> Option<usize> {
+        let b = self.bytes;
+        let indent = b[pos..].iter().take(4).take_while(|&&c| c == b' ').count();
+        let at = pos + indent;
+        if indent <= 3 && at < b.len() && (b[at] == b'`' || b[at] == b'~') {
+            if let Some(end) = self.fence(pos, at) {
+                return Some(end);
+            }
+        }
+        let blank = b[pos..].iter().take_while(|&&c| is_blank(c)).count();
+        let at = pos + blank;
+        if b[at..].starts_with(b"curl") && b.get(at + 4).is_some_and(|&c| is_blank(c)) {
+            return self.curl(at);
+        }
+        None
+    }
+
+    /// A fenced block opening at `at`; returns where scanning resumes.
+    fn fence(&mut self, start: usize, at: usize) -> Option<usize> {
+        let b = self.bytes;
+        let ch = b[at];
+        let n = b[at..].iter().take_while(|&&c| c == ch).count();
+        if n < 3 {
+            return None;
+        }
+        let open_end = self.line_end(at);
+        let info = self.text[at + n..open_end].trim();
+        if ch == b'`' && info.contains('`') {
+            return None;
+        }
+        let word = info.split_whitespace().next().unwrap_or("");
+        // Find the closing fence line.
+        let mut line = open_end + 1;
+        let mut close: Option<(usize, usize)> = None;
+        while line < b.len() {
+            let end = self.line_end(line);
+            let l = &self.text[line..end];
+            let ind = l.bytes().take_while(|&c| c == b' ').count();
+            let rest = &l[ind..];
+            let m = rest.bytes().take_while(|&c| c == ch).count();
+            if ind <= 3 && m >= n && rest[m..].trim_end_matches(['\r', ' ', '\t']).is_empty() {
+                close = Some((line, end));
+                break;
+            }
+            line = end + 1;
+        }
+        let engine = self.s.directives.fences.iter().find(|(w, _)| *w == word).map(|(_, e)| *e);
+        match (engine, close) {
+            (None, Some((_, end))) => Some((end + 1).min(b.len())),
+            (None, None) => Some(b.len()),
+            (Some(_), None) => {
+                self.skip(start..b.len(), SkipReason::UnclosedFence, format!("the ```{word} fence is never closed"));
+                Some(b.len())
+            }
+            (Some(engine), Some((cl, end))) => {
+                let body_start = (open_end + 1).min(cl);
+                self.fence_body(start..end, body_start, cl, engine);
+                Some((end + 1).min(b.len()))
+            }
+        }
+    }
+
+    fn fence_body(&mut self, span: Range<usize>, from: usize, to: usize, engine: &'static str) {
+        let body = &self.text[..to];
+        let mut p = from;
+        while p < to && is_ws(self.bytes[p]) {
+            p += 1;
+        }
+        let op_end = match self.s.op.search(&Input::new(body).range(p..to).anchored(Anchored::Yes)) {
+            Some(m) => m.end(),
+            None => return self.skip(span, SkipReason::FenceBody, "the fence body does not start with an op"),
+        };
+        let mut q = op_end;
+        while q < to && is_ws(self.bytes[q]) {
+            q += 1;
+        }
+        if q == op_end || q >= to || self.bytes[q] != b'{' {
+            return self.skip(span, SkipReason::FenceBody, "the op is not followed by whitespace and a JSON object");
+        }
+        match scan_object(body, q, self.s.directives.limits) {
+            Err(e) => self.skip(span, SkipReason::InvalidJson, e.error.message),
+            Ok((args, end)) => {
+                if !self.text[end..to].trim().is_empty() {
+                    return self.skip(span, SkipReason::FenceBody, "text after the JSON object in the fence body");
+                }
+                let written = self.text[p..op_end].to_owned();
+                self.directive(span, DirectiveForm::Fence, engine, &written, args);
+            }
+        }
+    }
+
+    /// An inline code span opening at `i`; returns where scanning resumes.
+    fn code_span(&mut self, i: usize) -> usize {
+        let b = self.bytes;
+        // The start of the line holding `i`: search back only as far as the
+        // line already indexed, so a long line is searched once in all.
+        let (known_line, checked) = self.code.as_ref().map_or((0, 0), |c| (c.line, c.checked));
+        let from = checked.min(i);
+        let line = match memchr::memrchr(b'\n', &b[from..i]) {
+            Some(p) => from + p + 1,
+            None if checked <= i => known_line,
+            None => memchr::memrchr(b'\n', &b[..i]).map_or(0, |p| p + 1),
+        };
+        if let Some(c) = self.code.as_mut() {
+            c.checked = c.checked.max(i);
+        }
+        if self.code.as_ref().is_none_or(|c| c.line != line) {
+            let end = self.line_end(line);
+            let mut runs = Vec::new();
+            let mut p = line;
+            while let Some(k) = memchr::memchr(b'`', &b[p..end]) {
+                let start = p + k;
+                let n = b[start..end].iter().take_while(|&&c| c == b'`').count();
+                runs.push((start, n));
+                p = start + n;
+            }
+            let mut next = vec![None; runs.len()];
+            let mut last: HashMap<usize, usize> = HashMap::new();
+            for (k, &(_, n)) in runs.iter().enumerate().rev() {
+                next[k] = last.get(&n).copied();
+                last.insert(n, k);
+            }
+            self.code = Some(CodeIndex { line, checked: i, runs, next, cursor: 0 });
+        }
+        let idx = self.code.as_mut().expect("indexed above");
+        while idx.cursor < idx.runs.len() && idx.runs[idx.cursor].0 < i {
+            idx.cursor += 1;
+        }
+        match idx.runs.get(idx.cursor) {
+            Some(&(start, n)) if start == i => match idx.next[idx.cursor] {
+                Some(k) => idx.runs[k].0 + idx.runs[k].1,
+                None => i + n,
+            },
+            // `i` is inside a run that began in text already consumed.
+            _ => i + b[i..].iter().take_while(|&&c| c == b'`').count(),
+        }
+    }
+
+    /// Everything that can start at the `[` at `i`; returns where scanning resumes.
+    fn bracket(&mut self, i: usize) -> usize {
+        if let Some(next) = self.before_bracket(i) {
+            return next;
+        }
+        if let Some(next) = self.bracket_directive(i) {
+            return next;
+        }
+        let input = Input::new(self.text).range(i..).anchored(Anchored::Yes);
+        if let Some(m) = self.s.many.search(&input) {
+            let st = &self.s.structures[self.s.bracketed[m.pattern().as_usize()]];
+            if let Ok(v) = (st.parse)(&self.text[m.start()..m.end()]) {
+                self.found.push(Found { span: m.start()..m.end(), item: Item::Sentence { value: v } });
+                return m.end().max(i + 1);
+            }
+        }
+        for st in self.s.structures.iter().filter(|st| st.quotes_brackets) {
+            if self.text[i..].starts_with(st.head) {
+                return self.quoted_brackets(i, st.key);
+            }
+        }
+        i + 1
+    }
+
+    /// Structures whose head (e.g. `Reply:`) precedes the `[` at `i`.
+    fn before_bracket(&mut self, i: usize) -> Option<usize> {
+        let b = self.bytes;
+        let mut p = i;
+        while p > 0 && is_blank(b[p - 1]) {
+            p -= 1;
+        }
+        if p == i {
+            return None;
+        }
+        for &k in &self.s.others {
+            let st = &self.s.structures[k];
+            let Some(start) = p.checked_sub(st.head.len()) else { continue };
+            if !self.text.is_char_boundary(start) || &self.text[start..p] != st.head {
+                continue;
+            }
+            // Do not reach back over what was already found.
+            if self.found.last().is_some_and(|f| f.span.end > start) {
+                continue;
+            }
+            let input = Input::new(self.text).range(start..).anchored(Anchored::Yes);
+            if let Some(m) = self.s.singles[k].search(&input) {
+                if let Ok(v) = (st.parse)(&self.text[m.start()..m.end()]) {
+                    self.found.push(Found { span: m.start()..m.end(), item: Item::Sentence { value: v } });
+                    return Some(m.end());
+                }
+            }
+        }
+        None
+    }
+
+    /// The bracketed text of a failed quoting structure: skipped to its
+    /// matching `]` on the line, or to the end of the line.
+    fn quoted_brackets(&mut self, i: usize, key: &str) -> usize {
+        let end = self.line_end(i);
+        let mut depth = 0usize;
+        for (p, &c) in self.bytes[i..end].iter().enumerate() {
+            match c {
+                b'[' => depth += 1,
+                b']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return i + p + 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.skip(i..end, SkipReason::UnclosedDirective, format!("a `{key}` that does not close; its text is quoted to the end of the line"));
+        end
+    }
+
+    /// `[TOOL op {…}]`, `[EXEC op {…}]`, `[DM {…}]` at `i`.
+    fn bracket_directive(&mut self, i: usize) -> Option<usize> {
+        let b = self.bytes;
+        let rest = &self.text[i + 1..];
+        let d = self.s.directives;
+        if let Some(engine) = d.bracket_engines.iter().find(|e| rest.starts_with(**e) && b.get(i + 1 + e.len()).is_some_and(|&c| is_ws(c))) {
+            let mut p = i + 1 + engine.len();
+            while p < b.len() && is_ws(b[p]) {
+                p += 1;
+            }
+            let m = self.s.op.search(&Input::new(self.text).range(p..).anchored(Anchored::Yes))?;
+            let written = self.text[m.start()..m.end()].to_owned();
+            let mut q = m.end();
+            while q < b.len() && is_ws(b[q]) {
+                q += 1;
+            }
+            if q < b.len() && b[q] == b']' {
+                return Some(q + 1); // `[TOOL op]` advertises an op: not a call.
+            }
+            if q == m.end() || q >= b.len() || b[q] != b'{' {
+                self.skip(i..q.min(b.len()), SkipReason::NoObject, format!("`[{engine} {written}` is not followed by a JSON object"));
+                return Some(m.end());
+            }
+            return Some(self.object_then_close(i, q, DirectiveForm::Bracket, engine, &written));
+        }
+        for &(kw, op, engine) in d.shorthands {
+            if !rest.starts_with(kw) {
+                continue;
+            }
+            let mut p = i + 1 + kw.len();
+            if !b.get(p).is_some_and(|&c| is_ws(c) || c == b'{') {
+                continue;
+            }
+            while p < b.len() && is_ws(b[p]) {
+                p += 1;
+            }
+            if p >= b.len() || b[p] != b'{' {
+                self.skip(i..p, SkipReason::ShorthandWithoutObject, format!("`[{kw}` without a JSON object is ignored (D3)"));
+                return Some(p);
+            }
+            return Some(self.object_then_close(i, p, DirectiveForm::Shorthand, engine, op));
+        }
+        None
+    }
+
+    fn object_then_close(&mut self, i: usize, brace: usize, form: DirectiveForm, engine: &'static str, written: &str) -> usize {
+        let b = self.bytes;
+        match scan_object(self.text, brace, self.s.directives.limits) {
+            Err(e) => {
+                self.skip(i..e.at, SkipReason::InvalidJson, e.error.message);
+                e.at
+            }
+            Ok((args, end)) => {
+                let mut q = end;
+                while q < b.len() && is_ws(b[q]) {
+                    q += 1;
+                }
+                if q < b.len() && b[q] == b']' {
+                    self.directive(i..q + 1, form, engine, written, args);
+                    q + 1
+                } else {
+                    self.skip(i..q, SkipReason::TrailingText, "text between the JSON object and the closing `]`");
+                    q
+                }
+            }
+        }
+    }
+
+    /// A curl command starting at `at` (line start, after blanks).
+    fn curl(&mut self, at: usize) -> Option<usize> {
+        let b = self.bytes;
+        let d = self.s.directives;
+        // Tokens up to the end of the command (a newline not escaped by `\`).
+        let mut tokens: Vec<(usize, usize, u8)> = Vec::new(); // (start, end, quote)
+        let mut p = at;
+        loop {
+            while p < b.len() && is_blank(b[p]) {
+                p += 1;
+            }
+            if p + 1 < b.len() && b[p] == b'\\' && (b[p + 1] == b'\n' || (b[p + 1] == b'\r' && b.get(p + 2) == Some(&b'\n'))) {
+                p += if b[p + 1] == b'\r' { 3 } else { 2 };
+                continue;
+            }
+            if p >= b.len() || b[p] == b'\n' || b[p] == b'\r' {
+                break;
+            }
+            match b[p] {
+                q @ (b'\'' | b'"') => {
+                    let close = memchr::memchr(q, &b[p + 1..]).map(|k| p + 1 + k);
+                    match close {
+                        Some(c) => {
+                            tokens.push((p + 1, c, q));
+                            p = c + 1;
+                        }
+                        None => {
+                            tokens.push((p + 1, b.len(), q));
+                            p = b.len();
+                        }
+                    }
+                }
+                _ => {
+                    let s = p;
+                    while p < b.len() && !is_ws(b[p]) && b[p] != b'\'' && b[p] != b'"' {
+                        p += 1;
+                    }
+                    tokens.push((s, p, 0));
+                }
+            }
+        }
+        let end = p;
+        let word = |t: &(usize, usize, u8)| &self.text[t.0..t.1];
+        let posts_to_exec = tokens.iter().any(|t| {
+            let w = word(t);
+            let rest = w.strip_prefix("https://").or_else(|| w.strip_prefix("http://"));
+            rest.and_then(|r| r.find('/').map(|k| &r[k..])).is_some_and(|path| path == d.curl_path || path.strip_suffix('/') == Some(d.curl_path))
+        });
+        if !posts_to_exec {
+            return None;
+        }
+        let payloads: Vec<&(usize, usize, u8)> =
+            tokens.windows(2).filter(|w| w[0].2 == 0 && d.curl_data_flags.contains(&word(&w[0]))).map(|w| &w[1]).collect();
+        let span = at..end;
+        let payload = match payloads.as_slice() {
+            [one] if one.2 == b'\'' && one.1 < b.len() => *one,
+            [one] if one.2 == b'"' => {
+                self.skip(span, SkipReason::CurlPayload, "the payload is double-quoted; only single-quoted payloads are read");
+                return Some(end);
+            }
+            [] => {
+                self.skip(span, SkipReason::CurlPayload, "no payload after a data flag");
+                return Some(end);
+            }
+            [_] => {
+                self.skip(span, SkipReason::CurlPayload, "the payload is not a closed single-quoted string");
+                return Some(end);
+            }
+            _ => {
+                self.skip(span, SkipReason::CurlPayload, "more than one payload");
+                return Some(end);
+            }
+        };
+        let text = &self.text[payload.0..payload.1];
+        let obj = match crate::json::parse_object_with(text.trim(), d.limits) {
+            Ok(o) => o,
+            Err(e) => {
+                self.skip(span, SkipReason::InvalidJson, e.message);
+                return Some(end);
+            }
+        };
+        if obj.keys().any(|k| k != d.curl_op_key && k != d.curl_args_key) {
+            self.skip(span, SkipReason::CurlPayload, format!("the payload may hold only `{}` and `{}`", d.curl_op_key, d.curl_args_key));
+            return Some(end);
+        }
+        let op = match obj.get(d.curl_op_key) {
+            Some(Value::String(op)) if self.s.op.search(&Input::new(op.as_str()).anchored(Anchored::Yes)).is_some_and(|m| m.end() == op.len()) => op.clone(),
+            _ => {
+                self.skip(span, SkipReason::CurlPayload, format!("`{}` is not a valid op name", d.curl_op_key));
+                return Some(end);
+            }
+        };
+        let args = match obj.get(d.curl_args_key) {
+            Some(Value::Object(a)) => a.clone(),
+            None => Map::new(),
+            Some(_) => {
+                self.skip(span, SkipReason::CurlPayload, format!("`{}` is not a JSON object", d.curl_args_key));
+                return Some(end);
+            }
+        };
+        self.directive(span, DirectiveForm::Curl, d.curl_engine, &op, args);
+        Some(end)
+    }
+}

@@ -1,0 +1,265 @@
+//! The scanner on free agent text: context rules, tool call extraction, and
+//! hostile input.
+
+use agent_sentences::scan::{scan, scan_with_diagnostics, DirectiveForm, Item, SkipReason};
+
+use serde_json::json;
+
+/// (span text, structure key or "directive:<op>") for each thing found.
+fn summary(text: &str) -> Vec<(String, String)> {
+    scan(text)
+        .into_iter()
+        .map(|f| {
+            let what = match &f.item {
+                Item::Sentence { value } => value.kind().key().to_owned(),
+                Item::Directive { directive } => format!("directive:{}", directive.op),
+            };
+            (text[f.span.clone()].to_owned(), what)
+        })
+        .collect()
+}
+
+fn skipped(text: &str) -> Vec<(String, SkipReason)> {
+    scan_with_diagnostics(text).1.into_iter().map(|s| (text[s.span.clone()].to_owned(), s.reason)).collect()
+}
+
+#[test]
+fn finds_sentences_in_prose_in_order() {
+    let text = "Thanks! [ACK:7fce46e0] [from 646]\nOn it: [CLAIM 7fce46e0] now.\n[RESULT 7fce46e0] OK 14 endpoints healthy";
+    assert_eq!(
+        summary(text),
+        [
+            ("[ACK:7fce46e0] [from 646]".to_owned(), "ack".to_owned()),
+            ("[CLAIM 7fce46e0]".to_owned(), "claim".to_owned()),
+            ("[RESULT 7fce46e0] OK 14 endpoints healthy".to_owned(), "result".to_owned()),
+        ]
+    );
+}
+
+#[test]
+fn spans_are_byte_offsets() {
+    let text = "é✓ [CLAIM a1]";
+    let found = scan(text);
+    assert_eq!(found[0].span, 6..16);
+}
+
+#[test]
+fn several_results_split_at_each_result_marker() {
+    let text = "[RESULT a] OK first\n[RESULT b] FAIL second";
+    let found = summary(text);
+    assert_eq!(found.len(), 2);
+    assert_eq!(found[0].0, "[RESULT a] OK first\n");
+    assert_eq!(found[1].0, "[RESULT b] FAIL second");
+}
+
+#[test]
+fn echoed_footer_is_one_contract_footer() {
+    let text = "Noted. Reply: [ACK 7fce46e0] seen | [CLAIM 7fce46e0] mine | [RESULT 7fce46e0] done | [DECLINE 7fce46e0] | [NO-ACTION 7fce46e0].";
+    assert_eq!(summary(text), [(text[7..].to_owned(), "contract_footer".to_owned())]);
+}
+
+#[test]
+fn markers_inside_payloads_are_not_sentences() {
+    // Inside a work order's body.
+    let wo = "[WO:7fce46e0] [from super] Audit — then reply [RESULT 7fce46e0] OK and run [TOOL x.y {}]";
+    assert_eq!(summary(wo), [(wo.to_owned(), "work_order".to_owned())]);
+    // Inside a JSON string of a tool call.
+    let t = r#"[TOOL followup.create {"prompt": "[CLAIM 1] [TOOL evil.op {}]"}] done"#;
+    assert_eq!(summary(t), [(t[..t.len() - 5].to_owned(), "directive:followup.create".to_owned())]);
+    // Inside a directive's text, closed or not.
+    let d = "[Directive: close with [RESULT 7fce46e0] ] and [Directive: run [TOOL a.b {\"x\": [1]}] ]";
+    let found = summary(d);
+    assert_eq!(found, [("[Directive: close with [RESULT 7fce46e0] ]".to_owned(), "directive".to_owned())]);
+    assert_eq!(skipped(d).len(), 0, "the nested directive closes on its line: quoted, not a call");
+}
+
+#[test]
+fn quoted_markers_are_not_sentences() {
+    let text = "Use `[CLAIM 1]` to claim.\n```text\n[TOOL evil.op {}]\n[CLAIM 2]\n```\n~~~\n[ACK:ab]\n~~~\n[CLAIM 3]";
+    assert_eq!(summary(text), [("[CLAIM 3]".to_owned(), "claim".to_owned())]);
+}
+
+#[test]
+fn unclosed_code_span_is_literal() {
+    assert_eq!(summary("a ` b [CLAIM 1]").len(), 1);
+    assert_eq!(summary("a `` b [CLAIM 1] ` c").len(), 1);
+    assert_eq!(summary("a `` b [CLAIM 1] `` c").len(), 0);
+}
+
+#[test]
+fn directive_fences_are_calls() {
+    let text = "Run this:\n```tool\nfollowup.create {\"in_m\": 5}\n```\n```exec\nhealth.check {}\n```\n```box\nbox {\"action\": \"status\"}\n```\n";
+    let found = scan(text);
+    let calls: Vec<(&str, DirectiveForm, &str, &str)> = found
+        .iter()
+        .map(|f| match &f.item {
+            Item::Directive { directive } => (directive.engine, directive.form, directive.op.as_str(), directive.written_op.as_str()),
+            _ => panic!("only directives"),
+        })
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            ("TOOL", DirectiveForm::Fence, "followup.create", "followup.create"),
+            ("EXEC", DirectiveForm::Fence, "health.check", "health.check"),
+            ("TOOL", DirectiveForm::Fence, "box.exec", "box"),
+        ]
+    );
+    assert_eq!(&text[found[0].span.clone()], "```tool\nfollowup.create {\"in_m\": 5}\n```");
+}
+
+#[test]
+fn bad_fences_are_skipped_with_a_reason() {
+    assert_eq!(skipped("```tool\nno object here\n```"), [("```tool\nno object here\n```".to_owned(), SkipReason::FenceBody)]);
+    assert_eq!(skipped("```tool\nop {\"a\": 1,}\n```")[0].1, SkipReason::InvalidJson);
+    assert_eq!(skipped("```exec\nop {}\n")[0].1, SkipReason::UnclosedFence);
+    assert!(summary("```tool\nop {}\nextra\n```").is_empty());
+}
+
+#[test]
+fn tool_calls_of_every_form() {
+    let text = concat!(
+        "[TOOL followup.create {\"in_m\": 5}]\n",
+        "[EXEC\n  health.check\n  {\"deep\": {\"a\": [1, {\"b\": \"}]\"}]}}\n]\n",
+        "[DM {\"to\": \"646\", \"text\": \"hi\"}]\n",
+        "[TOOL dm {\"to\": \"pip\"}]\n",
+        "curl -s -X POST https://exec.muse-dev.online/exec -H 'Content-Type: application/json' -d '{\"op\": \"tools.list\", \"args\": {}}'\n",
+    );
+    let found = scan(text);
+    let calls: Vec<(DirectiveForm, &str, &str, serde_json::Value)> = found
+        .iter()
+        .map(|f| match &f.item {
+            Item::Directive { directive: d } => (d.form, d.engine, d.op.as_str(), serde_json::Value::Object(d.args.clone())),
+            _ => panic!("only directives"),
+        })
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            (DirectiveForm::Bracket, "TOOL", "followup.create", json!({"in_m": 5})),
+            (DirectiveForm::Bracket, "EXEC", "health.check", json!({"deep": {"a": [1, {"b": "}]"}]}})),
+            (DirectiveForm::Shorthand, "TOOL", "dm.send", json!({"to": "646", "text": "hi"})),
+            (DirectiveForm::Bracket, "TOOL", "dm.send", json!({"to": "pip"})),
+            (DirectiveForm::Curl, "EXEC", "tools.list", json!({})),
+        ]
+    );
+}
+
+#[test]
+fn advertised_ops_and_bare_dm_are_not_calls() {
+    assert!(summary("Tools: [TOOL swarm.spawn] [TOOL cron.create]").is_empty());
+    assert!(skipped("Tools: [TOOL swarm.spawn] [TOOL cron.create]").is_empty());
+    assert!(summary("[DM hello there]").is_empty());
+    assert_eq!(skipped("[DM hello there]")[0].1, SkipReason::ShorthandWithoutObject);
+    assert!(summary("[tool x.y {}] [Tool x.y {}] [TOOLS x {}]").is_empty(), "keywords are case-sensitive and exact");
+}
+
+#[test]
+fn broken_calls_are_skipped_and_never_hide_their_neighbours() {
+    let text = concat!(
+        "[TOOL a.one {\"x\": 1}]\n",
+        "[TOOL b.trailing {\"x\": 1,}]\n",
+        "[TOOL c.dup {\"x\": 1, \"x\": 2}]\n",
+        "[TOOL d.single {'x': 1}]\n",
+        "[TOOL e.nan {\"x\": NaN}]\n",
+        "[TOOL f.extra {\"x\": 1} extra]\n",
+        "[TOOL g.two {\"x\": 1}]\n",
+        "[TOOL h.trunc {\"x\": \"open string\n",
+        "[TOOL i.three {}]",
+    );
+    let ops: Vec<String> = summary(text).into_iter().map(|(_, w)| w).collect();
+    assert_eq!(ops, ["directive:a.one", "directive:g.two", "directive:i.three"]);
+    let reasons: Vec<SkipReason> = skipped(text).into_iter().map(|(_, r)| r).collect();
+    assert_eq!(
+        reasons,
+        [
+            SkipReason::InvalidJson,
+            SkipReason::InvalidJson,
+            SkipReason::InvalidJson,
+            SkipReason::InvalidJson,
+            SkipReason::TrailingText,
+            SkipReason::InvalidJson,
+        ]
+    );
+}
+
+#[test]
+fn never_repaired_into_a_call() {
+    for bad in [
+        "[TOOL a.b {\"x\": 1}",
+        "[TOOL a.b {x: 1}]",
+        "[TOOL a.b {\"x\": 1} {\"y\": 2}]",
+        "[TOOL a.b [1, 2]]",
+        "[TOOL a.b {\"x\": \"\\ud800\"}]",
+        "[TOOL a.b {\"x\": 1} // c\n]",
+        "[TOOL a.b\u{a0}{}]",
+    ] {
+        assert!(summary(bad).is_empty(), "{bad:?} must not become a call");
+    }
+}
+
+#[test]
+fn curl_payloads_must_be_strict() {
+    let base = "curl -X POST https://exec.muse-dev.online/exec -d ";
+    assert_eq!(skipped(&format!("{base}\"{{\\\"op\\\": \\\"x\\\"}}\""))[0].1, SkipReason::CurlPayload);
+    assert_eq!(skipped(&format!("{base}'{{\"op\": \"x\", \"cmd\": \"rm\"}}'"))[0].1, SkipReason::CurlPayload);
+    assert_eq!(skipped(&format!("{base}'{{\"op\": \"x\", \"op\": \"y\"}}'"))[0].1, SkipReason::InvalidJson);
+    assert!(summary("curl https://example.com/other -d '{\"op\": \"x\"}'").is_empty());
+    assert!(summary("`curl https://h/exec -d '{\"op\": \"x\"}'`").is_empty(), "quoted");
+    let multi = "curl https://h/exec \\\n  -d '{\"op\": \"x.y\",\n \"args\": {\"a\": 1}}'";
+    assert_eq!(summary(multi), [(multi.to_owned(), "directive:x.y".to_owned())]);
+}
+
+#[test]
+fn crlf_and_non_ascii() {
+    let text = "[ACK:7fce46e0] [from 646]\r\n[DECLINE 7fce46e0] Ünïcode — reason ✓\r\n[CLAIM x]";
+    let found = summary(text);
+    assert_eq!(found[1].0, "[DECLINE 7fce46e0] Ünïcode — reason ✓");
+    assert_eq!(found.len(), 3);
+}
+
+#[test]
+fn serde_shape_of_found_items() {
+    let found = scan("[ACK:ab] [DM {\"to\": \"x\"}]");
+    let v = serde_json::to_value(&found).unwrap();
+    assert_eq!(
+        v,
+        json!([
+            {"span": {"start": 0, "end": 8}, "kind": "sentence", "value": {"structure": "ack", "dm_id": "ab", "sender": null}},
+            {"span": {"start": 9, "end": 25}, "kind": "directive", "form": "shorthand", "engine": "TOOL", "op": "dm.send", "written_op": "dm.send", "args": {"to": "x"}}
+        ])
+    );
+}
+
+const MIB: usize = 1 << 20;
+
+fn flood(unit: &str) -> String {
+    unit.repeat(MIB / unit.len() + 1)
+}
+
+/// Hostile inputs at 1 MiB: the result is asserted, not the time (the
+/// benchmark measures time).
+#[test]
+fn floods_at_one_mebibyte() {
+    let (found, skipped) = scan_with_diagnostics(&flood("[TOOL op {"));
+    assert!(found.is_empty());
+    assert_eq!(skipped.len(), MIB / 10 + 1);
+    assert!(scan(&flood("[RESULT ")).is_empty());
+    let results = scan(&flood("[RESULT a] OK x "));
+    assert_eq!(results.len(), MIB / 16 + 1);
+    let wo = format!("[WO:7f] [from super] {}", " word".repeat(MIB / 5));
+    assert!(scan(&wo).is_empty());
+    assert!(scan(&flood("[")).is_empty());
+    assert!(scan(&flood("`")).is_empty());
+    assert!(scan(&flood("` `` ")).is_empty());
+    let deep = format!("[TOOL a.b {}{}]", "{\"a\": ".repeat(MIB / 6), "}".repeat(MIB / 6));
+    let (found, skipped) = scan_with_diagnostics(&deep);
+    assert!(found.is_empty());
+    assert!(skipped[0].message.contains("nested deeper than 64"), "{}", skipped[0].message);
+    let strings = flood("[TOOL op {\"a\": \"");
+    assert!(scan(&strings).is_empty());
+    let fences = flood("```tool\n");
+    assert!(scan(&fences).is_empty());
+    let curl = flood("curl https://h/exec -d '\n");
+    assert!(scan(&curl).is_empty());
+}
