@@ -1,0 +1,188 @@
+//! The benchmark corpus: realistic agent messages and hostile inputs, made
+//! deterministically from a fixed seed and the generated crate's own spec
+//! examples (no downloaded data, no example written twice).
+
+use agent_sentences::{SentenceKind, Sentence};
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+
+/// The fixed seed of the corpus.
+pub const SEED: u64 = 0x5eed_2026;
+
+/// Sizes of each hostile input, in bytes.
+pub const HOSTILE_SIZES: [usize; 4] = [256 << 10, 512 << 10, 1 << 20, 2 << 20];
+
+/// A message of the realistic corpus.
+#[derive(Debug, Clone, Serialize)]
+pub struct Message {
+    /// The text.
+    pub text: String,
+}
+
+/// One hostile input at one size.
+#[derive(Debug, Clone, Serialize)]
+pub struct Hostile {
+    /// What kind, e.g. `unclosed-tool`.
+    pub kind: &'static str,
+    /// Size in bytes.
+    pub size: usize,
+    /// The text.
+    pub text: String,
+}
+
+const WORDS: &[&str] = &[
+    "the", "audit", "endpoint", "checked", "node", "is", "healthy", "and", "we", "will", "retry", "after", "deploy",
+    "logs", "show", "nothing", "unusual", "please", "confirm", "status", "of", "proxy", "warp", "latency", "rose",
+    "during", "window", "ok", "thanks", "see", "below", "for", "details", "running", "now", "queued", "Ünïcode", "✓",
+    "—", "report", "swarm", "slot", "done", "next", "step",
+];
+
+fn prose(rng: &mut ChaCha8Rng, words: usize) -> String {
+    let mut s = String::new();
+    for i in 0..words {
+        if i > 0 {
+            s.push(if rng.gen_ratio(1, 12) { '\n' } else { ' ' });
+        }
+        s.push_str(WORDS.choose(rng).expect("words"));
+    }
+    s.push('.');
+    s
+}
+
+fn hex_id(rng: &mut ChaCha8Rng) -> String {
+    format!("{:08x}", rng.gen::<u32>())
+}
+
+fn nested_json(rng: &mut ChaCha8Rng, depth: usize) -> String {
+    if depth == 0 {
+        return match rng.gen_range(0..4) {
+            0 => format!("{}", rng.gen_range(0..1000)),
+            1 => "\"text with } and ] inside\"".to_owned(),
+            2 => "true".to_owned(),
+            _ => "[1, 2, {\"k\": null}]".to_owned(),
+        };
+    }
+    format!("{{\"in_m\": {}, \"prompt\": \"check [CLAIM x]\", \"n\": {}}}", rng.gen_range(1..60), nested_json(rng, depth - 1))
+}
+
+/// A marker: a spec example with a fresh id where the structure has one, or
+/// a tool directive with nested JSON.
+fn marker(rng: &mut ChaCha8Rng) -> String {
+    if rng.gen_ratio(1, 4) {
+        let depth = rng.gen_range(0..4);
+        let json = nested_json(rng, depth);
+        return match rng.gen_range(0..4) {
+            0 => format!("[TOOL followup.create {json}]"),
+            1 => format!("[EXEC health.check {json}]"),
+            2 => format!("[DM {{\"to\": \"646\", \"text\": \"hi\", \"meta\": {json}}}]"),
+            _ => format!("```tool\nfollowup.create {json}\n```"),
+        };
+    }
+    let kind = SentenceKind::ALL.choose(rng).expect("kinds");
+    let example = kind.example_sentence();
+    let id = hex_id(rng);
+    let text = example.replace("7fce46e0", &id);
+    // Keep only markers that still parse (they all do; this guards the corpus).
+    match text.parse::<Sentence>() {
+        Ok(_) => text,
+        Err(_) => example.to_owned(),
+    }
+}
+
+/// The realistic corpus: `count` messages of 50–2,000 characters, prose
+/// around one to four markers of every kind.
+pub fn realistic(count: usize) -> Vec<Message> {
+    let mut rng = ChaCha8Rng::seed_from_u64(SEED);
+    (0..count)
+        .map(|_| {
+            let target = rng.gen_range(50..=2000);
+            let mut text = String::new();
+            let markers = rng.gen_range(1..=4);
+            for _ in 0..markers {
+                if !text.is_empty() {
+                    text.push('\n');
+                }
+                let words = rng.gen_range(3..30);
+                text.push_str(&prose(&mut rng, words));
+                text.push('\n');
+                text.push_str(&marker(&mut rng));
+            }
+            while text.chars().count() < target {
+                text.push(' ');
+                text.push_str(&prose(&mut rng, 10));
+            }
+            Message { text }
+        })
+        .collect()
+}
+
+/// Marker-free prose of about `bytes` bytes.
+pub fn prose_only(bytes: usize) -> String {
+    let mut rng = ChaCha8Rng::seed_from_u64(SEED ^ 1);
+    let mut s = String::new();
+    while s.len() < bytes {
+        s.push_str(&prose(&mut rng, 20));
+        s.push(' ');
+    }
+    s
+}
+
+fn fill(unit: &str, size: usize) -> String {
+    let mut s = unit.repeat(size / unit.len());
+    while s.len() < size {
+        s.push(' ');
+    }
+    s
+}
+
+/// Every hostile input at every size in [`HOSTILE_SIZES`].
+pub fn hostile() -> Vec<Hostile> {
+    let mut out = Vec::new();
+    for &size in &HOSTILE_SIZES {
+        let kib_unclosed = {
+            let mut s = String::new();
+            while s.len() + 1024 <= size {
+                s.push_str("[TOOL op {");
+                s.push_str(&" x".repeat((1024 - 10) / 2));
+            }
+            fill(&s, size)
+        };
+        let cases: [(&'static str, String); 7] = [
+            ("unclosed-tool", fill("[TOOL op {", size)),
+            ("unclosed-tool-every-kib", kib_unclosed),
+            ("result-openers", fill("[RESULT ", size)),
+            ("wo-no-em-dash", fill(&format!("[WO:7fce46e0] [from super] {}", " ".repeat(size - 40)), size)),
+            ("brackets", fill("[", size)),
+            ("nested-json", fill(&format!("[TOOL a.b {}", "{\"a\": [".repeat(size / 8)), size)),
+            ("backticks", fill("` `` ``` ", size)),
+        ];
+        for (kind, text) in cases {
+            out.push(Hostile { kind, size, text });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn corpus_is_deterministic_and_in_range() {
+        let a = realistic(200);
+        let b = realistic(200);
+        assert_eq!(a.iter().map(|m| &m.text).collect::<Vec<_>>(), b.iter().map(|m| &m.text).collect::<Vec<_>>());
+        assert!(a.iter().all(|m| m.text.chars().count() >= 50));
+        let found: usize = a.iter().map(|m| agent_sentences::scan::scan(&m.text).len()).sum();
+        assert!(found >= 200, "every message carries markers: {found}");
+    }
+
+    #[test]
+    fn hostile_inputs_have_their_sizes() {
+        for h in hostile() {
+            assert_eq!(h.text.len(), h.size, "{}", h.kind);
+        }
+    }
+}
