@@ -9,6 +9,7 @@ use indexmap::IndexMap;
 use serde::Serialize;
 
 use crate::ident;
+use crate::lifecycle::Lifecycle;
 use crate::load::Spec;
 use crate::model::{Flag, GroupType, MatchExample};
 use crate::pattern::{self, StepSpec};
@@ -27,6 +28,8 @@ pub struct Model {
     pub sentences: Vec<SentenceIr>,
     /// Every closed enumeration, by type name.
     pub enums: Vec<EnumIr>,
+    /// The loop lifecycle read from every structure's `lifecycle_transition`.
+    pub lifecycle: Lifecycle,
 }
 
 /// A pattern (`/patterns/<key>`).
@@ -337,11 +340,13 @@ pub fn lower(spec: &Spec) -> Model {
             example_captures,
         });
     }
+    let lifecycle = Lifecycle::build(sentences.iter().map(|s| (s.key.as_str(), s.lifecycle_transition.as_str())));
     Model {
         title: spec.structures.title.clone(),
         version: spec.structures.version.clone(),
         patterns,
         sentences,
         enums,
+        lifecycle,
     }
 }
