@@ -319,17 +319,24 @@ fn the_lifecycle_diagram_is_derived_from_the_transitions() {
     assert_eq!(lines.iter().filter(|l| l.contains("-->")).count(), 3 + 12 + 4);
 }
 
-#[test]
-fn a_changed_example_changes_the_docs() {
+/// A copy of the real spec in a temporary directory with `from` (which
+/// must occur once) replaced by `to` in `regex_patterns.json`.
+fn edited_patterns(from: &str, to: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     for f in ["structures.json", "regex_patterns.json"] {
         let mut text = std::fs::read_to_string(root().join("schema").join(f)).unwrap();
         if f == "regex_patterns.json" {
-            assert_eq!(text.matches("\"[DONE 7fce46e0]\"").count(), 1);
-            text = text.replace("\"[DONE 7fce46e0]\"", "\"[FINISHED 7fce46e0]\"");
+            assert_eq!(text.matches(from).count(), 1, "`{from}` must occur once");
+            text = text.replace(from, to);
         }
         std::fs::write(dir.path().join(f), text).unwrap();
     }
+    dir
+}
+
+#[test]
+fn a_changed_example_changes_the_docs() {
+    let dir = edited_patterns("\"[DONE 7fce46e0]\"", "\"[FINISHED 7fce46e0]\"");
     let g = generate(dir.path()).unwrap();
     let doc = &g.files[PATTERNS];
     assert!(doc.contains("\n[FINISHED 7fce46e0]\n") && !doc.contains("[DONE 7fce46e0]"));
@@ -339,15 +346,9 @@ fn a_changed_example_changes_the_docs() {
 #[test]
 #[should_panic(expected = "a table cell cannot hold a line break")]
 fn a_line_break_the_docs_cannot_show_stops_generation() {
-    let dir = tempfile::tempdir().unwrap();
-    for f in ["structures.json", "regex_patterns.json"] {
-        let mut text = std::fs::read_to_string(root().join("schema").join(f)).unwrap();
-        if f == "regex_patterns.json" {
-            let from = "\"purpose\": \"6–12 character lower-case hex IDs.\"";
-            assert_eq!(text.matches(from).count(), 1);
-            text = text.replace(from, "\"purpose\": \"6–12 character\\nlower-case hex IDs.\"");
-        }
-        std::fs::write(dir.path().join(f), text).unwrap();
-    }
+    let dir = edited_patterns(
+        "\"purpose\": \"6–12 character lower-case hex IDs.\"",
+        "\"purpose\": \"6–12 character\\nlower-case hex IDs.\"",
+    );
     let _ = generate(dir.path());
 }
