@@ -5,7 +5,8 @@
 //!
 //! 1. [`load`]: read the files and validate them against the serde model ([`model`]);
 //! 2. [`check`]: cross-check references, fields, templates, patterns and examples;
-//! 3. [`lower`]: build the intermediate model the emitters read;
+//! 3. [`lower`]: build the intermediate model the emitters read (with the
+//!    loop lifecycle read by [`lifecycle`]);
 //! 4. [`emit`]: render every output file, one function per file.
 //!
 //! [`files::sync`] is the one place that touches the output directory.
@@ -31,6 +32,7 @@ pub mod diagnostic;
 pub mod emit;
 pub mod files;
 pub mod ident;
+pub mod lifecycle;
 pub mod load;
 pub mod locate;
 pub mod lower;

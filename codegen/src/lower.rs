@@ -9,6 +9,7 @@ use indexmap::IndexMap;
 use serde::Serialize;
 
 use crate::ident;
+use crate::lifecycle::Lifecycle;
 use crate::load::Spec;
 use crate::model::{Flag, GroupType, MatchExample};
 use crate::pattern::{self, StepSpec};
@@ -29,6 +30,8 @@ pub struct Model {
     pub enums: Vec<EnumIr>,
     /// The directive grammar (`schema/directives.json`), as written.
     pub directives: crate::model::DirectivesFile,
+    /// The loop lifecycle read from every structure's `lifecycle_transition`.
+    pub lifecycle: Lifecycle,
 }
 
 /// A pattern (`/patterns/<key>`).
@@ -352,6 +355,7 @@ pub fn lower(spec: &Spec) -> Model {
             fields,
         });
     }
+    let lifecycle = Lifecycle::build(sentences.iter().map(|s| (s.key.as_str(), s.lifecycle_transition.as_str())));
     Model {
         title: spec.structures.title.clone(),
         version: spec.structures.version.clone(),
@@ -359,5 +363,6 @@ pub fn lower(spec: &Spec) -> Model {
         sentences,
         enums,
         directives: spec.directives.clone(),
+        lifecycle,
     }
 }

@@ -1,12 +1,11 @@
 //! End-to-end tests of the generator on the real spec and on broken copies.
 
-use std::path::{Path, PathBuf};
 
 use agent_sentences_codegen::{generate, lint, Mode, Severity};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_owned()
-}
+mod common;
+
+use common::{replace_once, root};
 
 /// The drift check as a plain test: `cargo test` alone catches a stale
 /// `generated/`.
@@ -60,24 +59,8 @@ fn real_spec_has_only_the_known_warnings() {
     assert!(report.diagnostics.iter().all(|d| d.severity == Severity::Warning));
 }
 
-/// Copies the real spec to a temporary directory and applies `edit` to the
-/// text of one file.
 pub fn broken_spec(file: &str, edit: impl FnOnce(&mut String)) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let mut edit = Some(edit);
-    for f in ["structures.json", "regex_patterns.json", "directives.json"] {
-        let mut text = std::fs::read_to_string(root().join("schema").join(f)).unwrap();
-        if f == file {
-            (edit.take().expect("one file is edited"))(&mut text);
-        }
-        std::fs::write(dir.path().join(f), text).unwrap();
-    }
-    dir
-}
-
-fn replace_once(text: &mut String, from: &str, to: &str) {
-    assert_eq!(text.matches(from).count(), 1, "`{from}` must occur once");
-    *text = text.replacen(from, to, 1);
+    common::edited_spec(file, edit)
 }
 
 #[test]
