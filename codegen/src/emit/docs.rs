@@ -19,7 +19,8 @@ use crate::lower::{FieldIr, GroupIr, Model, PatternIr, SentenceIr};
 
 /// The templates, compiled into the generator so that a build script needs
 /// no file but the spec. Names are the file names under `codegen/templates/docs/`.
-const TEMPLATES: [(&str, &str); 3] = [
+const TEMPLATES: [(&str, &str); 4] = [
+    ("directives.md.tera", include_str!("../../templates/docs/directives.md.tera")),
     ("sentence-structure.md.tera", include_str!("../../templates/docs/sentence-structure.md.tera")),
     ("regex-patterns.md.tera", include_str!("../../templates/docs/regex-patterns.md.tera")),
     ("box-docs.md.tera", include_str!("../../templates/docs/box-docs.md.tera")),
@@ -52,6 +53,8 @@ pub struct DocsContext<'a> {
     pub patterns: Vec<PatternDoc<'a>>,
     /// The contract footer structure, when the spec has one.
     pub footer: Option<SentenceDoc<'a>>,
+    /// The directive grammar (`schema/directives.json`).
+    pub directives: &'a crate::model::DirectivesFile,
 }
 
 /// A structure as the docs show it: the lowered sentence plus what the
@@ -232,6 +235,7 @@ pub fn context<'a>(spec: &'a Spec, model: &'a Model) -> DocsContext<'a> {
         sentences: model.sentences.iter().map(|s| sentence_doc(model, s)).collect(),
         patterns: model.patterns.iter().map(|p| pattern_doc(model, p)).collect(),
         footer: model.sentences.iter().find(|s| s.key == FOOTER_KEY).map(|s| sentence_doc(model, s)),
+        directives: &model.directives,
     }
 }
 
@@ -410,6 +414,12 @@ pub fn sentence_structure_md(spec: &Spec, model: &Model) -> String {
 /// pattern with its groups, flags and examples.
 pub fn regex_patterns_md(spec: &Spec, model: &Model) -> String {
     render("regex-patterns.md.tera", &context(spec, model))
+}
+
+/// `generated/docs/DIRECTIVES.md`: the in-band tool directive grammar and
+/// the scanner's context rules.
+pub fn directives_md(spec: &Spec, model: &Model) -> String {
+    render("directives.md.tera", &context(spec, model))
 }
 
 #[cfg(test)]
