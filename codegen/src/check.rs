@@ -48,6 +48,7 @@ pub fn check_spec(spec: &Spec) -> Vec<Diagnostic> {
     check_patterns(spec, &mut out);
     check_bindings(spec, &mut out);
     check_structures(spec, &mut out);
+    out.extend(crate::prose::check(spec));
     out
 }
 

@@ -36,6 +36,7 @@ pub mod locate;
 pub mod lower;
 pub mod model;
 pub mod pattern;
+pub mod prose;
 pub mod template;
 
 use std::collections::BTreeMap;

@@ -74,6 +74,29 @@ impl Spec {
     }
 }
 
+impl Spec {
+    /// Builds a diagnostic about the text at character `index` (from 0)
+    /// inside the string value at `pointer`: the pointer names the value,
+    /// line:column the place in it.
+    pub fn diag_in(
+        &self,
+        severity: Severity,
+        code: &'static str,
+        file: SpecFile,
+        pointer: &str,
+        index: usize,
+        message: impl Into<String>,
+    ) -> Diagnostic {
+        let mut d = self.diag(severity, code, file, pointer, message);
+        let index_of = match file {
+            SpecFile::Structures => &self.structures_pos,
+            SpecFile::Patterns => &self.patterns_pos,
+        };
+        (d.line, d.column) = index_of.string_char_line_col(pointer, index);
+        d
+    }
+}
+
 fn display_path(dir: &Path, file: &str) -> String {
     dir.join(file).to_string_lossy().replace('\\', "/")
 }
