@@ -4,11 +4,14 @@
 //! through four stages, each in its own module:
 //!
 //! 1. [`load`]: read the files and validate them against the serde model ([`model`]);
-//! 2. [`check`]: cross-check references, fields, templates, patterns and examples;
+//! 2. [`check`]: cross-check references, fields, templates, patterns and examples,
+//!    and ([`prose`]) the structures' own text against templates and enums;
 //! 3. [`lower`]: build the intermediate model the emitters read;
 //! 4. [`emit`]: render every output file, one function per file.
 //!
 //! [`files::sync`] is the one place that touches the output directory.
+//! [`lint`] adds the Python side of the dialect check ([`pycheck`]), which
+//! [`generate`] does not run.
 //!
 //! # Use from a build script
 //! ```no_run
