@@ -346,9 +346,7 @@ fn regex_ref_enums(spec: &Spec, key: &str, s: &Structure, out: &mut Vec<Diagnost
         }
         let wrote = if written.is_empty() { "none of them".to_owned() } else { format!("only {}", join(&written)) };
         let resolution = match binding {
-            Some(b) if b.pattern.as_deref().is_some_and(|bp| bp != s.regex_ref) => {
-                format!("the binding parses `{key}` with pattern `{}` instead (/bindings/{key}/pattern)", b.pattern.as_deref().unwrap_or_default())
-            }
+            Some(b) if b.pattern.as_deref().is_some_and(|bp| bp != s.regex_ref) => rebound(key, b.pattern.as_deref().unwrap_or_default()),
             Some(b) if b.fixed.get(gname).is_some_and(|v| written.contains(&v.as_str())) => {
                 format!("the binding fixes `{gname}` to `{}` (/bindings/{key}/fixed/{gname}), so no other value parses as `{key}`", b.fixed[gname])
             }
@@ -357,16 +355,13 @@ fn regex_ref_enums(spec: &Spec, key: &str, s: &Structure, out: &mut Vec<Diagnost
                 None => format!("bind `{key}` to a pattern that matches what its template writes"),
             },
         };
-        out.push(
-            spec.diag(
-                Severity::Warning,
-                "regex-ref-enum-wider",
-                S,
-                &child(&child("/structures", key), "regex_ref"),
-                format!("regex_ref `{}` accepts the `{gname}` values {} too, but the structure's template writes {wrote}", s.regex_ref, join(&unnamed)),
-            )
-            .with_hint(resolution),
-        );
+        out.push(at_regex_ref(
+            spec,
+            key,
+            "regex-ref-enum-wider",
+            format!("regex_ref `{}` accepts the `{gname}` values {} too, but the structure's template writes {wrote}", s.regex_ref, join(&unnamed)),
+            resolution,
+        ));
     }
 }
 
@@ -385,16 +380,23 @@ fn regex_ref_fields(spec: &Spec, key: &str, s: &Structure, out: &mut Vec<Diagnos
     if missing.is_empty() {
         return;
     }
-    out.push(
-        spec.diag(
-            Severity::Warning,
-            "regex-ref-cannot-parse",
-            S,
-            &child(&child("/structures", key), "regex_ref"),
-            format!("regex_ref `{}` cannot parse `{key}`: no group of it captures the required field(s) {}", s.regex_ref, join(&missing)),
-        )
-        .with_hint(format!("the binding parses `{key}` with pattern `{bound}` instead (/bindings/{key}/pattern)")),
-    );
+    out.push(at_regex_ref(
+        spec,
+        key,
+        "regex-ref-cannot-parse",
+        format!("regex_ref `{}` cannot parse `{key}`: no group of it captures the required field(s) {}", s.regex_ref, join(&missing)),
+        rebound(key, bound),
+    ));
+}
+
+/// A warning about a structure's `regex_ref`, with a hint.
+fn at_regex_ref(spec: &Spec, key: &str, code: &'static str, message: String, hint: String) -> Diagnostic {
+    spec.diag(Severity::Warning, code, S, &child(&child("/structures", key), "regex_ref"), message).with_hint(hint)
+}
+
+/// The hint for a structure whose binding replaces its `regex_ref`.
+fn rebound(key: &str, pattern: &str) -> String {
+    format!("the binding parses `{key}` with pattern `{pattern}` instead (/bindings/{key}/pattern)")
 }
 
 #[cfg(test)]

@@ -71,45 +71,43 @@ fn real_spec_has_only_the_known_warnings() {
             ("optional-field-not-captured", "/structures/subagent_update/optional_fields/0", 221, 9),
         ]
     );
-    let said = |code: &str, pointer: &str| {
-        let d = report.diagnostics.iter().find(|d| d.code == code && d.pointer == pointer).unwrap();
-        (d.message.as_str(), d.hint.as_deref().unwrap_or(""))
-    };
-    assert_eq!(
-        said("marker-format-mismatch", "/structures/contract_footer/template"),
+    // The messages of the kinds the README's table names, one of each.
+    let messages = [
         (
+            "marker-format-mismatch",
+            "/structures/contract_footer/template",
             "`[ACK {id}]` does not have the form of the `ack` marker, whose template writes `[ACK:{dm_id}]`",
-            "write it as the template does (`[ACK:id]`), or record a decision for accepting both forms"
-        )
-    );
-    assert_eq!(
-        said("regex-ref-enum-wider", "/structures/claim/regex_ref"),
+            "write it as the template does (`[ACK:id]`), or record a decision for accepting both forms",
+        ),
         (
+            "regex-ref-enum-wider",
+            "/structures/claim/regex_ref",
             "regex_ref `verb` accepts the `verb` values `ACK`, `RESULT`, `DECLINE`, `NO-ACTION` too, but the structure's template writes only `CLAIM`",
-            "the binding fixes `verb` to `CLAIM` (/bindings/claim/fixed/verb), so no other value parses as `claim`"
-        )
-    );
-    assert_eq!(
-        said("regex-ref-enum-wider", "/structures/tool_call/regex_ref"),
+            "the binding fixes `verb` to `CLAIM` (/bindings/claim/fixed/verb), so no other value parses as `claim`",
+        ),
         (
+            "regex-ref-enum-wider",
+            "/structures/tool_call/regex_ref",
             "regex_ref `tool_call` accepts the `engine` values `EXEC` too, but the structure's template writes only `TOOL`",
-            "the binding fixes `engine` to `TOOL` (/bindings/tool_call/fixed/engine), so no other value parses as `tool_call`"
-        )
-    );
-    assert_eq!(
-        said("regex-ref-enum-wider", "/structures/decline/regex_ref"),
+            "the binding fixes `engine` to `TOOL` (/bindings/tool_call/fixed/engine), so no other value parses as `tool_call`",
+        ),
         (
+            "regex-ref-enum-wider",
+            "/structures/decline/regex_ref",
             "regex_ref `verb` accepts the `verb` values `ACK`, `CLAIM`, `RESULT`, `NO-ACTION` too, but the structure's template writes only `DECLINE`",
-            "the binding parses `decline` with pattern `decline` instead (/bindings/decline/pattern)"
-        )
-    );
-    assert_eq!(
-        said("regex-ref-cannot-parse", "/structures/no_action/regex_ref"),
+            "the binding parses `decline` with pattern `decline` instead (/bindings/decline/pattern)",
+        ),
         (
+            "regex-ref-cannot-parse",
+            "/structures/no_action/regex_ref",
             "regex_ref `verb` cannot parse `no_action`: no group of it captures the required field(s) `reason`",
-            "the binding parses `no_action` with pattern `no_action` instead (/bindings/no_action/pattern)"
-        )
-    );
+            "the binding parses `no_action` with pattern `no_action` instead (/bindings/no_action/pattern)",
+        ),
+    ];
+    for (code, pointer, message, hint) in messages {
+        let d = report.diagnostics.iter().find(|d| d.code == code && d.pointer == pointer).unwrap();
+        assert_eq!((d.message.as_str(), d.hint.as_deref()), (message, Some(hint)), "{code} at {pointer}");
+    }
 }
 
 /// Copies the real spec to a temporary directory and applies `edit` to the
