@@ -48,7 +48,80 @@ pub fn check_spec(spec: &Spec) -> Vec<Diagnostic> {
     check_patterns(spec, &mut out);
     check_bindings(spec, &mut out);
     check_structures(spec, &mut out);
+    check_directives(spec, &mut out);
+    out.extend(crate::prose::check(spec));
     out
+}
+
+/// The directive grammar: its op pattern is in the common dialect, every
+/// engine it names is declared, aliases name valid ops, limits are usable,
+/// and the bracket engines are the `tool_call` pattern's `engine` values.
+fn check_directives(spec: &Spec, out: &mut Vec<Diagnostic>) {
+    const D: SpecFile = SpecFile::Directives;
+    let d = &spec.directives;
+    match pattern::analyze(&d.op_pattern, &[]) {
+        Err((offset, msg)) => out.push(spec.diag(Severity::Error, "pattern-syntax", D, "/op_pattern", format!("the Rust regex syntax rejects the op pattern at byte {offset}: {msg}"))),
+        Ok(a) => {
+            for issue in &a.dialect {
+                out.push(spec.diag(Severity::Error, "pattern-dialect", D, "/op_pattern", format!("byte {}: {}", issue.offset, issue.message)));
+            }
+            if !a.groups.is_empty() {
+                out.push(spec.diag(Severity::Error, "op-pattern-groups", D, "/op_pattern", "the op pattern must not have named groups"));
+            }
+        }
+    }
+    let op = Regex::new(&format!(r"\A(?:{})\z", d.op_pattern)).ok();
+    let mut engine_refs: Vec<(String, &str)> = Vec::new();
+    for (i, e) in d.bracket.engines.iter().enumerate() {
+        engine_refs.push((format!("/bracket/engines/{i}"), e));
+    }
+    for (k, sh) in &d.shorthands {
+        engine_refs.push((format!("{}/engine", child("/shorthands", k)), &sh.engine));
+        if op.as_ref().is_some_and(|re| !re.is_match(&sh.op)) {
+            out.push(spec.diag(Severity::Error, "invalid-op", D, &format!("{}/op", child("/shorthands", k)), format!("`{}` does not match the op pattern", sh.op)));
+        }
+        if d.bracket.engines.contains(k) {
+            out.push(spec.diag(Severity::Error, "shorthand-is-engine", D, &child("/shorthands", k), format!("`{k}` is both a shorthand and a bracket engine")));
+        }
+    }
+    for (info, e) in &d.fences.info_strings {
+        engine_refs.push((child("/fences/info_strings", info), e));
+    }
+    engine_refs.push(("/curl/engine".to_owned(), &d.curl.engine));
+    for (ptr, e) in engine_refs {
+        if !d.engines.contains_key(e) {
+            out.push(
+                spec.diag(Severity::Error, "unknown-engine", D, &ptr, format!("engine `{e}` is not declared in /engines"))
+                    .with_hint_opt(closest(e, d.engines.keys()).map(|c| format!("did you mean `{c}`?"))),
+            );
+        }
+    }
+    for (alias, target) in &d.aliases {
+        if op.as_ref().is_some_and(|re| !re.is_match(alias) || !re.is_match(target)) {
+            out.push(spec.diag(Severity::Error, "invalid-op", D, &child("/aliases", alias), format!("alias `{alias}` → `{target}`: both must match the op pattern")));
+        }
+    }
+    if d.limits.max_json_depth == 0 || d.limits.max_args_bytes < 2 {
+        out.push(spec.diag(Severity::Error, "unusable-limits", D, "/limits", "the limits admit no argument object (depth ≥ 1 and at least 2 bytes for `{}`)"));
+    }
+    if !d.curl.path.starts_with('/') {
+        out.push(spec.diag(Severity::Error, "curl-path", D, "/curl/path", format!("the curl path `{}` must start with `/`", d.curl.path)));
+    }
+    // The structures' bracket engines and the tool_call pattern's engine group agree.
+    for (key, p) in &spec.patterns.patterns {
+        if let Some(g) = p.groups.get("engine") {
+            let values = g.values.clone().unwrap_or_default();
+            if values != d.bracket.engines {
+                out.push(spec.diag(
+                    Severity::Warning,
+                    "engines-disagree",
+                    D,
+                    "/bracket/engines",
+                    format!("the bracket engines {:?} differ from group `engine` of pattern `{key}` {:?}", d.bracket.engines, values),
+                ));
+            }
+        }
+    }
 }
 
 fn check_patterns(spec: &Spec, out: &mut Vec<Diagnostic>) {

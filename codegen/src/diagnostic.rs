@@ -29,7 +29,9 @@ impl fmt::Display for Severity {
 /// One problem found in a spec file.
 ///
 /// `line` and `column` are 1-based; `column` counts characters (Unicode scalar
-/// values), not bytes, from the start of the line.
+/// values), not bytes, from the start of the line. They point at the start of
+/// the value the pointer names, or, for a finding about part of a long string
+/// (a marker in a `reply_expectation`), at that part inside it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {
     /// How bad it is.
@@ -40,9 +42,9 @@ pub struct Diagnostic {
     pub file: String,
     /// RFC 6901 JSON pointer to the offending value (`""` for the whole file).
     pub pointer: String,
-    /// 1-based line of the offending value.
+    /// 1-based line of the offending value (or text in it).
     pub line: usize,
-    /// 1-based column (characters) of the offending value.
+    /// 1-based column (characters) of the offending value (or text in it).
     pub column: usize,
     /// One line saying what is wrong.
     pub message: String,

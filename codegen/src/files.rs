@@ -41,14 +41,21 @@ pub struct Drift {
 /// The most diff lines shown per file.
 pub const DIFF_LINES: usize = 100;
 
-impl fmt::Display for Drift {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let what = match self.kind {
+impl DriftKind {
+    /// How a file of this kind is described after its path, e.g. `is stale`.
+    pub fn describe(self) -> &'static str {
+        match self {
             DriftKind::Stale => "is stale",
             DriftKind::Missing => "is missing",
             DriftKind::Orphan => "is not produced by the generator (orphan)",
-        };
-        writeln!(f, "generated/{} {what}", self.path)?;
+        }
+    }
+}
+
+impl fmt::Display for Drift {
+    /// `generated/<path> <what>`, then the diff.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "generated/{} {}", self.path, self.kind.describe())?;
         f.write_str(&self.diff)
     }
 }
@@ -80,18 +87,38 @@ fn walk(dir: &Path, base: &Path, out: &mut BTreeSet<String>) -> io::Result<()> {
     Ok(())
 }
 
-/// A unified diff from `old` to `new`, capped at [`DIFF_LINES`] lines.
+/// A unified diff from `old` to `new`, capped at [`DIFF_LINES`] lines, with
+/// a last line saying how many were cut.
+///
+/// Line endings are compared exactly. A carriage return in a diff line is
+/// shown as `␍`, so a CRLF line is visibly different from its LF twin; when
+/// line endings are the only difference, the diff is replaced by one line
+/// saying so (a whole-file diff of invisible characters helps nobody).
 pub fn capped_diff(path: &str, old: &str, new: &str) -> String {
+    let header = format!("--- a/generated/{path}\n+++ b/generated/{path}\n");
+    let (old_crlf, new_crlf) = (old.matches("\r\n").count(), new.matches("\r\n").count());
+    if old_crlf != new_crlf && old.replace("\r\n", "\n") == new.replace("\r\n", "\n") {
+        let lines = old.lines().count().max(new.lines().count());
+        return format!(
+            "{header}only line endings differ: {old_crlf} of {lines} line(s) end in CRLF on disk, {new_crlf} in the generator's output (generated files use LF; a checkout with `core.autocrlf=true` converts them)\n"
+        );
+    }
     let diff = similar::TextDiff::from_lines(old, new);
-    let text = diff.unified_diff().context_radius(3).header(&format!("a/generated/{path}"), &format!("b/generated/{path}")).to_string();
-    let lines: Vec<&str> = text.lines().collect();
-    let mut out: String = lines.iter().take(DIFF_LINES).map(|l| format!("{l}\n")).collect();
+    let text = diff
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/generated/{path}"), &format!("b/generated/{path}"))
+        .to_string();
+    // Split on `\n` only: `str::lines` would also eat the `\r` of a CRLF line.
+    let lines: Vec<&str> = text.split_terminator('\n').collect();
+    let mut out: String = lines.iter().take(DIFF_LINES).map(|l| format!("{}\n", l.replace('\r', "␍"))).collect();
     if lines.len() > DIFF_LINES {
         out.push_str(&format!("... {} more diff line(s) cut\n", lines.len() - DIFF_LINES));
     }
-    let crlf_old = old.contains("\r\n");
-    if crlf_old != new.contains("\r\n") {
-        out.push_str("note: line endings differ (the file on disk has CRLF line ends; generated files use LF)\n");
+    if old_crlf != new_crlf {
+        out.push_str(&format!(
+            "note: line endings differ too: {old_crlf} line(s) end in CRLF on disk, {new_crlf} in the generator's output (shown as `␍`)\n"
+        ));
     }
     out
 }

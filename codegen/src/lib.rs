@@ -4,12 +4,15 @@
 //! through four stages, each in its own module:
 //!
 //! 1. [`load`]: read the files and validate them against the serde model ([`model`]);
-//! 2. [`check`]: cross-check references, fields, templates, patterns and examples;
+//! 2. [`check`]: cross-check references, fields, templates, patterns and examples,
+//!    and ([`prose`]) the structures' own text against templates and enums;
 //! 3. [`lower`]: build the intermediate model the emitters read (with the
 //!    loop lifecycle read by [`lifecycle`]);
 //! 4. [`emit`]: render every output file, one function per file.
 //!
 //! [`files::sync`] is the one place that touches the output directory.
+//! [`lint`] adds the Python side of the dialect check ([`pycheck`]), which
+//! [`generate`] does not run.
 //!
 //! # Use from a build script
 //! ```no_run
@@ -38,6 +41,8 @@ pub mod locate;
 pub mod lower;
 pub mod model;
 pub mod pattern;
+pub mod prose;
+pub mod pycheck;
 pub mod template;
 
 use std::collections::BTreeMap;
@@ -45,6 +50,7 @@ use std::path::Path;
 
 pub use diagnostic::{Diagnostic, Report, Severity};
 pub use files::{Drift, DriftKind, Mode};
+pub use pycheck::Python;
 
 /// Everything the generator produces from one spec.
 #[derive(Debug, Clone)]
@@ -67,15 +73,49 @@ impl Generated {
     }
 }
 
-/// Every finding in the spec at `spec_dir`, errors and warnings, sorted.
+/// Every finding in the spec at `spec_dir`, errors and warnings, sorted,
+/// with the patterns also checked by `python3` (see [`pycheck`]).
 pub fn lint(spec_dir: &Path) -> Report {
+    lint_with(spec_dir, &Python::default())
+}
+
+/// [`lint`] with a chosen Python interpreter, or none ([`Python::Off`]).
+pub fn lint_with(spec_dir: &Path, python: &Python) -> Report {
     match analyze(spec_dir) {
-        Ok((_, _, report)) => report,
+        Ok(mut a) => {
+            a.diags.extend(pycheck::check(&a.spec, python));
+            Report::new(a.diags)
+        }
         Err(report) => report,
     }
 }
 
-fn analyze(spec_dir: &Path) -> Result<(load::Spec, lower::Model, Report), Report> {
+/// The lint's findings and, when they hold no error, everything the spec
+/// generates: what `cargo xtask check` needs, from one pass over the spec.
+pub fn lint_and_generate(spec_dir: &Path, python: &Python) -> (Report, Option<Generated>) {
+    match analyze(spec_dir) {
+        Ok(mut a) => {
+            let py = pycheck::check(&a.spec, python);
+            let generated = finish(&a);
+            a.diags.extend(py);
+            let report = Report::new(a.diags);
+            let generated = generated.filter(|_| !report.has_errors());
+            (report, generated)
+        }
+        Err(report) => (report, None),
+    }
+}
+
+/// A loaded spec with its lowered model and the findings of every check but
+/// the Python one.
+struct Analysis {
+    spec: load::Spec,
+    model: lower::Model,
+    diags: Vec<Diagnostic>,
+}
+
+/// Loads, checks and lowers the spec. `Err` only when it cannot be loaded.
+fn analyze(spec_dir: &Path) -> Result<Analysis, Report> {
     let spec = load::load(spec_dir).map_err(Report::new)?;
     let mut diags = check::check_spec(&spec);
     let model = lower::lower(&spec);
@@ -94,20 +134,25 @@ fn analyze(spec_dir: &Path) -> Result<(load::Spec, lower::Model, Report), Report
     intact.sentences.retain(|s| !broken(&s.key));
     let example_diags = check::check_model(&spec, &intact);
     diags.extend(example_diags);
-    let report = Report::new(diags);
-    if report.has_errors() {
-        return Err(report);
-    }
-    Ok((spec, model, report))
+    Ok(Analysis { spec, model, diags })
 }
 
-/// Loads, checks, lowers and emits the spec in `spec_dir`. Writes nothing.
+/// Emits the files of an analyzed spec, unless it has errors.
+fn finish(a: &Analysis) -> Option<Generated> {
+    if a.diags.iter().any(|d| d.severity == Severity::Error) {
+        return None;
+    }
+    let files = emit::emit_all(&a.spec, &a.model);
+    Some(Generated { files, warnings: Report::new(a.diags.clone()), model: a.model.clone() })
+}
+
+/// Loads, checks, lowers and emits the spec in `spec_dir`. Writes nothing,
+/// and runs no Python (the lint does: [`lint`]).
 ///
 /// # Errors
 /// A [`Report`] with every problem found (errors and warnings) when the spec
 /// has any error.
 pub fn generate(spec_dir: &Path) -> Result<Generated, Report> {
-    let (spec, model, warnings) = analyze(spec_dir)?;
-    let files = emit::emit_all(&spec, &model);
-    Ok(Generated { files, warnings, model })
+    let a = analyze(spec_dir)?;
+    finish(&a).ok_or_else(|| Report::new(a.diags))
 }

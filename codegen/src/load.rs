@@ -65,6 +65,14 @@ impl SpecFile {
 }
 
 impl Spec {
+    fn positions(&self, file: SpecFile) -> &PositionIndex {
+        match file {
+            SpecFile::Structures => &self.structures_pos,
+            SpecFile::Patterns => &self.patterns_pos,
+            SpecFile::Directives => &self.directives_pos,
+        }
+    }
+
     /// Builds a diagnostic located at `pointer` in `file`.
     pub fn diag(
         &self,
@@ -74,12 +82,26 @@ impl Spec {
         pointer: &str,
         message: impl Into<String>,
     ) -> Diagnostic {
-        let index = match file {
-            SpecFile::Structures => &self.structures_pos,
-            SpecFile::Patterns => &self.patterns_pos,
-            SpecFile::Directives => &self.directives_pos,
-        };
-        make_diag(&self.dir, index, severity, code, file.name(), pointer, message.into())
+        make_diag(&self.dir, self.positions(file), severity, code, file.name(), pointer, message.into())
+    }
+}
+
+impl Spec {
+    /// Builds a diagnostic about the text at character `index` (from 0)
+    /// inside the string value at `pointer`: the pointer names the value,
+    /// line:column the place in it.
+    pub fn diag_in(
+        &self,
+        severity: Severity,
+        code: &'static str,
+        file: SpecFile,
+        pointer: &str,
+        index: usize,
+        message: impl Into<String>,
+    ) -> Diagnostic {
+        let mut d = self.diag(severity, code, file, pointer, message);
+        (d.line, d.column) = self.positions(file).string_char_line_col(pointer, index);
+        d
     }
 }
 

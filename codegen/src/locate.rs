@@ -47,6 +47,42 @@ impl PositionIndex {
         self.offset_line_col(offset)
     }
 
+    /// 1-based (line, column) of the `index`-th character (counted in the
+    /// decoded string, from 0) inside the string value at `pointer`, so a
+    /// finding can point into a long text. Escapes count as the one character
+    /// they stand for. Falls back to [`Self::line_col`] when `pointer` is not
+    /// a string value.
+    pub fn string_char_line_col(&self, pointer: &str, index: usize) -> (usize, usize) {
+        let Some(&start) = self.starts.get(pointer) else { return self.line_col(pointer) };
+        let raw = &self.text[start..];
+        if !raw.starts_with('"') {
+            return self.line_col(pointer);
+        }
+        let mut chars = raw.char_indices().skip(1).peekable();
+        let mut decoded = 0;
+        while let Some(&(i, c)) = chars.peek() {
+            if decoded == index || c == '"' {
+                return self.offset_line_col(start + i);
+            }
+            chars.next();
+            if c == '\\' {
+                let escaped = chars.next().map(|(_, e)| e);
+                if escaped == Some('u') {
+                    let hex: String = (0..4).filter_map(|_| chars.next().map(|(_, h)| h)).collect();
+                    // A high surrogate is one character with the low one after it.
+                    let high = u32::from_str_radix(&hex, 16).is_ok_and(|v| (0xD800..0xDC00).contains(&v));
+                    if high && raw[chars.peek().map_or(raw.len(), |&(j, _)| j)..].starts_with("\\u") {
+                        (0..6).for_each(|_| {
+                            chars.next();
+                        });
+                    }
+                }
+            }
+            decoded += 1;
+        }
+        self.line_col(pointer)
+    }
+
     /// 1-based (line, column) of a byte offset; column counts characters.
     pub fn offset_line_col(&self, offset: usize) -> (usize, usize) {
         let line = self.line_starts.partition_point(|&s| s <= offset).max(1);
@@ -185,6 +221,21 @@ mod tests {
     fn unknown_pointer_falls_back_to_parent() {
         let idx = PositionIndex::new("{\"a\":\n {\"b\": 1}}");
         assert_eq!(idx.line_col("/a/missing/deeper"), (2, 2));
+    }
+
+    #[test]
+    fn points_into_strings_counting_escapes_as_one_character() {
+        let text = "{\"a\": \"x\\\"y\\u00e9z\\ud83d\\ude00w\"}";
+        let idx = PositionIndex::new(text);
+        assert_eq!(idx.line_col("/a"), (1, 7));
+        assert_eq!(idx.string_char_line_col("/a", 0), (1, 8));
+        assert_eq!(idx.string_char_line_col("/a", 1), (1, 9));
+        assert_eq!(idx.string_char_line_col("/a", 2), (1, 11));
+        assert_eq!(idx.string_char_line_col("/a", 3), (1, 12));
+        assert_eq!(idx.string_char_line_col("/a", 4), (1, 18));
+        assert_eq!(idx.string_char_line_col("/a", 5), (1, 19));
+        assert_eq!(idx.string_char_line_col("/a", 6), (1, 31));
+        assert_eq!(idx.string_char_line_col("/missing", 3), (1, 1));
     }
 
     #[test]

@@ -171,7 +171,13 @@ fn walk(ast: &Ast, pattern: &str, stack: &mut Vec<String>, multiline: bool, a: &
         Ast::ClassUnicode(_) => issue(a, offset, "Unicode classes (`\\p{..}`) are not Python syntax"),
         Ast::ClassPerl(_) => issue(a, offset, "`\\d`, `\\s`, `\\w` mean different sets in Python and Rust: write the class out, e.g. `[ \\t]`"),
         Ast::ClassBracketed(c) => check_class(&c.kind, a),
-        Ast::Repetition(r) => walk(&r.ast, pattern, stack, multiline, a),
+        Ast::Repetition(r) => {
+            let op = &pattern[r.op.span.start.offset..r.op.span.end.offset];
+            if matches!(r.op.kind, ast::RepetitionKind::Range(_)) && op.contains(char::is_whitespace) {
+                issue(a, r.op.span.start.offset, format!("`{op}`: Rust allows spaces inside a counted repetition, Python reads the braces as literal text: write it without spaces"));
+            }
+            walk(&r.ast, pattern, stack, multiline, a)
+        }
         Ast::Alternation(x) => x.asts.iter().for_each(|s| walk(s, pattern, stack, multiline, a)),
         Ast::Concat(x) => x.asts.iter().for_each(|s| walk(s, pattern, stack, multiline, a)),
         Ast::Group(g) => match &g.kind {
@@ -341,6 +347,8 @@ mod tests {
         let msgs: Vec<_> = a.dialect.iter().map(|d| d.offset).collect();
         assert_eq!(msgs, vec![0, 5, 8, 10, 11, 17, 27]);
         assert!(analyze("$", &[Flag::Multiline]).unwrap().dialect.is_empty());
+        let spaced = analyze("a{ 1,2}b{1,2}", &[]).unwrap();
+        assert_eq!(spaced.dialect.iter().map(|d| d.offset).collect::<Vec<_>>(), vec![1]);
     }
 
     #[test]

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use agent_sentences_codegen::{generate, lint, Mode, Report, Severity};
+use agent_sentences_codegen::{generate, lint_and_generate, Drift, DriftKind, Mode, Python, Report, Severity};
 use clap::{Parser, Subcommand, ValueEnum};
 
 mod python;
@@ -48,6 +48,10 @@ enum Command {
         /// Fail on warnings too.
         #[arg(long)]
         deny_warnings: bool,
+        /// The Python interpreter the patterns are also checked with; `off`
+        /// skips that check.
+        #[arg(long, default_value = "python3")]
+        python: String,
     },
 }
 
@@ -108,7 +112,10 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Command::Check { spec, out, format, deny_warnings } => exit(check(&spec, &out, format, deny_warnings)),
+        Command::Check { spec, out, format, deny_warnings, python } => {
+            let python = if python == "off" { Python::Off } else { Python::Command(python.into()) };
+            exit(check_with(&spec, &out, format, deny_warnings, &python))
+        }
         Command::Test => exit(test::run_all()),
     }
 }
@@ -121,27 +128,93 @@ fn exit(ok: bool) -> ExitCode {
     }
 }
 
-/// The lint and drift check; true when both pass.
-fn check(spec: &Path, out: &Path, format: Format, deny_warnings: bool) -> bool {
-    let report = lint(spec);
-    match format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&report).expect("report serializes")),
-        Format::Human => print_report(&report),
+/// Quotes a path for a POSIX shell when it needs it.
+fn shell_word(p: &Path) -> String {
+    let s = p.to_string_lossy();
+    if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "/._-+:@%".contains(c)) {
+        s.into_owned()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
     }
+}
+
+/// The exact command that rewrites `out` from `spec`.
+fn fix_command(spec: &Path, out: &Path) -> String {
+    let mut cmd = "cargo xtask gen".to_owned();
+    if spec != Path::new("schema") {
+        cmd.push_str(&format!(" --spec {}", shell_word(spec)));
+    }
+    if out != Path::new("generated") {
+        cmd.push_str(&format!(" --out {}", shell_word(out)));
+    }
+    cmd
+}
+
+fn drift_kind(kind: DriftKind) -> &'static str {
+    match kind {
+        DriftKind::Stale => "stale",
+        DriftKind::Missing => "missing",
+        DriftKind::Orphan => "orphan",
+    }
+}
+
+/// The lint and drift check with `python3`; true when both pass.
+fn check(spec: &Path, out: &Path, format: Format, deny_warnings: bool) -> bool {
+    check_with(spec, out, format, deny_warnings, &Python::default())
+}
+
+/// The lint and drift check; true when both pass.
+///
+/// Human format: findings, then the drift, on standard error. JSON format:
+/// one object on standard output, `{"ok", "errors", "warnings",
+/// "diagnostics": [..], "drift": null | [{"path", "kind", "diff"}], "fix":
+/// null | "cargo xtask gen …"}`; `drift` is null when the spec has errors
+/// (nothing can be generated to compare with).
+fn check_with(spec: &Path, out: &Path, format: Format, deny_warnings: bool, python: &Python) -> bool {
+    let (report, generated) = lint_and_generate(spec, python);
     let mut ok = !(report.has_errors() || (deny_warnings && report.count(Severity::Warning) > 0));
-    if let Ok(generated) = generate(spec) {
-        match generated.sync(out, Mode::Check) {
-            Ok(drifts) if drifts.is_empty() => eprintln!("generated/ is up to date ({} files)", generated.files.len()),
-            Ok(drifts) => {
-                for d in &drifts {
-                    eprint!("{d}");
-                }
-                eprintln!("{} file(s) differ from what schema/ produces: run `cargo xtask gen` and commit the result", drifts.len());
-                ok = false;
-            }
+    let drift: Option<Vec<Drift>> = match &generated {
+        None => None,
+        Some(g) => match g.sync(out, Mode::Check) {
+            Ok(d) => Some(d),
             Err(e) => {
                 eprintln!("error: reading {}: {e}", out.display());
-                ok = false;
+                return false;
+            }
+        },
+    };
+    let fix = fix_command(spec, out);
+    if drift.as_ref().is_some_and(|d| !d.is_empty()) {
+        ok = false;
+    }
+    match format {
+        Format::Json => {
+            let json = serde_json::json!({
+                "ok": ok,
+                "errors": report.count(Severity::Error),
+                "warnings": report.count(Severity::Warning),
+                "diagnostics": report,
+                "drift": drift.as_ref().map(|d| d.iter().map(|x| serde_json::json!({
+                    "path": x.path,
+                    "kind": drift_kind(x.kind),
+                    "diff": x.diff,
+                })).collect::<Vec<_>>()),
+                "fix": drift.as_ref().filter(|d| !d.is_empty()).map(|_| fix.clone()),
+            });
+            println!("{}", serde_json::to_string_pretty(&json).expect("serializes"));
+        }
+        Format::Human => {
+            print_report(&report);
+            match (&drift, &generated) {
+                (None, _) => eprintln!("drift check skipped: the spec has errors, so there is nothing to compare {} with", out.display()),
+                (Some(d), Some(g)) if d.is_empty() => eprintln!("{} is up to date ({} files)", out.display(), g.files.len()),
+                (Some(d), _) => {
+                    for x in d {
+                        eprintln!("{}/{} {}", out.display(), x.path, x.kind.describe());
+                        eprint!("{}", x.diff);
+                    }
+                    eprintln!("{} file(s) under {} differ from what {} produces: run `{fix}` and commit the result", d.len(), out.display(), spec.display());
+                }
             }
         }
     }

@@ -86,10 +86,114 @@ fn check_reports_a_hand_edit_with_a_diff_and_gen_repairs_it() {
     assert!(stderr.contains("generated/rust/src/lib.rs is stale"), "{stderr}");
     assert!(stderr.contains("-pub struct WorkOrder { // hand edit"), "{stderr}");
     assert!(stderr.contains("generated/orphan.txt is not produced by the generator (orphan)"), "{stderr}");
-    assert!(stderr.contains("run `cargo xtask gen`"), "{stderr}");
+    assert!(stderr.contains(&format!("run `cargo xtask gen --spec {spec} --out {out_s}` and commit the result")), "{stderr}");
 
     let fix = xtask(&["gen", "--spec", spec, "--out", out_s]);
     assert_eq!(fix.status.code(), Some(0));
     let again = xtask(&["check", "--spec", spec, "--out", out_s]);
     assert_eq!(again.status.code(), Some(0), "{}", String::from_utf8_lossy(&again.stderr));
+}
+
+/// A fresh copy of `generated/` in a temporary directory.
+fn generated_copy() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("generated");
+    copy_dir(&root().join("generated"), &out);
+    (tmp, out)
+}
+
+#[test]
+fn check_fails_on_each_kind_of_drift_alone_and_writes_nothing() {
+    let spec = root().join("schema");
+    let spec = spec.to_str().unwrap();
+    type Damage = fn(&Path);
+    let cases: [(&str, Damage, &str); 4] = [
+        ("stale", |o| std::fs::write(o.join("rust/Cargo.toml"), "stale\n").unwrap(), "rust/Cargo.toml is stale"),
+        ("missing", |o| std::fs::remove_file(o.join("rust/tests/spec_examples.rs")).unwrap(), "rust/tests/spec_examples.rs is missing"),
+        ("orphan", |o| std::fs::write(o.join("rust/src/old.rs"), "x\n").unwrap(), "rust/src/old.rs is not produced by the generator (orphan)"),
+        (
+            "crlf",
+            |o| {
+                let p = o.join("schema/structures.schema.json");
+                let t = std::fs::read_to_string(&p).unwrap();
+                std::fs::write(&p, t.replace('\n', "\r\n")).unwrap();
+            },
+            "schema/structures.schema.json is stale",
+        ),
+    ];
+    for (name, damage, says) in cases {
+        let (_tmp, out) = generated_copy();
+        damage(&out);
+        let before = snapshot(&out);
+        let o = xtask(&["check", "--spec", spec, "--out", out.to_str().unwrap(), "--python", "off"]);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{name}: {stderr}");
+        assert!(stderr.contains(&format!("{}/{says}\n", out.display())), "{name}: {stderr}");
+        assert!(
+            stderr.contains(&format!("1 file(s) under {} differ from what {spec} produces: run `cargo xtask gen --spec {spec} --out {}` and commit the result", out.display(), out.display())),
+            "{name}: {stderr}"
+        );
+        if name == "crlf" {
+            assert!(stderr.contains("only line endings differ"), "{stderr}");
+        }
+        assert_eq!(snapshot(&out), before, "{name}: the check wrote to {}", out.display());
+    }
+}
+
+#[test]
+fn check_json_reports_findings_and_drift_in_one_object() {
+    let (_tmp, out) = generated_copy();
+    std::fs::write(out.join("rust/Cargo.toml"), "stale\n").unwrap();
+    let spec = root().join("schema");
+    let (spec, out_s) = (spec.to_str().unwrap(), out.to_str().unwrap());
+    let o = xtask(&["check", "--spec", spec, "--out", out_s, "--format", "json", "--python", "off"]);
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["ok"], false);
+    assert_eq!(v["errors"], 0);
+    assert_eq!(v["warnings"], 13);
+    assert_eq!(v["diagnostics"].as_array().unwrap().len(), 13);
+    let first = &v["diagnostics"][0];
+    assert_eq!(first["severity"], "warning");
+    assert_eq!(first["code"], "optional-field-not-captured");
+    assert_eq!(first["pointer"], "/structures/work_order/optional_fields/0");
+    assert_eq!((first["line"].as_u64(), first["column"].as_u64()), (Some(19), Some(9)));
+    assert!(first["hint"].is_string());
+    assert_eq!(v["drift"].as_array().unwrap().len(), 1);
+    assert_eq!(v["drift"][0]["path"], "rust/Cargo.toml");
+    assert_eq!(v["drift"][0]["kind"], "stale");
+    assert!(v["drift"][0]["diff"].as_str().unwrap().contains("\n-stale\n"));
+    assert_eq!(v["fix"], format!("cargo xtask gen --spec {spec} --out {out_s}"));
+}
+
+#[test]
+fn warnings_fail_only_with_deny_warnings() {
+    let o = xtask(&["check", "--python", "off"]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = xtask(&["check", "--python", "off", "--deny-warnings"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("0 error(s), 13 warning(s)"));
+}
+
+#[test]
+fn a_missing_python_is_a_warning_not_a_failure() {
+    let o = xtask(&["check", "--python", "/nonexistent/python3"]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("warning[python-not-checked]: schema/regex_patterns.json:5:15 /patterns: the patterns were not checked with Python's `re`: cannot run `/nonexistent/python3`"), "{stderr}");
+    assert!(stderr.contains("0 error(s), 14 warning(s)"), "{stderr}");
+}
+
+#[test]
+fn a_spec_with_errors_skips_the_drift_check() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = tmp.path().join("schema");
+    copy_dir(&root().join("schema"), &spec);
+    let s = std::fs::read_to_string(spec.join("structures.json")).unwrap();
+    std::fs::write(spec.join("structures.json"), s.replace("\"regex_ref\": \"ack\"", "\"regex_ref\": \"akc\"")).unwrap();
+    let o = xtask(&["check", "--spec", spec.to_str().unwrap(), "--python", "off"]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("error[unknown-regex-ref]"), "{stderr}");
+    assert!(stderr.contains("drift check skipped: the spec has errors"), "{stderr}");
 }

@@ -1,0 +1,532 @@
+//! The spec lint, one finding kind at a time.
+//!
+//! Each case copies the real spec, edits it in one place, and asserts exactly
+//! what the lint reports beyond what it reports on the real spec: severity,
+//! code, file, JSON pointer, line:column, message and hint. The line:column
+//! is checked twice: against the expected numbers, and by reading the edited
+//! file at that position (`at`), so a position that is off by one cannot pass.
+//! The last test applies several cases at once and expects all their findings.
+
+use std::path::{Path, PathBuf};
+
+use agent_sentences_codegen::{lint_with, Diagnostic, Python, Severity};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_owned()
+}
+
+/// One textual edit of one spec file; `from` must occur exactly once.
+#[derive(Clone, Copy)]
+struct Edit {
+    file: &'static str,
+    from: &'static str,
+    to: &'static str,
+}
+
+/// One expected finding.
+#[derive(Clone, Copy, Debug)]
+struct Want {
+    severity: Severity,
+    code: &'static str,
+    file: &'static str,
+    pointer: &'static str,
+    line: usize,
+    column: usize,
+    /// The text the edited file has at line:column.
+    at: &'static str,
+    message: &'static str,
+    hint: Option<&'static str>,
+}
+
+/// Which Python a case lints with.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Py {
+    /// No Python check (most cases: they are about other checks).
+    Off,
+    /// The real `python3`.
+    Real,
+    /// An interpreter that does not exist.
+    Missing,
+}
+
+/// A fixture: edits, the findings they add to the real spec's, and the real
+/// spec's findings they replace, by (code, pointer).
+struct Case {
+    edits: Vec<Edit>,
+    python: Py,
+    want: Vec<Want>,
+    gone: Vec<(&'static str, &'static str)>,
+}
+
+const S: &str = "structures.json";
+const P: &str = "regex_patterns.json";
+const W: Severity = Severity::Warning;
+const E: Severity = Severity::Error;
+
+fn python() -> Python {
+    let found = std::process::Command::new("python3").arg("--version").output().is_ok_and(|o| o.status.success());
+    assert!(found, "these tests need `python3` on PATH (the lint compares the patterns with Python's `re`)");
+    Python::default()
+}
+
+/// Writes the edited spec to a temporary directory.
+fn edited_spec(edits: &[Edit]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for f in [S, P, "directives.json"] {
+        let mut text = std::fs::read_to_string(root().join("schema").join(f)).unwrap();
+        for e in edits.iter().filter(|e| e.file == f) {
+            assert_eq!(text.matches(e.from).count(), 1, "`{}` must occur once in {f}", e.from);
+            text = text.replacen(e.from, e.to, 1);
+        }
+        std::fs::write(dir.path().join(f), text).unwrap();
+    }
+    dir
+}
+
+/// The findings with `file` reduced to the file name, so the findings of
+/// two spec directories compare.
+fn findings(dir: &Path, python: &Python) -> Vec<Diagnostic> {
+    lint_with(dir, python)
+        .diagnostics
+        .into_iter()
+        .map(|mut d| {
+            d.file = Path::new(&d.file).file_name().unwrap().to_string_lossy().into_owned();
+            d
+        })
+        .collect()
+}
+
+/// The text at a 1-based line and character column.
+fn text_at(text: &str, line: usize, column: usize) -> String {
+    text.lines().nth(line - 1).unwrap_or_default().chars().skip(column - 1).collect()
+}
+
+fn run(case: &Case) {
+    let python = match case.python {
+        Py::Off => Python::Off,
+        Py::Real => python(),
+        Py::Missing => Python::Command("/nonexistent/python3".into()),
+    };
+    // The baseline never runs Python, so a case's Python findings show, and
+    // the real spec's own Python reading is a case of its own.
+    static BASELINE: std::sync::OnceLock<Vec<Diagnostic>> = std::sync::OnceLock::new();
+    let baseline = BASELINE.get_or_init(|| findings(&root().join("schema"), &Python::Off));
+    let dir = edited_spec(&case.edits);
+    let found = findings(dir.path(), &python);
+    let added: Vec<&Diagnostic> = found.iter().filter(|d| !baseline.contains(d)).collect();
+    let removed: Vec<&Diagnostic> = baseline.iter().filter(|d| !found.contains(d)).collect();
+    let shown = |ds: &[&Diagnostic]| ds.iter().map(|d| format!("{d:?}")).collect::<Vec<_>>().join("\n");
+    let gone: Vec<(&str, &str)> = removed.iter().map(|d| (d.code, d.pointer.as_str())).collect();
+    assert_eq!(gone, case.gone, "findings of the real spec that the edit hides:\n{}", shown(&removed));
+    let want: Vec<Diagnostic> = case
+        .want
+        .iter()
+        .map(|w| Diagnostic {
+            severity: w.severity,
+            code: w.code,
+            file: w.file.to_owned(),
+            pointer: w.pointer.to_owned(),
+            line: w.line,
+            column: w.column,
+            message: w.message.to_owned(),
+            hint: w.hint.map(str::to_owned),
+        })
+        .collect();
+    let got: Vec<Diagnostic> = added.iter().map(|d| (*d).clone()).collect();
+    let literal = |d: &Diagnostic| {
+        format!(
+            "Want {{ severity: {}, code: {:?}, file: {}, pointer: {:?}, line: {}, column: {}, at: \"\", message: {:?}, hint: {:?} }},",
+            if d.severity == E { "E" } else { "W" },
+            d.code,
+            if d.file == S { "S" } else { "P" },
+            d.pointer,
+            d.line,
+            d.column,
+            d.message,
+            d.hint
+        )
+    };
+    assert_eq!(got, want, "\nfound:\n{}", added.iter().map(|d| literal(d)).collect::<Vec<_>>().join("\n"));
+    for w in &case.want {
+        let text = std::fs::read_to_string(dir.path().join(w.file)).unwrap();
+        let here = text_at(&text, w.line, w.column);
+        assert!(here.starts_with(w.at), "{} at {}:{}:{} reads `{here}`, not `{}`", w.code, w.file, w.line, w.column, w.at);
+    }
+}
+
+// --- a pattern group that fills no field, and a field no group fills ------
+
+fn group_without_field() -> Case {
+    Case {
+        edits: vec![
+            Edit {
+                file: P,
+                from: r#"(?:[ \\t]+\\[from[ \\t]+(?P<sender>[A-Za-z0-9_-]+)\\])?""#,
+                to: r#"(?:[ \\t]+\\[from[ \\t]+(?P<sender>[A-Za-z0-9_-]+)\\])?(?:[ \\t]+\\[via[ \\t]+(?P<via>[a-z]+)\\])?""#,
+            },
+            Edit {
+                file: P,
+                from: "\"description\": \"Identity of the acknowledging operator or agent.\",\n          \"type\": \"string\"\n        }",
+                to: "\"description\": \"Identity of the acknowledging operator or agent.\",\n          \"type\": \"string\"\n        }, \"via\": {\"description\": \"Relay.\", \"type\": \"string\"}",
+            },
+        ],
+        python: Py::Off,
+        want: vec![
+            Want { severity: W, code: "group-without-field", file: P, pointer: "/patterns/ack/groups/via", line: 90, column: 19, at: "{\"description\": \"Relay.\"", message: "group `via` of `ack` fills no field of structure `ack`: `ack` does not match when it takes part", hint: Some("fix it in the binding of `ack`, or map it to a field") },
+        ],
+        gone: vec![],
+    }
+}
+
+#[test]
+fn a_group_that_fills_no_field() {
+    run(&group_without_field());
+}
+
+fn required_field_not_captured() -> Case {
+    Case {
+        edits: vec![Edit {
+            file: P,
+            from: "\"description\": \"The alert text; one line.\",\n          \"type\": \"string\"",
+            to: "\"description\": \"The alert text; one line.\",\n          \"type\": \"string\", \"field\": \"text\"",
+        }],
+        python: Py::Off,
+        want: vec![
+            Want { severity: W, code: "group-without-field", file: P, pointer: "/patterns/fleet_alert/groups/message", line: 519, column: 20, at: "{", message: "group `message` of `fleet_alert` fills no field of structure `fleet_alert`: `fleet_alert` does not match when it takes part", hint: Some("fix it in the binding of `fleet_alert`, or map it to a field") },
+            Want { severity: E, code: "required-field-not-captured", file: S, pointer: "/structures/fleet_alert/required_fields/1", line: 161, column: 9, at: "\"message\"", message: "required field `message` is captured by no group of pattern `fleet_alert`", hint: Some("add a group `(?P<message>…)` to `fleet_alert`, or map a group to it with `\"field\": \"message\"`") },
+        ],
+        gone: vec![],
+    }
+}
+
+#[test]
+fn a_required_field_that_no_group_captures() {
+    run(&required_field_not_captured());
+}
+
+// --- templates ------------------------------------------------------------
+
+fn placeholder_not_field() -> Case {
+    Case {
+        edits: vec![Edit { file: S, from: "\"template\": \"[CLAIM {job_id}]\"", to: "\"template\": \"[CLAIM {job}]\"" }],
+        python: Py::Off,
+        want: vec![
+            Want { severity: E, code: "field-not-in-template", file: S, pointer: "/structures/claim/template", line: 46, column: 19, at: "\"[CLAIM {job}]\"", message: "field `job_id` is captured but the template never writes it, so rendering loses it", hint: None },
+            Want { severity: E, code: "placeholder-not-field", file: S, pointer: "/structures/claim/template", line: 46, column: 19, at: "\"[CLAIM {job}]\"", message: "placeholder `{job}` is neither a required nor an optional field", hint: None },
+        ],
+        gone: vec![],
+    }
+}
+
+#[test]
+fn a_placeholder_that_is_not_a_field() {
+    run(&placeholder_not_field());
+}
+
+fn repeated_placeholder() -> Case {
+    Case {
+        edits: vec![Edit {
+            file: S,
+            from: "\"template\": \"[fleet-alert] {severity}: {message}\"",
+            to: "\"template\": \"[fleet-alert] {severity}: {message} ({message})\"",
+        }],
+        python: Py::Off,
+        want: vec![
+            Want { severity: E, code: "repeated-placeholder", file: S, pointer: "/structures/fleet_alert/template", line: 157, column: 19, at: "\"[fleet-alert] {severity}: {message} ({message})\"", message: "placeholder `{message}` appears 2 times but 1 group(s) fill it, so nothing says the repeats are equal", hint: Some("give the pattern one group per repeat, each with `\"field\": \"message\"`; the parser then requires equal captures") },
+        ],
+        gone: vec![],
+    }
+}
+
+#[test]
+fn a_placeholder_repeated_with_no_rule_that_the_repeats_are_equal() {
+    run(&repeated_placeholder());
+}
+
+fn optional_field_not_captured() -> Case {
+    Case {
+        edits: vec![Edit {
+            file: S,
+            from: "\"optional_fields\": [],\n      \"regex_ref\": \"verb\",\n      \"reply_expectation\": \"Worker",
+            to: "\"optional_fields\": [\"note\"],\n      \"regex_ref\": \"verb\",\n      \"reply_expectation\": \"Worker",
+        }],
+        python: Py::Off,
+        want: vec![
+            Want { severity: W, code: "optional-field-not-captured", file: S, pointer: "/structures/claim/optional_fields/0", line: 51, column: 27, at: "\"note\"", message: "optional field `note` is captured by no group of pattern `verb`: it can never be parsed or rendered, and is left out of the generated types", hint: Some("add a group `(?P<note>…)` to `verb`, or map a group to it with `\"field\": \"note\"`") },
+        ],
+        gone: vec![],
+    }
+}
+
+#[test]
+fn an_optional_field_in_neither_template_nor_pattern() {
+    run(&optional_field_not_captured());
+}
+
+// --- enumerations ---------------------------------------------------------
+
+fn enum_list_incomplete() -> Case {
+    Case {
+        edits: vec![Edit {
+            file: S,
+            from: "evidence of a completed task and closes the tracked loop.\"",
+            to: "evidence of a completed task and closes the tracked loop. Status options: OK, FAIL, SUCCESS, DECLINE.\"",
+        }],
+        python: Py::Off,
+        want: vec![
+            Want { severity: W, code: "enum-differs-from-text", file: S, pointer: "/structures/result/description", line: 61, column: 136, at: "OK, FAIL, SUCCESS, DECLINE.", message: "the text lists the `status` values `OK`, `FAIL`, `SUCCESS`, `DECLINE`, but pattern `result` also accepts `ERROR`", hint: Some("list every value of /patterns/result/groups/status/values, or narrow the group") },
+        ],
+        gone: vec![],
+    }
+}
+
+#[test]
+fn a_text_that_lists_fewer_values_than_the_structures_enum() {
+    run(&enum_list_incomplete());
+}
+
+fn enum_list_extra() -> Case {
+    Case {
+        edits: vec![Edit { file: S, from: "or [NO-ACTION id].", to: "or [DONE id]." }],
+        python: Py::Off,
+        want: vec![
+            Want { severity: W, code: "enum-differs-from-text", file: S, pointer: "/structures/work_order/reply_expectation", line: 23, column: 107, at: "[DONE id]", message: "the text lists `DONE` with values of group `verb` of pattern `verb`, which does not accept it", hint: Some("the group's values are `ACK`, `CLAIM`, `RESULT`, `DECLINE`, `NO-ACTION`") },
+            Want { severity: W, code: "unknown-marker", file: S, pointer: "/structures/work_order/reply_expectation", line: 23, column: 107, at: "[DONE id]", message: "`[DONE id]` names the marker `DONE`, which no structure's template begins with", hint: Some("name a marker the spec defines, or add the structure") },
+        ],
+        gone: vec![],
+    }
+}
+
+#[test]
+fn a_text_that_lists_a_value_the_enum_lacks() {
+    run(&enum_list_extra());
+}
+
+fn regex_ref_enum_unbound() -> Case {
+    Case {
+        edits: vec![Edit {
+            file: P,
+            from: "\"claim\": {\n      \"pattern\": \"verb\",\n      \"fixed\": {\n        \"verb\": \"CLAIM\"\n      }\n    },\n    ",
+            to: "",
+        }],
+        python: Py::Off,
+        want: vec![
+            Want { severity: W, code: "group-without-field", file: P, pointer: "/patterns/verb/groups/verb", line: 132, column: 17, at: "{", message: "group `verb` of `verb` fills no field of structure `claim`: `claim` does not match when it takes part", hint: Some("fix it in the binding of `claim`, or map it to a field") },
+            Want { severity: W, code: "regex-ref-enum-wider", file: S, pointer: "/structures/claim/regex_ref", line: 52, column: 20, at: "\"verb\"", message: "regex_ref `verb` accepts the `verb` values `ACK`, `RESULT`, `DECLINE`, `NO-ACTION` too, but the structure's template writes only `CLAIM`", hint: Some("fix the group in the binding: /bindings/claim {\"fixed\": {\"verb\": \"CLAIM\"}}") },
+            Want { severity: E, code: "example-no-match", file: S, pointer: "/structures/claim/example", line: 54, column: 18, at: "\"[CLAIM 7fce46e0]\"", message: "the example is not a `claim` sentence: group `verb` takes part but fills no field", hint: None },
+        ],
+        gone: vec![("regex-ref-enum-wider", "/structures/claim/regex_ref")],
+    }
+}
+
+#[test]
+fn a_regex_ref_enum_wider_than_the_template_with_no_binding() {
+    run(&regex_ref_enum_unbound());
+}
+
+// --- references -----------------------------------------------------------
+
+fn unknown_regex_ref() -> Case {
+    Case {
+        edits: vec![Edit { file: S, from: "\"regex_ref\": \"ack\"", to: "\"regex_ref\": \"akc\"" }],
+        python: Py::Off,
+        want: vec![
+            Want { severity: E, code: "unknown-regex-ref", file: S, pointer: "/structures/ack/regex_ref", line: 38, column: 20, at: "\"akc\"", message: "regex_ref `akc` names no pattern in regex_patterns.json", hint: Some("did you mean `ack`?") },
+        ],
+        gone: vec![],
+    }
+}
+
+#[test]
+fn a_regex_ref_that_names_no_pattern() {
+    run(&unknown_regex_ref());
+}
+
+// --- the two engines ------------------------------------------------------
+
+fn python_rejects() -> Case {
+    Case {
+        edits: vec![Edit { file: P, from: "\"pattern\": \"(?P<hex>[0-9a-f]{6,12})\"", to: "\"pattern\": \"(?P<hex>[0-9a-f]{6,12})^*\"" }],
+        python: Py::Real,
+        want: vec![
+            Want { severity: E, code: "python-rejects-pattern", file: P, pointer: "/patterns/short_hex/pattern", line: 572, column: 18, at: "\"(?P<hex>[0-9a-f]{6,12})^*\"", message: "Python 3.11.7's `re` rejects the pattern at character 24: nothing to repeat", hint: Some("write it in the dialect both engines accept (see README, P2 and P10)") },
+        ],
+        gone: vec![],
+    }
+}
+
+#[test]
+fn a_pattern_python_rejects() {
+    run(&python_rejects());
+}
+
+#[test]
+fn a_pattern_the_engines_read_differently() {
+    run(&Case {
+        edits: vec![Edit { file: P, from: "\"pattern\": \"(?P<hex>[0-9a-f]{6,12})\"", to: "\"pattern\": \"(?P<hex>[0-9a-f]{ 6,12})\"" }],
+        python: Py::Real,
+        want: vec![
+            Want { severity: E, code: "pattern-dialect", file: P, pointer: "/patterns/short_hex/pattern", line: 572, column: 18, at: "\"(?P<hex>[0-9a-f]{ 6,12})\"", message: "byte 16: `{ 6,12}`: Rust allows spaces inside a counted repetition, Python reads the braces as literal text: write it without spaces", hint: None },
+            Want { severity: E, code: "python-reads-differently", file: P, pointer: "/patterns/short_hex/matches/0/text", line: 582, column: 19, at: "\"7fce46e0\"", message: "the engines read this text differently: Python's `re` gives no full match, Rust's `regex` gives {\"hex\": \"7fce46e0\"}", hint: Some("rewrite the construct that the engines read differently; generated parsers in both languages must agree") },
+            Want { severity: E, code: "python-reads-differently", file: P, pointer: "/patterns/short_hex/matches/1/text", line: 588, column: 19, at: "\"4a2b8e\"", message: "the engines read this text differently: Python's `re` gives no full match, Rust's `regex` gives {\"hex\": \"4a2b8e\"}", hint: Some("rewrite the construct that the engines read differently; generated parsers in both languages must agree") },
+        ],
+        gone: vec![],
+    });
+}
+
+#[test]
+fn a_missing_python_is_one_warning() {
+    run(&Case { edits: vec![], python: Py::Missing, want: vec![
+            Want { severity: W, code: "python-not-checked", file: P, pointer: "/patterns", line: 5, column: 15, at: "{", message: "the patterns were not checked with Python's `re`: cannot run `/nonexistent/python3`: No such file or directory (os error 2)", hint: Some("install Python 3.11 or later as `python3`, or name the interpreter with `cargo xtask check --python PATH`") },
+        ], gone: vec![] });
+}
+
+#[test]
+fn the_real_spec_reads_the_same_in_python() {
+    run(&Case { edits: vec![], python: Py::Real, want: vec![], gone: vec![] });
+}
+
+// --- examples -------------------------------------------------------------
+
+#[test]
+fn a_match_example_that_does_not_match() {
+    run(&Case {
+        edits: vec![Edit { file: P, from: "\"text\": \"[ACK:7fce46e0]\",", to: "\"text\": \"[ACK:7fce46e0]x\"," }],
+        python: Py::Off,
+        want: vec![
+            Want { severity: E, code: "match-example-fails", file: P, pointer: "/patterns/ack/matches/2/text", line: 108, column: 19, at: "\"[ACK:7fce46e0]x\"", message: "this example does not match the pattern in full", hint: None },
+        ],
+        gone: vec![],
+    });
+}
+
+#[test]
+fn a_match_example_that_captures_other_values() {
+    run(&Case {
+        edits: vec![Edit { file: P, from: "\"dm_id\": \"8a12bc44\",", to: "\"dm_id\": \"8a12bc45\"," }],
+        python: Py::Off,
+        want: vec![
+            Want { severity: E, code: "captures-differ", file: P, pointer: "/patterns/ack/matches/1/captures", line: 102, column: 23, at: "{", message: "declared captures {\"dm_id\": \"8a12bc45\", \"sender\": \"646\"}, the pattern captures {\"dm_id\": \"8a12bc44\", \"sender\": \"646\"}", hint: None },
+        ],
+        gone: vec![],
+    });
+}
+
+fn non_match_matches() -> Case {
+    Case {
+        edits: vec![Edit { file: P, from: "\"[CLAIM 7fce 46e0]\"", to: "\"[CLAIM 7fce46e0]\"" }],
+        python: Py::Off,
+        want: vec![
+            Want { severity: E, code: "non-match-matches", file: P, pointer: "/patterns/verb/non_matches/2", line: 174, column: 9, at: "\"[CLAIM 7fce46e0]\"", message: "this text must not match, but the pattern matches it in full", hint: None },
+        ],
+        gone: vec![],
+    }
+}
+
+#[test]
+fn a_non_match_example_that_matches() {
+    run(&non_match_matches());
+}
+
+fn structure_example_no_match() -> Case {
+    Case {
+        edits: vec![Edit {
+            file: S,
+            from: "\"example\": \"[Runtime Context: https://box.muse-dev.online/thread/7fce46e0]\"",
+            to: "\"example\": \"[Runtime Context: box.muse-dev.online/thread/7fce46e0]\"",
+        }],
+        python: Py::Off,
+        want: vec![
+            Want { severity: E, code: "example-no-match", file: S, pointer: "/structures/runtime_context/example", line: 208, column: 18, at: "\"[Runtime Context: box.", message: "the example is not a `runtime_context` sentence: no full match", hint: None },
+            Want { severity: E, code: "example-not-declared", file: S, pointer: "/structures/runtime_context/example", line: 208, column: 18, at: "\"[Runtime Context: box.", message: "pattern `runtime_context` does not list this example among its `matches`, so its expected values are not declared", hint: Some("add {\"text\": …, \"captures\": …} for it to /patterns/runtime_context/matches") },
+        ],
+        gone: vec![],
+    }
+}
+
+#[test]
+fn a_structure_example_that_does_not_match() {
+    run(&structure_example_no_match());
+}
+
+#[test]
+fn an_example_that_does_not_render_back_identically() {
+    run(&Case {
+        edits: vec![Edit {
+            file: S,
+            from: "\"template\": \"[fleet-alert] {severity}: {message}\"",
+            to: "\"template\": \"[fleet-alert] {severity}:  {message}\"",
+        }],
+        python: Py::Off,
+        want: vec![
+            Want { severity: E, code: "example-render-differs", file: S, pointer: "/structures/fleet_alert/example", line: 166, column: 18, at: "\"[fleet-alert] CRITICAL: VM unreachable x2 on port 22\"", message: "rendering the template with the example's values gives `[fleet-alert] CRITICAL:  VM unreachable x2 on port 22`, not the example", hint: None },
+        ],
+        gone: vec![],
+    });
+}
+
+// --- documented formats ---------------------------------------------------
+
+fn protocol_tag_mismatch() -> Case {
+    Case {
+        edits: vec![Edit { file: S, from: "\"protocol_tag\": \"[WO:]\"", to: "\"protocol_tag\": \"[WO ]\"" }],
+        python: Py::Off,
+        want: vec![
+            Want { severity: W, code: "protocol-tag-mismatch", file: S, pointer: "/structures/work_order/protocol_tag", line: 9, column: 23, at: "\"[WO ]\"", message: "the protocol tag `[WO ]` does not describe how the template begins: `[WO:{dm_id}] [from {sender}] {title} — {body}`", hint: Some("a tag of the template's form is `[WO:]`") },
+        ],
+        gone: vec![],
+    }
+}
+
+#[test]
+fn a_protocol_tag_that_is_not_how_the_template_begins() {
+    run(&protocol_tag_mismatch());
+}
+
+fn marker_format_mismatch() -> Case {
+    Case {
+        edits: vec![Edit { file: S, from: "post [RESULT id] when", to: "post [RESULT:id] when" }],
+        python: Py::Off,
+        want: vec![
+            Want { severity: W, code: "marker-format-mismatch", file: S, pointer: "/structures/claim/reply_expectation", line: 53, column: 63, at: "[RESULT:id]", message: "`[RESULT:id]` does not have the form of the `result` marker, whose template writes `[RESULT {job_id}]`", hint: Some("write it as the template does (`[RESULT id]`), or record a decision for accepting both forms") },
+        ],
+        gone: vec![],
+    }
+}
+
+#[test]
+fn a_marker_documented_in_another_form_than_its_template() {
+    run(&marker_format_mismatch());
+}
+
+// --- all at once ----------------------------------------------------------
+
+#[test]
+fn several_faults_at_once_are_all_reported() {
+    let parts = [
+        unknown_regex_ref(),
+        repeated_placeholder(),
+        protocol_tag_mismatch(),
+        enum_list_incomplete(),
+        marker_format_mismatch(),
+        optional_field_not_captured(),
+        python_rejects(),
+        non_match_matches(),
+        enum_list_extra(),
+        // An example fault is still found while other structures have errors.
+        structure_example_no_match(),
+    ];
+    let case = Case {
+        edits: parts.iter().flat_map(|c| c.edits.clone()).collect(),
+        python: Py::Real,
+        want: {
+            let mut all: Vec<Want> = parts.iter().flat_map(|c| c.want.clone()).collect();
+            // The report is sorted by file, line, column, code, message.
+            all.sort_by_key(|w| (w.file, w.line, w.column, w.code, w.message));
+            all
+        },
+        gone: parts.iter().flat_map(|c| c.gone.clone()).collect(),
+    };
+    assert!(case.want.len() >= parts.len(), "every part expects a finding");
+    run(&case);
+}
