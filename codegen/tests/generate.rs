@@ -177,3 +177,30 @@ fn json_syntax_error_has_line_and_column() {
     let d = &report.diagnostics[0];
     assert_eq!((d.code, d.line), ("json-syntax", 3));
 }
+
+#[test]
+fn directive_grammar_faults_are_all_reported() {
+    let dir = broken_spec("directives.json", |t| {
+        replace_once(t, "\"box\": \"TOOL\"", "\"box\": \"TOLO\"");
+        replace_once(t, "\"tools\": \"tools.list\"", "\"tools\": \"tools list\"");
+        replace_once(t, "\"max_json_depth\": 64", "\"max_json_depth\": 0");
+    });
+    let report = generate(dir.path()).unwrap_err();
+    let found: Vec<(&str, &str, usize)> = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(|d| (d.code, d.pointer.as_str(), d.line))
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            ("unknown-engine", "/fences/info_strings/box", 27),
+            ("invalid-op", "/aliases/tools", 41),
+            ("unusable-limits", "/limits", 43),
+        ]
+    );
+    let engine = &report.diagnostics[0];
+    assert_eq!(engine.hint.as_deref(), Some("did you mean `TOOL`?"));
+    assert!(engine.file.ends_with("directives.json"));
+}
