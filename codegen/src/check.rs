@@ -49,8 +49,44 @@ pub fn check_spec(spec: &Spec) -> Vec<Diagnostic> {
     check_bindings(spec, &mut out);
     check_structures(spec, &mut out);
     check_directives(spec, &mut out);
+    check_one_line_texts(spec, &mut out);
     out.extend(crate::prose::check(spec));
     out
+}
+
+/// Names, purposes, descriptions, templates and tags stand in table cells
+/// and code spans of the generated docs and in one-line help texts: a line
+/// break in them could not be shown as written.
+fn check_one_line_texts(spec: &Spec, out: &mut Vec<Diagnostic>) {
+    let mut texts: Vec<(SpecFile, String, &str)> = Vec::new();
+    for (k, st) in &spec.structures.structures {
+        let base = child("/structures", k);
+        for (name, text) in [
+            ("name", &st.name),
+            ("protocol_tag", &st.protocol_tag),
+            ("template", &st.template),
+            ("description", &st.description),
+            ("reply_expectation", &st.reply_expectation),
+            ("lifecycle_transition", &st.lifecycle_transition),
+        ] {
+            texts.push((S, child(&base, name), text));
+        }
+    }
+    for (k, p) in &spec.patterns.patterns {
+        let base = child("/patterns", k);
+        texts.push((P, child(&base, "purpose"), &p.purpose));
+        for (g, gr) in &p.groups {
+            texts.push((P, child(&child(&child(&base, "groups"), g), "description"), &gr.description));
+        }
+    }
+    for (file, pointer, text) in texts {
+        if text.contains(['\n', '\r']) {
+            out.push(
+                spec.diag(Severity::Error, "text-line-break", file, &pointer, "this text holds a line break, which a table cell, code span or help line cannot show as written")
+                    .with_hint("write it on one line"),
+            );
+        }
+    }
 }
 
 /// The directive grammar: its op pattern is in the common dialect, every

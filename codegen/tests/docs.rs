@@ -334,11 +334,13 @@ fn a_changed_example_changes_the_docs() {
 }
 
 #[test]
-#[should_panic(expected = "a table cell cannot hold a line break")]
-fn a_line_break_the_docs_cannot_show_stops_generation() {
+fn a_line_break_the_docs_cannot_show_is_a_located_error() {
     let dir = edited_patterns(
         "\"purpose\": \"6–12 character lower-case hex IDs.\"",
         "\"purpose\": \"6–12 character\\nlower-case hex IDs.\"",
     );
-    let _ = generate(dir.path());
+    let report = generate(dir.path()).unwrap_err();
+    let d = report.diagnostics.iter().find(|d| d.code == "text-line-break").expect("reported");
+    assert_eq!(d.pointer, "/patterns/short_hex/purpose");
+    assert!(d.file.ends_with("regex_patterns.json"));
 }
