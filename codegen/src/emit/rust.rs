@@ -872,6 +872,11 @@ fn kind_enum(model: &Model) -> TokenStream {
         let note = opt_str(s.binding_note.as_deref());
         quote!(SentenceKind::#v => #note)
     });
+    let fixed = model.sentences.iter().map(|s| {
+        let v = format_ident!("{}", s.type_name);
+        let pairs = s.fixed.iter().map(|(g, t)| quote!((#g, #t)));
+        quote!(SentenceKind::#v => &[#(#pairs),*])
+    });
     let spec_json = model.sentences.iter().map(|s| {
         let v = format_ident!("{}", s.type_name);
         let j = text_lit(&s.spec_json);
@@ -903,6 +908,11 @@ fn kind_enum(model: &Model) -> TokenStream {
             /// Fields the spec lists that no pattern group captures: left out of the generated type.
             pub fn omitted_fields(self) -> &'static [&'static str] {
                 match self { #(#omitted,)* }
+            }
+            /// Groups of the bound pattern that must capture fixed text for this structure, as
+            /// `(group, text)` (e.g. `verb` = `CLAIM` for `claim`).
+            pub fn fixed_groups(self) -> &'static [(&'static str, &'static str)] {
+                match self { #(#fixed,)* }
             }
             /// Why the structure binds to another pattern than its `regex_ref`, where it does.
             pub fn binding_note(self) -> Option<&'static str> {

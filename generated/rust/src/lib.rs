@@ -5691,6 +5691,26 @@ impl SentenceKind {
             SentenceKind::SubagentUpdate => &["details"],
         }
     }
+    /// Groups of the bound pattern that must capture fixed text for this structure, as
+    /// `(group, text)` (e.g. `verb` = `CLAIM` for `claim`).
+    pub fn fixed_groups(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            SentenceKind::WorkOrder => &[],
+            SentenceKind::Ack => &[],
+            SentenceKind::Claim => &[("verb", "CLAIM")],
+            SentenceKind::ResultSentence => &[],
+            SentenceKind::Decline => &[],
+            SentenceKind::NoAction => &[],
+            SentenceKind::ToolCall => &[("engine", "TOOL")],
+            SentenceKind::JobMarker => &[],
+            SentenceKind::Nudge => &[],
+            SentenceKind::FleetAlert => &[],
+            SentenceKind::ContractFooter => &[],
+            SentenceKind::Directive => &[],
+            SentenceKind::RuntimeContext => &[],
+            SentenceKind::SubagentUpdate => &[],
+        }
+    }
     /// Why the structure binds to another pattern than its `regex_ref`, where it does.
     pub fn binding_note(self) -> Option<&'static str> {
         match self {

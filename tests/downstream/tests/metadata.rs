@@ -57,6 +57,9 @@ fn field_info_follows_the_struct_fields_with_their_types() {
     assert_eq!(slot.derived_from, Some("job_id"));
     assert_eq!(SentenceKind::WorkOrder.omitted_fields(), ["priority", "due"]);
     assert!(SentenceKind::Claim.omitted_fields().is_empty());
+    assert_eq!(SentenceKind::Claim.fixed_groups(), [("verb", "CLAIM")]);
+    assert_eq!(SentenceKind::ToolCall.fixed_groups(), [("engine", "TOOL")]);
+    assert!(SentenceKind::Ack.fixed_groups().is_empty());
     assert!(SentenceKind::Decline.binding_note().is_some());
     assert_eq!(SentenceKind::WorkOrder.binding_note(), None);
 }
