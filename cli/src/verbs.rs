@@ -352,7 +352,8 @@ pub fn parse(text: &str, diagnostics: bool, json: bool) -> Output {
     let result = ParseResult { found, skipped: diagnostics.then_some(skipped) };
     let matched = !result.found.is_empty();
     output(&result, json, matched, |r| {
-        let mut s = String::new();
+        // Items and skipped candidates, in text order.
+        let mut entries: Vec<(usize, String)> = Vec::new();
         for f in &r.found {
             let (what, fields) = match &f.item {
                 Item::Sentence { value } => {
@@ -375,15 +376,16 @@ pub fn parse(text: &str, diagnostics: bool, json: bool) -> Output {
                     (format!("directive  {}", directive.op), map)
                 }
             };
-            s.push_str(&format!("bytes {}..{}  {what}\n", f.span.start, f.span.end));
             let rows: Vec<Vec<String>> = fields.iter().map(|(k, v)| vec![k.clone(), value_text(v)]).collect();
-            s.push_str(&table(&rows, "    "));
+            let text = format!("bytes {}..{}  {what}\n{}", f.span.start, f.span.end, table(&rows, "    "));
+            entries.push((f.span.start, text));
         }
-        if let Some(skipped) = &r.skipped {
-            for k in skipped {
-                s.push_str(&format!("skipped bytes {}..{}  {}: {}\n", k.span.start, k.span.end, k.reason, k.message));
-            }
+        for k in r.skipped.iter().flatten() {
+            let text = format!("skipped bytes {}..{}  {}: {}\n", k.span.start, k.span.end, k.reason, k.message);
+            entries.push((k.span.start, text));
         }
+        entries.sort_by_key(|(start, _)| *start);
+        let mut s: String = entries.into_iter().map(|(_, text)| text).collect();
         let n = r.found.len();
         let mut summary = match n {
             0 => "nothing found".to_owned(),
