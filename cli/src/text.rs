@@ -1,14 +1,22 @@
 //! Plain-text layout: aligned columns and unambiguous values.
 
 /// `rows` as lines of columns padded to a common width (two spaces apart),
-/// each line starting with `indent`; the last column is not padded.
+/// each line starting with `indent`; the last column is not padded, and a
+/// column empty in every row is left out.
 pub fn table(rows: &[Vec<String>], indent: &str) -> String {
     let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let empty: Vec<usize> =
+        (0..columns).filter(|&c| rows.iter().all(|r| r.get(c).is_none_or(String::is_empty))).collect();
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| r.iter().enumerate().filter(|(c, _)| !empty.contains(c)).map(|(_, cell)| cell.clone()).collect())
+        .collect();
+    let columns = columns - empty.len();
     let widths: Vec<usize> = (0..columns)
         .map(|c| rows.iter().filter_map(|r| r.get(c)).map(|cell| cell.chars().count()).max().unwrap_or(0))
         .collect();
     let mut out = String::new();
-    for row in rows {
+    for row in &rows {
         let mut line = indent.to_owned();
         for (c, cell) in row.iter().enumerate() {
             if c + 1 == row.len() {
@@ -48,6 +56,10 @@ pub fn shell_quote(s: &str) -> String {
 mod tests {
     use super::*;
 
+    fn cells(items: &[&str]) -> Vec<String> {
+        items.iter().map(|s| (*s).to_owned()).collect()
+    }
+
     #[test]
     fn columns_align_on_the_widest_cell() {
         let rows = vec![
@@ -55,6 +67,8 @@ mod tests {
             vec!["work_order".to_owned(), "[WO:]".to_owned(), "Structured".to_owned()],
         ];
         assert_eq!(table(&rows, "  "), "  ack         [ACK:]  Signals\n  work_order  [WO:]   Structured\n");
+        let sparse = vec![cells(&["dm_id", "", "ID"]), cells(&["sender", "", "who"])];
+        assert_eq!(table(&sparse, ""), "dm_id   ID\nsender  who\n", "an all-empty column is left out");
     }
 
     #[test]
