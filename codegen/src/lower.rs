@@ -58,6 +58,8 @@ pub struct PatternIr {
     pub matches: Vec<MatchExample>,
     /// Texts that must not match in full.
     pub non_matches: Vec<String>,
+    /// The spec entry `/patterns/<key>` as written, pretty-printed JSON.
+    pub spec_json: String,
 }
 
 /// A named group.
@@ -196,6 +198,8 @@ pub struct SentenceIr {
     pub head: String,
     /// The binding's `quotes_brackets`.
     pub quotes_brackets: bool,
+    /// The spec entry `/structures/<key>` as written, pretty-printed JSON.
+    pub spec_json: String,
 }
 
 impl SentenceIr {
@@ -212,6 +216,16 @@ pub fn bound_pattern<'a>(spec: &'a Spec, key: &str) -> &'a str {
         .get(key)
         .and_then(|b| b.pattern.as_deref())
         .unwrap_or_else(|| spec.structures.structures[key].regex_ref.as_str())
+}
+
+/// The entry `/<table>/<key>` of a spec file's text, pretty-printed with its
+/// keys in written order; empty when the text or the entry is missing.
+fn entry_json(text: &str, table: &str, key: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(text)
+        .ok()
+        .and_then(|v| v.get(table).and_then(|t| t.get(key)).cloned())
+        .and_then(|entry| serde_json::to_string_pretty(&entry).ok())
+        .unwrap_or_default()
 }
 
 /// Lowers a checked spec.
@@ -262,6 +276,7 @@ pub fn lower(spec: &Spec) -> Model {
             groups,
             matches: p.matches.clone(),
             non_matches: p.non_matches.clone(),
+            spec_json: entry_json(&spec.patterns_text, "patterns", key),
         });
     }
 
@@ -352,6 +367,7 @@ pub fn lower(spec: &Spec) -> Model {
             scan_source: format!("{}{}", pattern::flag_prefix(&p.flags), pattern::with_fixed_groups(&p.pattern, &fixed)),
             head: pattern::head(&p.pattern, &fixed),
             quotes_brackets: binding.is_some_and(|b| b.quotes_brackets),
+            spec_json: entry_json(&spec.structures_text, "structures", key),
             fields,
         });
     }

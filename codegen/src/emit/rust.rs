@@ -8,6 +8,7 @@ use quote::{format_ident, quote};
 
 use crate::emit::{RUST_HEADER, TOML_HEADER};
 use crate::lower::{FieldIr, FieldTy, Model, PatternIr, SentenceIr};
+use crate::model::GroupType;
 use crate::template::Piece;
 
 /// A string literal token, raw (`r"…"`) when that reads better.
@@ -17,6 +18,21 @@ fn lit(s: &str) -> Literal {
     } else {
         Literal::string(s)
     }
+}
+
+/// A string literal token for multi-line text (JSON): raw, so it reads as
+/// written, unless the text holds `"#`.
+fn text_lit(s: &str) -> Literal {
+    if s.contains("\"#") || s.contains('\r') {
+        Literal::string(s)
+    } else {
+        format!("r#\"{s}\"#").parse().expect("a valid raw string literal")
+    }
+}
+
+/// A pattern source anchored at both ends (`\A(?:…)\z`): whole-text matching (decision P10).
+fn anchored(source: &str) -> String {
+    format!(r"\A(?:{source})\z")
 }
 
 fn doc(text: &str) -> TokenStream {
@@ -120,6 +136,7 @@ pub fn lib_rs(model: &Model) -> String {
          Offsets in [`ParseError`] are byte offsets into the parsed text.",
         model.title, model.version
     ));
+    let meta = meta_items(model);
     let patterns = patterns_mod(model);
     let enums = model.enums.iter().map(|e| {
         let name = format_ident!("{}", e.name);
@@ -205,6 +222,7 @@ pub fn lib_rs(model: &Model) -> String {
 
         impl std::error::Error for UnknownValue {}
 
+        #meta
         #patterns
         #(#enums)*
         #(#structs)*
@@ -212,6 +230,103 @@ pub fn lib_rs(model: &Model) -> String {
         #sentence
         #scan
     })
+}
+
+/// The Rust type of a field as written in its struct, e.g. `Option<Status>`.
+fn rust_type_name(f: &FieldIr) -> String {
+    let base = match &f.ty {
+        FieldTy::String => "String".to_owned(),
+        FieldTy::Integer => "u32".to_owned(),
+        FieldTy::Enum(e) => e.clone(),
+        FieldTy::JsonObject => "JsonObject".to_owned(),
+    };
+    if f.required {
+        base
+    } else {
+        format!("Option<{base}>")
+    }
+}
+
+/// A `ValueType` variant for a group type.
+fn value_type(ty: GroupType) -> TokenStream {
+    match ty {
+        GroupType::String => quote!(ValueType::String),
+        GroupType::Integer => quote!(ValueType::Integer),
+        GroupType::Enum => quote!(ValueType::Enum),
+        GroupType::JsonObject => quote!(ValueType::JsonObject),
+    }
+}
+
+/// An `Option<&'static str>` expression.
+fn opt_str(v: Option<&str>) -> TokenStream {
+    match v {
+        Some(v) => quote!(Some(#v)),
+        None => quote!(None),
+    }
+}
+
+/// The spec's title and version, and the metadata types shared by
+/// [`SentenceKind`] and the `patterns` module.
+fn meta_items(model: &Model) -> TokenStream {
+    let (title, version) = (&model.title, &model.version);
+    quote! {
+        /// The spec's title (`title` of `schema/structures.json`).
+        pub const SPEC_TITLE: &str = #title;
+        /// The spec's version (`version` of `schema/structures.json`).
+        pub const SPEC_VERSION: &str = #version;
+
+        /// The type of a captured value, named as the spec names it (`type` of a pattern group).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+        #[serde(rename_all = "snake_case")]
+        pub enum ValueType {
+            /// Text, kept as captured.
+            String,
+            /// A non-negative decimal integer that fits in 32 bits.
+            Integer,
+            /// One of a closed set of texts.
+            Enum,
+            /// Exactly one strict JSON object.
+            JsonObject,
+        }
+
+        impl ValueType {
+            /// The spec's name of the type, e.g. `json_object`.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    ValueType::String => "string",
+                    ValueType::Integer => "integer",
+                    ValueType::Enum => "enum",
+                    ValueType::JsonObject => "json_object",
+                }
+            }
+        }
+
+        impl fmt::Display for ValueType {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { f.write_str(self.as_str()) }
+        }
+
+        /// A field of a generated sentence type ([`SentenceKind::field_info`]).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+        pub struct FieldInfo {
+            /// The field's name as the spec writes it (and as it serializes).
+            pub name: &'static str,
+            /// The type of its value.
+            #[serde(rename = "type")]
+            pub ty: ValueType,
+            /// For [`ValueType::Enum`]: the allowed texts, in spec order; empty otherwise.
+            pub values: &'static [&'static str],
+            /// The Rust type of the struct field, e.g. `Option<Status>`.
+            pub rust_type: &'static str,
+            /// True for the spec's `required_fields`.
+            pub required: bool,
+            /// What the field holds (the description of the group that captures it).
+            pub description: &'static str,
+            /// The pattern groups that capture it, in pattern order.
+            pub groups: &'static [&'static str],
+            /// The field it is derived from, when its group lies inside that field's group.
+            pub derived_from: Option<&'static str>,
+        }
+    }
 }
 
 fn scan_mod(model: &Model) -> TokenStream {
@@ -335,14 +450,158 @@ fn patterns_mod(model: &Model) -> TokenStream {
         let c = format_ident!("{}", p.const_name);
         quote! { (#key, #c) }
     });
+    let fulls = model.patterns.iter().map(|p| {
+        let f = format_ident!("{}_full", crate::ident::rust_field(&p.key));
+        let src = lit(&anchored(&p.source));
+        quote! {
+            fn #f() -> &'static Regex {
+                static RE: LazyLock<Regex> = LazyLock::new(|| Regex::new(#src).expect("the generator compiled this pattern"));
+                &RE
+            }
+        }
+    });
+    let infos = model.patterns.iter().map(|p| {
+        let key = &p.key;
+        let c = format_ident!("{}", p.const_name);
+        let f = format_ident!("{}", crate::ident::rust_field(&p.key));
+        let full = format_ident!("{}_full", crate::ident::rust_field(&p.key));
+        let purpose = &p.purpose;
+        let pattern = lit(&p.pattern);
+        let flags: Vec<String> =
+            p.flags.iter().map(|fl| serde_json::to_value(fl).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()).collect();
+        let seed = match &p.seed_pattern {
+            Some(sp) => {
+                let sp = lit(sp);
+                quote!(Some(#sp))
+            }
+            None => quote!(None),
+        };
+        let groups = p.groups.iter().map(|g| {
+            let (name, description, field) = (&g.name, &g.description, &g.field);
+            let ty = value_type(g.ty);
+            let values = &g.values;
+            quote! { GroupInfo { name: #name, ty: #ty, values: &[#(#values),*], field: #field, description: #description } }
+        });
+        let matches = p.matches.iter().map(|m| {
+            let text = &m.text;
+            let caps = m.captures.iter().map(|(g, t)| quote!(Capture { group: #g, text: #t }));
+            quote! { MatchExample { text: #text, captures: &[#(#caps),*] } }
+        });
+        let non = &p.non_matches;
+        let spec_json = text_lit(&p.spec_json);
+        quote! {
+            PatternInfo {
+                key: #key,
+                purpose: #purpose,
+                source: #c,
+                pattern: #pattern,
+                flags: &[#(#flags),*],
+                seed_pattern: #seed,
+                groups: &[#(#groups),*],
+                matches: &[#(#matches),*],
+                non_matches: &[#(#non),*],
+                spec_json: #spec_json,
+                search: #f,
+                full: #full,
+            }
+        }
+    });
     quote! {
-        /// The spec's patterns: source strings (flags inline) and compiled regexes.
+        /// The spec's patterns: source strings (flags inline), compiled regexes and metadata.
         pub mod patterns {
             use std::sync::LazyLock;
             use regex::Regex;
+            use serde::Serialize;
+            use super::ValueType;
             #(#items)*
             /// Every pattern as `(key, source)`, in spec order.
             pub const ALL: &[(&str, &str)] = &[#(#all),*];
+
+            #(#fulls)*
+
+            /// A named group of a pattern (`/patterns/<key>/groups/<name>`).
+            #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+            pub struct GroupInfo {
+                /// The group's name.
+                pub name: &'static str,
+                /// The type of the captured value.
+                #[serde(rename = "type")]
+                pub ty: ValueType,
+                /// For [`ValueType::Enum`]: the allowed texts; empty otherwise.
+                pub values: &'static [&'static str],
+                /// The structure field the group fills (its own name unless the spec maps it).
+                pub field: &'static str,
+                /// What the group captures.
+                pub description: &'static str,
+            }
+
+            /// What one group captures in a [`MatchExample`].
+            #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+            pub struct Capture {
+                /// The group's name.
+                pub group: &'static str,
+                /// The captured text.
+                pub text: &'static str,
+            }
+
+            /// A text the pattern matches in full, with what each taking-part group captures.
+            #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+            pub struct MatchExample {
+                /// The text.
+                pub text: &'static str,
+                /// The groups that take part, in the spec's order.
+                pub captures: &'static [Capture],
+            }
+
+            /// One pattern's metadata (`/patterns/<key>` in `schema/regex_patterns.json`).
+            #[derive(Debug, Clone, Copy, Serialize)]
+            pub struct PatternInfo {
+                /// The pattern key, e.g. `work_order`.
+                pub key: &'static str,
+                /// What it matches.
+                pub purpose: &'static str,
+                /// Flags inline, then the pattern: the string both engines compile.
+                pub source: &'static str,
+                /// The pattern as the spec writes it, without flags.
+                pub pattern: &'static str,
+                /// The spec's flags, named as Python's `re` names them (`MULTILINE`, `DOTALL`).
+                pub flags: &'static [&'static str],
+                /// The pattern as the seed document printed it, where it did (never compiled).
+                pub seed_pattern: Option<&'static str>,
+                /// Named groups, in the order they open.
+                pub groups: &'static [GroupInfo],
+                /// Texts the pattern matches in full.
+                pub matches: &'static [MatchExample],
+                /// Texts the pattern does not match in full.
+                pub non_matches: &'static [&'static str],
+                /// The spec entry as written, pretty-printed JSON.
+                #[serde(skip)]
+                pub spec_json: &'static str,
+                #[serde(skip)]
+                search: fn() -> &'static Regex,
+                #[serde(skip)]
+                full: fn() -> &'static Regex,
+            }
+
+            impl PatternInfo {
+                /// The compiled pattern, search semantics (finds it anywhere in a text).
+                pub fn regex(&self) -> &'static Regex {
+                    (self.search)()
+                }
+
+                /// The pattern anchored at both ends (`\A(?:…)\z`): matches a whole text or nothing.
+                pub fn full_regex(&self) -> &'static Regex {
+                    (self.full)()
+                }
+            }
+
+            /// Every pattern's metadata, in spec order.
+            pub const INFO: &[PatternInfo] = &[#(#infos),*];
+
+            /// The metadata of the pattern with key `key`, if any.
+            pub fn info(key: &str) -> Option<&'static PatternInfo> {
+                INFO.iter().find(|p| p.key == key)
+            }
         }
     }
 }
@@ -379,7 +638,7 @@ fn sentence_struct(s: &SentenceIr) -> TokenStream {
         let default = (!f.required).then(|| quote!(#[serde(default)]));
         quote! { #fd #rename #default pub #fname: #ty }
     });
-    let full = lit(&format!(r"\A(?:{})\z", s.source));
+    let full = lit(&anchored(&s.source));
     let steps = s.steps.iter().map(|st| {
         let p = lit(&format!(r"\A(?:{}{})", s.flag_prefix, st.prefix));
         let e = &st.expected;
@@ -570,6 +829,59 @@ fn kind_enum(model: &Model) -> TokenStream {
         let names = s.fields.iter().map(|f| &f.name);
         quote!(SentenceKind::#v => &[#(#names),*])
     });
+    let field_info = model.sentences.iter().map(|s| {
+        let v = format_ident!("{}", s.type_name);
+        let infos = s.fields.iter().map(|f| {
+            let name = &f.name;
+            let (ty, values): (TokenStream, Vec<String>) = match &f.ty {
+                FieldTy::String => (quote!(ValueType::String), vec![]),
+                FieldTy::Integer => (quote!(ValueType::Integer), vec![]),
+                FieldTy::Enum(e) => (
+                    quote!(ValueType::Enum),
+                    model.enums.iter().find(|x| &x.name == e).map(|x| x.variants.iter().map(|(_, t)| t.clone()).collect()).unwrap_or_default(),
+                ),
+                FieldTy::JsonObject => (quote!(ValueType::JsonObject), vec![]),
+            };
+            let rust_type = rust_type_name(f);
+            let required = f.required;
+            let description = &f.description;
+            let groups = &f.groups;
+            let derived = opt_str(f.derived_from.as_deref());
+            quote! {
+                FieldInfo {
+                    name: #name,
+                    ty: #ty,
+                    values: &[#(#values),*],
+                    rust_type: #rust_type,
+                    required: #required,
+                    description: #description,
+                    groups: &[#(#groups),*],
+                    derived_from: #derived,
+                }
+            }
+        });
+        quote!(SentenceKind::#v => &[#(#infos),*])
+    });
+    let omitted = model.sentences.iter().map(|s| {
+        let v = format_ident!("{}", s.type_name);
+        let names = &s.omitted_fields;
+        quote!(SentenceKind::#v => &[#(#names),*])
+    });
+    let notes = model.sentences.iter().map(|s| {
+        let v = format_ident!("{}", s.type_name);
+        let note = opt_str(s.binding_note.as_deref());
+        quote!(SentenceKind::#v => #note)
+    });
+    let fixed = model.sentences.iter().map(|s| {
+        let v = format_ident!("{}", s.type_name);
+        let pairs = s.fixed.iter().map(|(g, t)| quote!((#g, #t)));
+        quote!(SentenceKind::#v => &[#(#pairs),*])
+    });
+    let spec_json = model.sentences.iter().map(|s| {
+        let v = format_ident!("{}", s.type_name);
+        let j = text_lit(&s.spec_json);
+        quote!(SentenceKind::#v => #j)
+    });
     quote! {
         /// Which sentence structure; each kind carries its spec metadata.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -588,6 +900,27 @@ fn kind_enum(model: &Model) -> TokenStream {
             /// The generated fields, in struct order (spec names).
             pub fn fields(self) -> &'static [&'static str] {
                 match self { #(#fields,)* }
+            }
+            /// The generated fields with their types, in struct order.
+            pub fn field_info(self) -> &'static [FieldInfo] {
+                match self { #(#field_info,)* }
+            }
+            /// Fields the spec lists that no pattern group captures: left out of the generated type.
+            pub fn omitted_fields(self) -> &'static [&'static str] {
+                match self { #(#omitted,)* }
+            }
+            /// Groups of the bound pattern that must capture fixed text for this structure, as
+            /// `(group, text)` (e.g. `verb` = `CLAIM` for `claim`).
+            pub fn fixed_groups(self) -> &'static [(&'static str, &'static str)] {
+                match self { #(#fixed,)* }
+            }
+            /// Why the structure binds to another pattern than its `regex_ref`, where it does.
+            pub fn binding_note(self) -> Option<&'static str> {
+                match self { #(#notes,)* }
+            }
+            /// The spec entry `/structures/<key>` as written, pretty-printed JSON.
+            pub fn spec_json(self) -> &'static str {
+                match self { #(#spec_json,)* }
             }
         }
 

@@ -28,10 +28,66 @@ impl fmt::Display for UnknownValue {
     }
 }
 impl std::error::Error for UnknownValue {}
-/// The spec's patterns: source strings (flags inline) and compiled regexes.
+/// The spec's title (`title` of `schema/structures.json`).
+pub const SPEC_TITLE: &str = "Agent Sentence Structures & Protocols";
+/// The spec's version (`version` of `schema/structures.json`).
+pub const SPEC_VERSION: &str = "1.0.0";
+/// The type of a captured value, named as the spec names it (`type` of a pattern group).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ValueType {
+    /// Text, kept as captured.
+    String,
+    /// A non-negative decimal integer that fits in 32 bits.
+    Integer,
+    /// One of a closed set of texts.
+    Enum,
+    /// Exactly one strict JSON object.
+    JsonObject,
+}
+impl ValueType {
+    /// The spec's name of the type, e.g. `json_object`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ValueType::String => "string",
+            ValueType::Integer => "integer",
+            ValueType::Enum => "enum",
+            ValueType::JsonObject => "json_object",
+        }
+    }
+}
+impl fmt::Display for ValueType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+/// A field of a generated sentence type ([`SentenceKind::field_info`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct FieldInfo {
+    /// The field's name as the spec writes it (and as it serializes).
+    pub name: &'static str,
+    /// The type of its value.
+    #[serde(rename = "type")]
+    pub ty: ValueType,
+    /// For [`ValueType::Enum`]: the allowed texts, in spec order; empty otherwise.
+    pub values: &'static [&'static str],
+    /// The Rust type of the struct field, e.g. `Option<Status>`.
+    pub rust_type: &'static str,
+    /// True for the spec's `required_fields`.
+    pub required: bool,
+    /// What the field holds (the description of the group that captures it).
+    pub description: &'static str,
+    /// The pattern groups that capture it, in pattern order.
+    pub groups: &'static [&'static str],
+    /// The field it is derived from, when its group lies inside that field's group.
+    pub derived_from: Option<&'static str>,
+}
+/// The spec's patterns: source strings (flags inline), compiled regexes and metadata.
 pub mod patterns {
     use std::sync::LazyLock;
     use regex::Regex;
+    use serde::Serialize;
+    use super::ValueType;
     /// Parses a work order: [WO:<id>] [from <sender>] <title> — <body>. The body runs to the end of the text, across lines.
     ///
     /// Named groups:
@@ -313,6 +369,2262 @@ pub mod patterns {
         ("directive", DIRECTIVE),
         ("runtime_context", RUNTIME_CONTEXT),
     ];
+    fn work_order_full() -> &'static Regex {
+        static RE: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new(
+                    r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^—\r\n]*[^— \t\r\n])[ \t]*—[ \t]*(?P<body>[^ \t].*))\z"#,
+                )
+                .expect("the generator compiled this pattern")
+        });
+        &RE
+    }
+    fn ack_full() -> &'static Regex {
+        static RE: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new(
+                    r#"\A(?:\[ACK(?::|[ \t]+)(?P<dm_id>[a-f0-9-]+)\](?:[ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\])?)\z"#,
+                )
+                .expect("the generator compiled this pattern")
+        });
+        &RE
+    }
+    fn verb_full() -> &'static Regex {
+        static RE: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new(
+                    r#"\A(?:\[(?P<verb>ACK|CLAIM|RESULT|DECLINE|NO-ACTION)[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\])\z"#,
+                )
+                .expect("the generator compiled this pattern")
+        });
+        &RE
+    }
+    fn decline_full() -> &'static Regex {
+        static RE: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new(
+                    r#"\A(?:\[DECLINE[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?P<reason>[^ \t\r\n][^\r\n]*))\z"#,
+                )
+                .expect("the generator compiled this pattern")
+        });
+        &RE
+    }
+    fn no_action_full() -> &'static Regex {
+        static RE: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new(
+                    r#"\A(?:\[NO-ACTION[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?P<reason>[^ \t\r\n][^\r\n]*))\z"#,
+                )
+                .expect("the generator compiled this pattern")
+        });
+        &RE
+    }
+    fn result_full() -> &'static Regex {
+        static RE: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new(
+                    r#"\A(?:(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^ \t\r\n\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))(?:[^\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))*(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)))\z"#,
+                )
+                .expect("the generator compiled this pattern")
+        });
+        &RE
+    }
+    fn tool_call_full() -> &'static Regex {
+        static RE: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new(
+                    r#"\A(?:(?s)\[(?P<engine>TOOL|EXEC)[ \t\r\n]+(?P<op>[A-Za-z0-9_.-]+)[ \t\r\n]+(?P<args>\{.*\})[ \t\r\n]*\])\z"#,
+                )
+                .expect("the generator compiled this pattern")
+        });
+        &RE
+    }
+    fn job_tag_full() -> &'static Regex {
+        static RE: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new(
+                    r#"\A(?:\[JOB[ \t]+(?P<job_id>[A-Za-z0-9_.-]+(?:/(?P<slot>0|[1-9][0-9]{0,8}))?)\])\z"#,
+                )
+                .expect("the generator compiled this pattern")
+        });
+        &RE
+    }
+    fn nudge_full() -> &'static Regex {
+        static RE: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new(
+                    r#"\A(?:\[NUDGE[ \t]+(?P<loop_id>[A-Za-z0-9_/-]+)\][ \t]+\[nudge[ \t]+(?P<count>0|[1-9][0-9]{0,8})/(?P<max_nudges>0|[1-9][0-9]{0,8})\][ \t]+Deadline[ \t]+(?P<deadline_utc>[^ \t\r\n:]+(?::[^ \t\r\n:]+)*(?:[ \t]+[^ \t\r\n:]+(?::[^ \t\r\n:]+)*)*)(?::[ \t]*(?P<prompt>[^ \t\r\n][^\r\n]*))?)\z"#,
+                )
+                .expect("the generator compiled this pattern")
+        });
+        &RE
+    }
+    fn fleet_alert_full() -> &'static Regex {
+        static RE: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new(
+                    r#"\A(?:\[fleet-alert\][ \t]+(?P<severity>[A-Z][A-Z0-9_-]*):[ \t]+(?P<message>[^ \t\r\n][^\r\n]*))\z"#,
+                )
+                .expect("the generator compiled this pattern")
+        });
+        &RE
+    }
+    fn uuid_full() -> &'static Regex {
+        static RE: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new(
+                    r#"\A(?:(?P<uuid>[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}))\z"#,
+                )
+                .expect("the generator compiled this pattern")
+        });
+        &RE
+    }
+    fn short_hex_full() -> &'static Regex {
+        static RE: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new(r#"\A(?:(?P<hex>[0-9a-f]{6,12}))\z"#)
+                .expect("the generator compiled this pattern")
+        });
+        &RE
+    }
+    fn subagent_update_full() -> &'static Regex {
+        static RE: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new(
+                    r#"\A(?:\[SUBAGENT-UPDATE\][ \t]+Subagent[ \t]+'(?P<title>[^'\r\n]+)'[ \t]+\((?P<short_id>[0-9a-f]{6,12})\)[ \t]+has[ \t]+posted[ \t]+new[ \t]+output\.)\z"#,
+                )
+                .expect("the generator compiled this pattern")
+        });
+        &RE
+    }
+    fn swarm_slot_full() -> &'static Regex {
+        static RE: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new(
+                    r#"\A(?:\[JOB[ \t]+(?P<swarm_id>swarm-[0-9a-z]+)/(?P<slot>0|[1-9][0-9]{0,8})\])\z"#,
+                )
+                .expect("the generator compiled this pattern")
+        });
+        &RE
+    }
+    fn contract_footer_full() -> &'static Regex {
+        static RE: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new(
+                    r#"\A(?:Reply:[ \t]+\[ACK[ \t]+(?P<id>[A-Za-z0-9_/-]+)\][ \t]+seen[ \t]+\|[ \t]+\[CLAIM[ \t]+(?P<id_claim>[A-Za-z0-9_/-]+)\][ \t]+mine[ \t]+\|[ \t]+\[RESULT[ \t]+(?P<id_result>[A-Za-z0-9_/-]+)\][ \t]+done[ \t]+\|[ \t]+\[DECLINE[ \t]+(?P<id_decline>[A-Za-z0-9_/-]+)\][ \t]+\|[ \t]+\[NO-ACTION[ \t]+(?P<id_no_action>[A-Za-z0-9_/-]+)\]\.)\z"#,
+                )
+                .expect("the generator compiled this pattern")
+        });
+        &RE
+    }
+    fn directive_full() -> &'static Regex {
+        static RE: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new(
+                    r#"\A(?:\[Directive:[ \t]*(?P<directive>(?:[^ \t\[\]\r\n]|\[[^\[\]\r\n]*\])(?:[^\[\]\r\n]|\[[^\[\]\r\n]*\])*)\])\z"#,
+                )
+                .expect("the generator compiled this pattern")
+        });
+        &RE
+    }
+    fn runtime_context_full() -> &'static Regex {
+        static RE: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new(
+                    r#"\A(?:\[Runtime Context:[ \t]*(?P<url>[A-Za-z][A-Za-z0-9+.-]*://[^ \t\r\n\]]+)\])\z"#,
+                )
+                .expect("the generator compiled this pattern")
+        });
+        &RE
+    }
+    /// A named group of a pattern (`/patterns/<key>/groups/<name>`).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+    pub struct GroupInfo {
+        /// The group's name.
+        pub name: &'static str,
+        /// The type of the captured value.
+        #[serde(rename = "type")]
+        pub ty: ValueType,
+        /// For [`ValueType::Enum`]: the allowed texts; empty otherwise.
+        pub values: &'static [&'static str],
+        /// The structure field the group fills (its own name unless the spec maps it).
+        pub field: &'static str,
+        /// What the group captures.
+        pub description: &'static str,
+    }
+    /// What one group captures in a [`MatchExample`].
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+    pub struct Capture {
+        /// The group's name.
+        pub group: &'static str,
+        /// The captured text.
+        pub text: &'static str,
+    }
+    /// A text the pattern matches in full, with what each taking-part group captures.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+    pub struct MatchExample {
+        /// The text.
+        pub text: &'static str,
+        /// The groups that take part, in the spec's order.
+        pub captures: &'static [Capture],
+    }
+    /// One pattern's metadata (`/patterns/<key>` in `schema/regex_patterns.json`).
+    #[derive(Debug, Clone, Copy, Serialize)]
+    pub struct PatternInfo {
+        /// The pattern key, e.g. `work_order`.
+        pub key: &'static str,
+        /// What it matches.
+        pub purpose: &'static str,
+        /// Flags inline, then the pattern: the string both engines compile.
+        pub source: &'static str,
+        /// The pattern as the spec writes it, without flags.
+        pub pattern: &'static str,
+        /// The spec's flags, named as Python's `re` names them (`MULTILINE`, `DOTALL`).
+        pub flags: &'static [&'static str],
+        /// The pattern as the seed document printed it, where it did (never compiled).
+        pub seed_pattern: Option<&'static str>,
+        /// Named groups, in the order they open.
+        pub groups: &'static [GroupInfo],
+        /// Texts the pattern matches in full.
+        pub matches: &'static [MatchExample],
+        /// Texts the pattern does not match in full.
+        pub non_matches: &'static [&'static str],
+        /// The spec entry as written, pretty-printed JSON.
+        #[serde(skip)]
+        pub spec_json: &'static str,
+        #[serde(skip)]
+        search: fn() -> &'static Regex,
+        #[serde(skip)]
+        full: fn() -> &'static Regex,
+    }
+    impl PatternInfo {
+        /// The compiled pattern, search semantics (finds it anywhere in a text).
+        pub fn regex(&self) -> &'static Regex {
+            (self.search)()
+        }
+        /// The pattern anchored at both ends (`\A(?:…)\z`): matches a whole text or nothing.
+        pub fn full_regex(&self) -> &'static Regex {
+            (self.full)()
+        }
+    }
+    /// Every pattern's metadata, in spec order.
+    pub const INFO: &[PatternInfo] = &[
+        PatternInfo {
+            key: "work_order",
+            purpose: "Parses a work order: [WO:<id>] [from <sender>] <title> — <body>. The body runs to the end of the text, across lines.",
+            source: WORK_ORDER,
+            pattern: r#"^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^—\r\n]*[^— \t\r\n])[ \t]*—[ \t]*(?P<body>[^ \t].*)"#,
+            flags: &["MULTILINE", "DOTALL"],
+            seed_pattern: Some(
+                r#"^\[WO:(?P<wo_id>[a-f0-9-]+)\]\s+\[from\s+(?P<sender>[a-zA-Z0-9_-]+)\]\s+(?P<title>[^—\n]+?)\s*—\s*(?P<body>.+)$"#,
+            ),
+            groups: &[
+                GroupInfo {
+                    name: "wo_id",
+                    ty: ValueType::String,
+                    values: &[],
+                    field: "dm_id",
+                    description: "The unique tracking ID of the work order (lower-case hex and dashes).",
+                },
+                GroupInfo {
+                    name: "sender",
+                    ty: ValueType::String,
+                    values: &[],
+                    field: "sender",
+                    description: "Originating identity (super, 646, pip, opm, muse).",
+                },
+                GroupInfo {
+                    name: "title",
+                    ty: ValueType::String,
+                    values: &[],
+                    field: "title",
+                    description: "Short task name preceding the em dash (—); one line, no trailing spaces.",
+                },
+                GroupInfo {
+                    name: "body",
+                    ty: ValueType::String,
+                    values: &[],
+                    field: "body",
+                    description: "Instruction payload following the em dash; may span lines.",
+                },
+            ],
+            matches: &[
+                MatchExample {
+                    text: "[WO:7fce46e0] [from super] Audit exec.muse-dev.online endpoints — Please run full check on GET /api/stats and post results.",
+                    captures: &[
+                        Capture {
+                            group: "wo_id",
+                            text: "7fce46e0",
+                        },
+                        Capture {
+                            group: "sender",
+                            text: "super",
+                        },
+                        Capture {
+                            group: "title",
+                            text: "Audit exec.muse-dev.online endpoints",
+                        },
+                        Capture {
+                            group: "body",
+                            text: "Please run full check on GET /api/stats and post results.",
+                        },
+                    ],
+                },
+                MatchExample {
+                    text: "[WO:7fce46e0] [from super] Audit — Check stats",
+                    captures: &[
+                        Capture {
+                            group: "wo_id",
+                            text: "7fce46e0",
+                        },
+                        Capture {
+                            group: "sender",
+                            text: "super",
+                        },
+                        Capture {
+                            group: "title",
+                            text: "Audit",
+                        },
+                        Capture {
+                            group: "body",
+                            text: "Check stats",
+                        },
+                    ],
+                },
+                MatchExample {
+                    text: "[WO:8a12bc44] [from super] Audit exec.muse-dev.online endpoints — Verify that allowlisted ops respond with 200 OK.",
+                    captures: &[
+                        Capture {
+                            group: "wo_id",
+                            text: "8a12bc44",
+                        },
+                        Capture {
+                            group: "sender",
+                            text: "super",
+                        },
+                        Capture {
+                            group: "title",
+                            text: "Audit exec.muse-dev.online endpoints",
+                        },
+                        Capture {
+                            group: "body",
+                            text: "Verify that allowlisted ops respond with 200 OK.",
+                        },
+                    ],
+                },
+                MatchExample {
+                    text: "[WO:7fce46e0] [from 646] Rotate keys — step 1\nstep 2 — done",
+                    captures: &[
+                        Capture {
+                            group: "wo_id",
+                            text: "7fce46e0",
+                        },
+                        Capture {
+                            group: "sender",
+                            text: "646",
+                        },
+                        Capture {
+                            group: "title",
+                            text: "Rotate keys",
+                        },
+                        Capture {
+                            group: "body",
+                            text: "step 1\nstep 2 — done",
+                        },
+                    ],
+                },
+            ],
+            non_matches: &[
+                "[WO:7fce46e0] [from super] Audit without an em dash",
+                "[WO:7FCE46E0] [from super] Upper-case id — body",
+                "[WO:7fce46e0] [from super] — body without a title",
+                "[WO:7fce46e0] [from super] Title — ",
+            ],
+            spec_json: r#"{
+  "purpose": "Parses a work order: [WO:<id>] [from <sender>] <title> — <body>. The body runs to the end of the text, across lines.",
+  "seed_pattern": "^\\[WO:(?P<wo_id>[a-f0-9-]+)\\]\\s+\\[from\\s+(?P<sender>[a-zA-Z0-9_-]+)\\]\\s+(?P<title>[^—\\n]+?)\\s*—\\s*(?P<body>.+)$",
+  "pattern": "^\\[WO:(?P<wo_id>[a-f0-9-]+)\\][ \\t]+\\[from[ \\t]+(?P<sender>[A-Za-z0-9_-]+)\\][ \\t]+(?P<title>[^—\\r\\n]*[^— \\t\\r\\n])[ \\t]*—[ \\t]*(?P<body>[^ \\t].*)",
+  "flags": [
+    "MULTILINE",
+    "DOTALL"
+  ],
+  "groups": {
+    "wo_id": {
+      "description": "The unique tracking ID of the work order (lower-case hex and dashes).",
+      "type": "string",
+      "field": "dm_id"
+    },
+    "sender": {
+      "description": "Originating identity (super, 646, pip, opm, muse).",
+      "type": "string"
+    },
+    "title": {
+      "description": "Short task name preceding the em dash (—); one line, no trailing spaces.",
+      "type": "string"
+    },
+    "body": {
+      "description": "Instruction payload following the em dash; may span lines.",
+      "type": "string"
+    }
+  },
+  "matches": [
+    {
+      "text": "[WO:7fce46e0] [from super] Audit exec.muse-dev.online endpoints — Please run full check on GET /api/stats and post results.",
+      "captures": {
+        "wo_id": "7fce46e0",
+        "sender": "super",
+        "title": "Audit exec.muse-dev.online endpoints",
+        "body": "Please run full check on GET /api/stats and post results."
+      }
+    },
+    {
+      "text": "[WO:7fce46e0] [from super] Audit — Check stats",
+      "captures": {
+        "wo_id": "7fce46e0",
+        "sender": "super",
+        "title": "Audit",
+        "body": "Check stats"
+      }
+    },
+    {
+      "text": "[WO:8a12bc44] [from super] Audit exec.muse-dev.online endpoints — Verify that allowlisted ops respond with 200 OK.",
+      "captures": {
+        "wo_id": "8a12bc44",
+        "sender": "super",
+        "title": "Audit exec.muse-dev.online endpoints",
+        "body": "Verify that allowlisted ops respond with 200 OK."
+      }
+    },
+    {
+      "text": "[WO:7fce46e0] [from 646] Rotate keys — step 1\nstep 2 — done",
+      "captures": {
+        "wo_id": "7fce46e0",
+        "sender": "646",
+        "title": "Rotate keys",
+        "body": "step 1\nstep 2 — done"
+      }
+    }
+  ],
+  "non_matches": [
+    "[WO:7fce46e0] [from super] Audit without an em dash",
+    "[WO:7FCE46E0] [from super] Upper-case id — body",
+    "[WO:7fce46e0] [from super] — body without a title",
+    "[WO:7fce46e0] [from super] Title — "
+  ]
+}"#,
+            search: work_order,
+            full: work_order_full,
+        },
+        PatternInfo {
+            key: "ack",
+            purpose: "Parses an acknowledgement: [ACK:<id>] with an optional [from <sender>]. Also accepts [ACK <id>], the form the contract footer asks for.",
+            source: ACK,
+            pattern: r#"\[ACK(?::|[ \t]+)(?P<dm_id>[a-f0-9-]+)\](?:[ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\])?"#,
+            flags: &[],
+            seed_pattern: None,
+            groups: &[
+                GroupInfo {
+                    name: "dm_id",
+                    ty: ValueType::String,
+                    values: &[],
+                    field: "dm_id",
+                    description: "ID of the work order or message being acknowledged.",
+                },
+                GroupInfo {
+                    name: "sender",
+                    ty: ValueType::String,
+                    values: &[],
+                    field: "sender",
+                    description: "Identity of the acknowledging operator or agent.",
+                },
+            ],
+            matches: &[
+                MatchExample {
+                    text: "[ACK:7fce46e0] [from 646]",
+                    captures: &[
+                        Capture {
+                            group: "dm_id",
+                            text: "7fce46e0",
+                        },
+                        Capture {
+                            group: "sender",
+                            text: "646",
+                        },
+                    ],
+                },
+                MatchExample {
+                    text: "[ACK:8a12bc44] [from 646]",
+                    captures: &[
+                        Capture {
+                            group: "dm_id",
+                            text: "8a12bc44",
+                        },
+                        Capture {
+                            group: "sender",
+                            text: "646",
+                        },
+                    ],
+                },
+                MatchExample {
+                    text: "[ACK:7fce46e0]",
+                    captures: &[
+                        Capture {
+                            group: "dm_id",
+                            text: "7fce46e0",
+                        },
+                    ],
+                },
+                MatchExample {
+                    text: "[ACK 7fce46e0]",
+                    captures: &[
+                        Capture {
+                            group: "dm_id",
+                            text: "7fce46e0",
+                        },
+                    ],
+                },
+            ],
+            non_matches: &["[ACK:]", "[ACK:xyz] [from 646]", "[ack:7fce46e0]"],
+            spec_json: r#"{
+  "purpose": "Parses an acknowledgement: [ACK:<id>] with an optional [from <sender>]. Also accepts [ACK <id>], the form the contract footer asks for.",
+  "pattern": "\\[ACK(?::|[ \\t]+)(?P<dm_id>[a-f0-9-]+)\\](?:[ \\t]+\\[from[ \\t]+(?P<sender>[A-Za-z0-9_-]+)\\])?",
+  "flags": [],
+  "groups": {
+    "dm_id": {
+      "description": "ID of the work order or message being acknowledged.",
+      "type": "string"
+    },
+    "sender": {
+      "description": "Identity of the acknowledging operator or agent.",
+      "type": "string"
+    }
+  },
+  "matches": [
+    {
+      "text": "[ACK:7fce46e0] [from 646]",
+      "captures": {
+        "dm_id": "7fce46e0",
+        "sender": "646"
+      }
+    },
+    {
+      "text": "[ACK:8a12bc44] [from 646]",
+      "captures": {
+        "dm_id": "8a12bc44",
+        "sender": "646"
+      }
+    },
+    {
+      "text": "[ACK:7fce46e0]",
+      "captures": {
+        "dm_id": "7fce46e0"
+      }
+    },
+    {
+      "text": "[ACK 7fce46e0]",
+      "captures": {
+        "dm_id": "7fce46e0"
+      }
+    }
+  ],
+  "non_matches": [
+    "[ACK:]",
+    "[ACK:xyz] [from 646]",
+    "[ack:7fce46e0]"
+  ]
+}"#,
+            search: ack,
+            full: ack_full,
+        },
+        PatternInfo {
+            key: "verb",
+            purpose: "Matches a bare lifecycle verb marker: [ACK|CLAIM|RESULT|DECLINE|NO-ACTION <id>].",
+            source: VERB,
+            pattern: r#"\[(?P<verb>ACK|CLAIM|RESULT|DECLINE|NO-ACTION)[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\]"#,
+            flags: &[],
+            seed_pattern: Some(
+                r#"\[(?P<verb>ACK|CLAIM|RESULT|DECLINE|NO-ACTION)\s+(?P<job_id>[A-Za-z0-9_/-]+)\]"#,
+            ),
+            groups: &[
+                GroupInfo {
+                    name: "verb",
+                    ty: ValueType::Enum,
+                    values: &["ACK", "CLAIM", "RESULT", "DECLINE", "NO-ACTION"],
+                    field: "verb",
+                    description: "One of the five canonical lifecycle verbs.",
+                },
+                GroupInfo {
+                    name: "job_id",
+                    ty: ValueType::String,
+                    values: &[],
+                    field: "job_id",
+                    description: "Target job, work order, or swarm slot.",
+                },
+            ],
+            matches: &[
+                MatchExample {
+                    text: "[CLAIM 7fce46e0]",
+                    captures: &[
+                        Capture {
+                            group: "verb",
+                            text: "CLAIM",
+                        },
+                        Capture {
+                            group: "job_id",
+                            text: "7fce46e0",
+                        },
+                    ],
+                },
+                MatchExample {
+                    text: "[NO-ACTION swarm-99a/1]",
+                    captures: &[
+                        Capture {
+                            group: "verb",
+                            text: "NO-ACTION",
+                        },
+                        Capture {
+                            group: "job_id",
+                            text: "swarm-99a/1",
+                        },
+                    ],
+                },
+                MatchExample {
+                    text: "[ACK 7fce46e0]",
+                    captures: &[
+                        Capture {
+                            group: "verb",
+                            text: "ACK",
+                        },
+                        Capture {
+                            group: "job_id",
+                            text: "7fce46e0",
+                        },
+                    ],
+                },
+            ],
+            non_matches: &[
+                "[CLAIM]",
+                "[claim 7fce46e0]",
+                "[CLAIM 7fce 46e0]",
+                "[DONE 7fce46e0]",
+            ],
+            spec_json: r#"{
+  "purpose": "Matches a bare lifecycle verb marker: [ACK|CLAIM|RESULT|DECLINE|NO-ACTION <id>].",
+  "seed_pattern": "\\[(?P<verb>ACK|CLAIM|RESULT|DECLINE|NO-ACTION)\\s+(?P<job_id>[A-Za-z0-9_/-]+)\\]",
+  "pattern": "\\[(?P<verb>ACK|CLAIM|RESULT|DECLINE|NO-ACTION)[ \\t]+(?P<job_id>[A-Za-z0-9_/-]+)\\]",
+  "flags": [],
+  "groups": {
+    "verb": {
+      "description": "One of the five canonical lifecycle verbs.",
+      "type": "enum",
+      "values": [
+        "ACK",
+        "CLAIM",
+        "RESULT",
+        "DECLINE",
+        "NO-ACTION"
+      ]
+    },
+    "job_id": {
+      "description": "Target job, work order, or swarm slot.",
+      "type": "string"
+    }
+  },
+  "matches": [
+    {
+      "text": "[CLAIM 7fce46e0]",
+      "captures": {
+        "verb": "CLAIM",
+        "job_id": "7fce46e0"
+      }
+    },
+    {
+      "text": "[NO-ACTION swarm-99a/1]",
+      "captures": {
+        "verb": "NO-ACTION",
+        "job_id": "swarm-99a/1"
+      }
+    },
+    {
+      "text": "[ACK 7fce46e0]",
+      "captures": {
+        "verb": "ACK",
+        "job_id": "7fce46e0"
+      }
+    }
+  ],
+  "non_matches": [
+    "[CLAIM]",
+    "[claim 7fce46e0]",
+    "[CLAIM 7fce 46e0]",
+    "[DONE 7fce46e0]"
+  ]
+}"#,
+            search: verb,
+            full: verb_full,
+        },
+        PatternInfo {
+            key: "decline",
+            purpose: "Parses a decline: [DECLINE <id>] <reason>. The verb marker of `verb` followed by the reason, to the end of the line.",
+            source: DECLINE,
+            pattern: r#"\[DECLINE[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?P<reason>[^ \t\r\n][^\r\n]*)"#,
+            flags: &[],
+            seed_pattern: None,
+            groups: &[
+                GroupInfo {
+                    name: "job_id",
+                    ty: ValueType::String,
+                    values: &[],
+                    field: "job_id",
+                    description: "Target job or work order.",
+                },
+                GroupInfo {
+                    name: "reason",
+                    ty: ValueType::String,
+                    values: &[],
+                    field: "reason",
+                    description: "Why the work is declined; one line.",
+                },
+            ],
+            matches: &[
+                MatchExample {
+                    text: "[DECLINE 7fce46e0] Target node warp-dev is currently down for maintenance.",
+                    captures: &[
+                        Capture {
+                            group: "job_id",
+                            text: "7fce46e0",
+                        },
+                        Capture {
+                            group: "reason",
+                            text: "Target node warp-dev is currently down for maintenance.",
+                        },
+                    ],
+                },
+            ],
+            non_matches: &[
+                "[DECLINE 7fce46e0]",
+                "[DECLINE 7fce46e0] ",
+                "[NO-ACTION 7fce46e0] flap",
+            ],
+            spec_json: r#"{
+  "purpose": "Parses a decline: [DECLINE <id>] <reason>. The verb marker of `verb` followed by the reason, to the end of the line.",
+  "pattern": "\\[DECLINE[ \\t]+(?P<job_id>[A-Za-z0-9_/-]+)\\][ \\t]+(?P<reason>[^ \\t\\r\\n][^\\r\\n]*)",
+  "flags": [],
+  "groups": {
+    "job_id": {
+      "description": "Target job or work order.",
+      "type": "string"
+    },
+    "reason": {
+      "description": "Why the work is declined; one line.",
+      "type": "string"
+    }
+  },
+  "matches": [
+    {
+      "text": "[DECLINE 7fce46e0] Target node warp-dev is currently down for maintenance.",
+      "captures": {
+        "job_id": "7fce46e0",
+        "reason": "Target node warp-dev is currently down for maintenance."
+      }
+    }
+  ],
+  "non_matches": [
+    "[DECLINE 7fce46e0]",
+    "[DECLINE 7fce46e0] ",
+    "[NO-ACTION 7fce46e0] flap"
+  ]
+}"#,
+            search: decline,
+            full: decline_full,
+        },
+        PatternInfo {
+            key: "no_action",
+            purpose: "Parses a no-action reply: [NO-ACTION <id>] <reason>. The verb marker of `verb` followed by the reason, to the end of the line.",
+            source: NO_ACTION,
+            pattern: r#"\[NO-ACTION[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?P<reason>[^ \t\r\n][^\r\n]*)"#,
+            flags: &[],
+            seed_pattern: None,
+            groups: &[
+                GroupInfo {
+                    name: "job_id",
+                    ty: ValueType::String,
+                    values: &[],
+                    field: "job_id",
+                    description: "Target job or work order.",
+                },
+                GroupInfo {
+                    name: "reason",
+                    ty: ValueType::String,
+                    values: &[],
+                    field: "reason",
+                    description: "Why no action was needed; one line.",
+                },
+            ],
+            matches: &[
+                MatchExample {
+                    text: "[NO-ACTION 7fce46e0] Transponder probe recovered before grace period expired.",
+                    captures: &[
+                        Capture {
+                            group: "job_id",
+                            text: "7fce46e0",
+                        },
+                        Capture {
+                            group: "reason",
+                            text: "Transponder probe recovered before grace period expired.",
+                        },
+                    ],
+                },
+            ],
+            non_matches: &[
+                "[NO-ACTION 7fce46e0]",
+                "[NO_ACTION 7fce46e0] flap",
+                "[DECLINE 7fce46e0] busy",
+            ],
+            spec_json: r#"{
+  "purpose": "Parses a no-action reply: [NO-ACTION <id>] <reason>. The verb marker of `verb` followed by the reason, to the end of the line.",
+  "pattern": "\\[NO-ACTION[ \\t]+(?P<job_id>[A-Za-z0-9_/-]+)\\][ \\t]+(?P<reason>[^ \\t\\r\\n][^\\r\\n]*)",
+  "flags": [],
+  "groups": {
+    "job_id": {
+      "description": "Target job or work order.",
+      "type": "string"
+    },
+    "reason": {
+      "description": "Why no action was needed; one line.",
+      "type": "string"
+    }
+  },
+  "matches": [
+    {
+      "text": "[NO-ACTION 7fce46e0] Transponder probe recovered before grace period expired.",
+      "captures": {
+        "job_id": "7fce46e0",
+        "reason": "Transponder probe recovered before grace period expired."
+      }
+    }
+  ],
+  "non_matches": [
+    "[NO-ACTION 7fce46e0]",
+    "[NO_ACTION 7fce46e0] flap",
+    "[DECLINE 7fce46e0] busy"
+  ]
+}"#,
+            search: no_action,
+            full: no_action_full,
+        },
+        PatternInfo {
+            key: "result",
+            purpose: "Parses a result: [RESULT <id>] [<status>] <summary>. The summary runs across lines up to the next `[RESULT ` marker or the end of the text.",
+            source: RESULT,
+            pattern: r#"\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^ \t\r\n\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))(?:[^\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))*(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?))"#,
+            flags: &["DOTALL"],
+            seed_pattern: Some(
+                r#"\[RESULT\s+(?P<job_id>[A-Za-z0-9_/-]+)\]\s*(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)?\s*(?P<summary>.*?)(?=\[RESULT\s|\Z)"#,
+            ),
+            groups: &[
+                GroupInfo {
+                    name: "job_id",
+                    ty: ValueType::String,
+                    values: &[],
+                    field: "job_id",
+                    description: "Target task ID.",
+                },
+                GroupInfo {
+                    name: "status",
+                    ty: ValueType::Enum,
+                    values: &["OK", "FAIL", "DECLINE", "SUCCESS", "ERROR"],
+                    field: "status",
+                    description: "Optional explicit status keyword; it must be followed by a space, so `OKAY` is summary text.",
+                },
+                GroupInfo {
+                    name: "summary",
+                    ty: ValueType::String,
+                    values: &[],
+                    field: "summary",
+                    description: "Detailed response text; never contains `[RESULT` followed by whitespace.",
+                },
+            ],
+            matches: &[
+                MatchExample {
+                    text: "[RESULT 7fce46e0] OK Audit complete: 14 allowlisted ops confirmed healthy, 0 errors.",
+                    captures: &[
+                        Capture {
+                            group: "job_id",
+                            text: "7fce46e0",
+                        },
+                        Capture {
+                            group: "status",
+                            text: "OK",
+                        },
+                        Capture {
+                            group: "summary",
+                            text: "Audit complete: 14 allowlisted ops confirmed healthy, 0 errors.",
+                        },
+                    ],
+                },
+                MatchExample {
+                    text: "[RESULT 7fce46e0] OK 14 endpoints healthy",
+                    captures: &[
+                        Capture {
+                            group: "job_id",
+                            text: "7fce46e0",
+                        },
+                        Capture {
+                            group: "status",
+                            text: "OK",
+                        },
+                        Capture {
+                            group: "summary",
+                            text: "14 endpoints healthy",
+                        },
+                    ],
+                },
+                MatchExample {
+                    text: "[RESULT 8a12bc44] OK Verified 14 endpoints; all return valid 200 responses with expected schemas.",
+                    captures: &[
+                        Capture {
+                            group: "job_id",
+                            text: "8a12bc44",
+                        },
+                        Capture {
+                            group: "status",
+                            text: "OK",
+                        },
+                        Capture {
+                            group: "summary",
+                            text: "Verified 14 endpoints; all return valid 200 responses with expected schemas.",
+                        },
+                    ],
+                },
+                MatchExample {
+                    text: "[RESULT 7fce46e0] OKAY then",
+                    captures: &[
+                        Capture {
+                            group: "job_id",
+                            text: "7fce46e0",
+                        },
+                        Capture {
+                            group: "summary",
+                            text: "OKAY then",
+                        },
+                    ],
+                },
+                MatchExample {
+                    text: "[RESULT 7fce46e0] Done, see [RESULTS] and [RESULT]",
+                    captures: &[
+                        Capture {
+                            group: "job_id",
+                            text: "7fce46e0",
+                        },
+                        Capture {
+                            group: "summary",
+                            text: "Done, see [RESULTS] and [RESULT]",
+                        },
+                    ],
+                },
+                MatchExample {
+                    text: "[RESULT ml-646/2] FAIL two\nlines",
+                    captures: &[
+                        Capture {
+                            group: "job_id",
+                            text: "ml-646/2",
+                        },
+                        Capture {
+                            group: "status",
+                            text: "FAIL",
+                        },
+                        Capture {
+                            group: "summary",
+                            text: "two\nlines",
+                        },
+                    ],
+                },
+                MatchExample {
+                    text: "[RESULT 7fce46e0] OK see [RESU",
+                    captures: &[
+                        Capture {
+                            group: "job_id",
+                            text: "7fce46e0",
+                        },
+                        Capture {
+                            group: "status",
+                            text: "OK",
+                        },
+                        Capture {
+                            group: "summary",
+                            text: "see [RESU",
+                        },
+                    ],
+                },
+            ],
+            non_matches: &[
+                "[RESULT 7fce46e0]",
+                "[RESULT 7fce46e0] OK done [RESULT 8a12bc44] OK also",
+                "[RESULT] OK done",
+                "[result 7fce46e0] OK done",
+            ],
+            spec_json: r#"{
+  "purpose": "Parses a result: [RESULT <id>] [<status>] <summary>. The summary runs across lines up to the next `[RESULT ` marker or the end of the text.",
+  "seed_pattern": "\\[RESULT\\s+(?P<job_id>[A-Za-z0-9_/-]+)\\]\\s*(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)?\\s*(?P<summary>.*?)(?=\\[RESULT\\s|\\Z)",
+  "pattern": "\\[RESULT[ \\t]+(?P<job_id>[A-Za-z0-9_/-]+)\\][ \\t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \\t]+)?(?P<summary>(?:(?:[^ \\t\\r\\n\\[]|\\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\\[)*(?:[^R\\[]|R(?:[^E\\[]|E(?:[^S\\[]|S(?:[^U\\[]|U(?:[^L\\[]|L(?:[^T\\[]|T[^ \\t\\r\\n\\[])))))))(?:[^\\[]|\\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\\[)*(?:[^R\\[]|R(?:[^E\\[]|E(?:[^S\\[]|S(?:[^U\\[]|U(?:[^L\\[]|L(?:[^T\\[]|T[^ \\t\\r\\n\\[])))))))*(?:\\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|\\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?))",
+  "flags": [
+    "DOTALL"
+  ],
+  "groups": {
+    "job_id": {
+      "description": "Target task ID.",
+      "type": "string"
+    },
+    "status": {
+      "description": "Optional explicit status keyword; it must be followed by a space, so `OKAY` is summary text.",
+      "type": "enum",
+      "values": [
+        "OK",
+        "FAIL",
+        "DECLINE",
+        "SUCCESS",
+        "ERROR"
+      ]
+    },
+    "summary": {
+      "description": "Detailed response text; never contains `[RESULT` followed by whitespace.",
+      "type": "string"
+    }
+  },
+  "matches": [
+    {
+      "text": "[RESULT 7fce46e0] OK Audit complete: 14 allowlisted ops confirmed healthy, 0 errors.",
+      "captures": {
+        "job_id": "7fce46e0",
+        "status": "OK",
+        "summary": "Audit complete: 14 allowlisted ops confirmed healthy, 0 errors."
+      }
+    },
+    {
+      "text": "[RESULT 7fce46e0] OK 14 endpoints healthy",
+      "captures": {
+        "job_id": "7fce46e0",
+        "status": "OK",
+        "summary": "14 endpoints healthy"
+      }
+    },
+    {
+      "text": "[RESULT 8a12bc44] OK Verified 14 endpoints; all return valid 200 responses with expected schemas.",
+      "captures": {
+        "job_id": "8a12bc44",
+        "status": "OK",
+        "summary": "Verified 14 endpoints; all return valid 200 responses with expected schemas."
+      }
+    },
+    {
+      "text": "[RESULT 7fce46e0] OKAY then",
+      "captures": {
+        "job_id": "7fce46e0",
+        "summary": "OKAY then"
+      }
+    },
+    {
+      "text": "[RESULT 7fce46e0] Done, see [RESULTS] and [RESULT]",
+      "captures": {
+        "job_id": "7fce46e0",
+        "summary": "Done, see [RESULTS] and [RESULT]"
+      }
+    },
+    {
+      "text": "[RESULT ml-646/2] FAIL two\nlines",
+      "captures": {
+        "job_id": "ml-646/2",
+        "status": "FAIL",
+        "summary": "two\nlines"
+      }
+    },
+    {
+      "text": "[RESULT 7fce46e0] OK see [RESU",
+      "captures": {
+        "job_id": "7fce46e0",
+        "status": "OK",
+        "summary": "see [RESU"
+      }
+    }
+  ],
+  "non_matches": [
+    "[RESULT 7fce46e0]",
+    "[RESULT 7fce46e0] OK done [RESULT 8a12bc44] OK also",
+    "[RESULT] OK done",
+    "[result 7fce46e0] OK done"
+  ]
+}"#,
+            search: result,
+            full: result_full,
+        },
+        PatternInfo {
+            key: "tool_call",
+            purpose: "Parses an in-band tool directive: [TOOL|EXEC <op> <args>]. The arguments must be one JSON object; the scanner finds its end by balanced braces, not by the first `}]`.",
+            source: TOOL_CALL,
+            pattern: r#"\[(?P<engine>TOOL|EXEC)[ \t\r\n]+(?P<op>[A-Za-z0-9_.-]+)[ \t\r\n]+(?P<args>\{.*\})[ \t\r\n]*\]"#,
+            flags: &["DOTALL"],
+            seed_pattern: Some(
+                r#"\[(?P<engine>TOOL|EXEC)\s+(?P<op>[a-zA-Z0-9_.-]+)\s+(?P<args>\{.*?\})\]"#,
+            ),
+            groups: &[
+                GroupInfo {
+                    name: "engine",
+                    ty: ValueType::Enum,
+                    values: &["TOOL", "EXEC"],
+                    field: "engine",
+                    description: "TOOL or EXEC.",
+                },
+                GroupInfo {
+                    name: "op",
+                    ty: ValueType::String,
+                    values: &[],
+                    field: "op",
+                    description: "Method name (e.g. followup.create, health.check).",
+                },
+                GroupInfo {
+                    name: "args",
+                    ty: ValueType::JsonObject,
+                    values: &[],
+                    field: "args_json",
+                    description: "Embedded JSON argument payload: exactly one strict JSON object.",
+                },
+            ],
+            matches: &[
+                MatchExample {
+                    text: "[TOOL followup.create {\"in_m\": 5, \"prompt\": \"Recheck VM reachability\"}]",
+                    captures: &[
+                        Capture {
+                            group: "engine",
+                            text: "TOOL",
+                        },
+                        Capture {
+                            group: "op",
+                            text: "followup.create",
+                        },
+                        Capture {
+                            group: "args",
+                            text: "{\"in_m\": 5, \"prompt\": \"Recheck VM reachability\"}",
+                        },
+                    ],
+                },
+                MatchExample {
+                    text: "[TOOL followup.create {\"in_m\": 5}]",
+                    captures: &[
+                        Capture {
+                            group: "engine",
+                            text: "TOOL",
+                        },
+                        Capture {
+                            group: "op",
+                            text: "followup.create",
+                        },
+                        Capture {
+                            group: "args",
+                            text: "{\"in_m\": 5}",
+                        },
+                    ],
+                },
+                MatchExample {
+                    text: "[TOOL followup.create {\"in_m\": 5, \"prompt\": \"Re-check Cloudflare WARP proxy status\"}]",
+                    captures: &[
+                        Capture {
+                            group: "engine",
+                            text: "TOOL",
+                        },
+                        Capture {
+                            group: "op",
+                            text: "followup.create",
+                        },
+                        Capture {
+                            group: "args",
+                            text: "{\"in_m\": 5, \"prompt\": \"Re-check Cloudflare WARP proxy status\"}",
+                        },
+                    ],
+                },
+                MatchExample {
+                    text: "[EXEC box.exec {\"a\": [{\"b\": 1}], \"c\": \"}]\"}]",
+                    captures: &[
+                        Capture {
+                            group: "engine",
+                            text: "EXEC",
+                        },
+                        Capture {
+                            group: "op",
+                            text: "box.exec",
+                        },
+                        Capture {
+                            group: "args",
+                            text: "{\"a\": [{\"b\": 1}], \"c\": \"}]\"}",
+                        },
+                    ],
+                },
+            ],
+            non_matches: &[
+                "[TOOL followup.create]",
+                "[TOOL followup.create [1, 2]]",
+                "[tool followup.create {}]",
+                "[TOOL follow up {}]",
+            ],
+            spec_json: r#"{
+  "purpose": "Parses an in-band tool directive: [TOOL|EXEC <op> <args>]. The arguments must be one JSON object; the scanner finds its end by balanced braces, not by the first `}]`.",
+  "seed_pattern": "\\[(?P<engine>TOOL|EXEC)\\s+(?P<op>[a-zA-Z0-9_.-]+)\\s+(?P<args>\\{.*?\\})\\]",
+  "pattern": "\\[(?P<engine>TOOL|EXEC)[ \\t\\r\\n]+(?P<op>[A-Za-z0-9_.-]+)[ \\t\\r\\n]+(?P<args>\\{.*\\})[ \\t\\r\\n]*\\]",
+  "flags": [
+    "DOTALL"
+  ],
+  "groups": {
+    "engine": {
+      "description": "TOOL or EXEC.",
+      "type": "enum",
+      "values": [
+        "TOOL",
+        "EXEC"
+      ]
+    },
+    "op": {
+      "description": "Method name (e.g. followup.create, health.check).",
+      "type": "string"
+    },
+    "args": {
+      "description": "Embedded JSON argument payload: exactly one strict JSON object.",
+      "type": "json_object",
+      "field": "args_json"
+    }
+  },
+  "matches": [
+    {
+      "text": "[TOOL followup.create {\"in_m\": 5, \"prompt\": \"Recheck VM reachability\"}]",
+      "captures": {
+        "engine": "TOOL",
+        "op": "followup.create",
+        "args": "{\"in_m\": 5, \"prompt\": \"Recheck VM reachability\"}"
+      }
+    },
+    {
+      "text": "[TOOL followup.create {\"in_m\": 5}]",
+      "captures": {
+        "engine": "TOOL",
+        "op": "followup.create",
+        "args": "{\"in_m\": 5}"
+      }
+    },
+    {
+      "text": "[TOOL followup.create {\"in_m\": 5, \"prompt\": \"Re-check Cloudflare WARP proxy status\"}]",
+      "captures": {
+        "engine": "TOOL",
+        "op": "followup.create",
+        "args": "{\"in_m\": 5, \"prompt\": \"Re-check Cloudflare WARP proxy status\"}"
+      }
+    },
+    {
+      "text": "[EXEC box.exec {\"a\": [{\"b\": 1}], \"c\": \"}]\"}]",
+      "captures": {
+        "engine": "EXEC",
+        "op": "box.exec",
+        "args": "{\"a\": [{\"b\": 1}], \"c\": \"}]\"}"
+      }
+    }
+  ],
+  "non_matches": [
+    "[TOOL followup.create]",
+    "[TOOL followup.create [1, 2]]",
+    "[tool followup.create {}]",
+    "[TOOL follow up {}]"
+  ]
+}"#,
+            search: tool_call,
+            full: tool_call_full,
+        },
+        PatternInfo {
+            key: "job_tag",
+            purpose: "Matches a job tracking marker: [JOB <id>], where an id ending in /<n> names swarm slot n.",
+            source: JOB_TAG,
+            pattern: r#"\[JOB[ \t]+(?P<job_id>[A-Za-z0-9_.-]+(?:/(?P<slot>0|[1-9][0-9]{0,8}))?)\]"#,
+            flags: &[],
+            seed_pattern: None,
+            groups: &[
+                GroupInfo {
+                    name: "job_id",
+                    ty: ValueType::String,
+                    values: &[],
+                    field: "job_id",
+                    description: "The job or swarm slot ID.",
+                },
+                GroupInfo {
+                    name: "slot",
+                    ty: ValueType::Integer,
+                    values: &[],
+                    field: "slot",
+                    description: "Swarm slot number: the digits after the last slash of the job ID, when there is one.",
+                },
+            ],
+            matches: &[
+                MatchExample {
+                    text: "[JOB ml-646-20261005]",
+                    captures: &[
+                        Capture {
+                            group: "job_id",
+                            text: "ml-646-20261005",
+                        },
+                    ],
+                },
+                MatchExample {
+                    text: "[JOB swarm-4a2b/1]",
+                    captures: &[
+                        Capture {
+                            group: "job_id",
+                            text: "swarm-4a2b/1",
+                        },
+                        Capture {
+                            group: "slot",
+                            text: "1",
+                        },
+                    ],
+                },
+                MatchExample {
+                    text: "[JOB swarm-99a/1]",
+                    captures: &[
+                        Capture {
+                            group: "job_id",
+                            text: "swarm-99a/1",
+                        },
+                        Capture {
+                            group: "slot",
+                            text: "1",
+                        },
+                    ],
+                },
+            ],
+            non_matches: &[
+                "[JOB]",
+                "[JOB swarm-4a2b/]",
+                "[JOB swarm-4a2b/01]",
+                "[JOB a b]",
+            ],
+            spec_json: r#"{
+  "purpose": "Matches a job tracking marker: [JOB <id>], where an id ending in /<n> names swarm slot n.",
+  "pattern": "\\[JOB[ \\t]+(?P<job_id>[A-Za-z0-9_.-]+(?:/(?P<slot>0|[1-9][0-9]{0,8}))?)\\]",
+  "flags": [],
+  "groups": {
+    "job_id": {
+      "description": "The job or swarm slot ID.",
+      "type": "string"
+    },
+    "slot": {
+      "description": "Swarm slot number: the digits after the last slash of the job ID, when there is one.",
+      "type": "integer"
+    }
+  },
+  "matches": [
+    {
+      "text": "[JOB ml-646-20261005]",
+      "captures": {
+        "job_id": "ml-646-20261005"
+      }
+    },
+    {
+      "text": "[JOB swarm-4a2b/1]",
+      "captures": {
+        "job_id": "swarm-4a2b/1",
+        "slot": "1"
+      }
+    },
+    {
+      "text": "[JOB swarm-99a/1]",
+      "captures": {
+        "job_id": "swarm-99a/1",
+        "slot": "1"
+      }
+    }
+  ],
+  "non_matches": [
+    "[JOB]",
+    "[JOB swarm-4a2b/]",
+    "[JOB swarm-4a2b/01]",
+    "[JOB a b]"
+  ]
+}"#,
+            search: job_tag,
+            full: job_tag_full,
+        },
+        PatternInfo {
+            key: "nudge",
+            purpose: "Parses a follow-up SLA nudge: [NUDGE <id>] [nudge <count>/<max>] Deadline <time>[: <prompt>].",
+            source: NUDGE,
+            pattern: r#"\[NUDGE[ \t]+(?P<loop_id>[A-Za-z0-9_/-]+)\][ \t]+\[nudge[ \t]+(?P<count>0|[1-9][0-9]{0,8})/(?P<max_nudges>0|[1-9][0-9]{0,8})\][ \t]+Deadline[ \t]+(?P<deadline_utc>[^ \t\r\n:]+(?::[^ \t\r\n:]+)*(?:[ \t]+[^ \t\r\n:]+(?::[^ \t\r\n:]+)*)*)(?::[ \t]*(?P<prompt>[^ \t\r\n][^\r\n]*))?"#,
+            flags: &[],
+            seed_pattern: None,
+            groups: &[
+                GroupInfo {
+                    name: "loop_id",
+                    ty: ValueType::String,
+                    values: &[],
+                    field: "loop_id",
+                    description: "The loop (work order) being nudged.",
+                },
+                GroupInfo {
+                    name: "count",
+                    ty: ValueType::Integer,
+                    values: &[],
+                    field: "count",
+                    description: "How many nudges have been sent, this one included.",
+                },
+                GroupInfo {
+                    name: "max_nudges",
+                    ty: ValueType::Integer,
+                    values: &[],
+                    field: "max_nudges",
+                    description: "How many nudges are sent before escalation.",
+                },
+                GroupInfo {
+                    name: "deadline_utc",
+                    ty: ValueType::String,
+                    values: &[],
+                    field: "deadline_utc",
+                    description: "The SLA deadline as written (e.g. `19:45 UTC`); words of non-space text, none ending in a colon.",
+                },
+                GroupInfo {
+                    name: "prompt",
+                    ty: ValueType::String,
+                    values: &[],
+                    field: "prompt",
+                    description: "What the recipient is asked to do; one line.",
+                },
+            ],
+            matches: &[
+                MatchExample {
+                    text: "[NUDGE 7fce46e0] [nudge 1/3] Deadline 19:45 UTC: Please confirm status of exec audit.",
+                    captures: &[
+                        Capture {
+                            group: "loop_id",
+                            text: "7fce46e0",
+                        },
+                        Capture {
+                            group: "count",
+                            text: "1",
+                        },
+                        Capture {
+                            group: "max_nudges",
+                            text: "3",
+                        },
+                        Capture {
+                            group: "deadline_utc",
+                            text: "19:45 UTC",
+                        },
+                        Capture {
+                            group: "prompt",
+                            text: "Please confirm status of exec audit.",
+                        },
+                    ],
+                },
+                MatchExample {
+                    text: "[NUDGE 8a12bc44] [nudge 1/3] Deadline 19:45 UTC: Please confirm status of exec audit.",
+                    captures: &[
+                        Capture {
+                            group: "loop_id",
+                            text: "8a12bc44",
+                        },
+                        Capture {
+                            group: "count",
+                            text: "1",
+                        },
+                        Capture {
+                            group: "max_nudges",
+                            text: "3",
+                        },
+                        Capture {
+                            group: "deadline_utc",
+                            text: "19:45 UTC",
+                        },
+                        Capture {
+                            group: "prompt",
+                            text: "Please confirm status of exec audit.",
+                        },
+                    ],
+                },
+                MatchExample {
+                    text: "[NUDGE 7fce46e0] [nudge 1/3] Deadline 19:45: check in",
+                    captures: &[
+                        Capture {
+                            group: "loop_id",
+                            text: "7fce46e0",
+                        },
+                        Capture {
+                            group: "count",
+                            text: "1",
+                        },
+                        Capture {
+                            group: "max_nudges",
+                            text: "3",
+                        },
+                        Capture {
+                            group: "deadline_utc",
+                            text: "19:45",
+                        },
+                        Capture {
+                            group: "prompt",
+                            text: "check in",
+                        },
+                    ],
+                },
+                MatchExample {
+                    text: "[NUDGE 7fce46e0] [nudge 2/3] Deadline 2026-11-30T19:45Z",
+                    captures: &[
+                        Capture {
+                            group: "loop_id",
+                            text: "7fce46e0",
+                        },
+                        Capture {
+                            group: "count",
+                            text: "2",
+                        },
+                        Capture {
+                            group: "max_nudges",
+                            text: "3",
+                        },
+                        Capture {
+                            group: "deadline_utc",
+                            text: "2026-11-30T19:45Z",
+                        },
+                    ],
+                },
+            ],
+            non_matches: &[
+                "[NUDGE 7fce46e0] [nudge one/3] Deadline 19:45: x",
+                "[NUDGE 7fce46e0] [nudge 1/3]",
+                "[NUDGE 7fce46e0] [nudge 99999999999/3] Deadline 19:45: x",
+            ],
+            spec_json: r#"{
+  "purpose": "Parses a follow-up SLA nudge: [NUDGE <id>] [nudge <count>/<max>] Deadline <time>[: <prompt>].",
+  "pattern": "\\[NUDGE[ \\t]+(?P<loop_id>[A-Za-z0-9_/-]+)\\][ \\t]+\\[nudge[ \\t]+(?P<count>0|[1-9][0-9]{0,8})/(?P<max_nudges>0|[1-9][0-9]{0,8})\\][ \\t]+Deadline[ \\t]+(?P<deadline_utc>[^ \\t\\r\\n:]+(?::[^ \\t\\r\\n:]+)*(?:[ \\t]+[^ \\t\\r\\n:]+(?::[^ \\t\\r\\n:]+)*)*)(?::[ \\t]*(?P<prompt>[^ \\t\\r\\n][^\\r\\n]*))?",
+  "flags": [],
+  "groups": {
+    "loop_id": {
+      "description": "The loop (work order) being nudged.",
+      "type": "string"
+    },
+    "count": {
+      "description": "How many nudges have been sent, this one included.",
+      "type": "integer"
+    },
+    "max_nudges": {
+      "description": "How many nudges are sent before escalation.",
+      "type": "integer"
+    },
+    "deadline_utc": {
+      "description": "The SLA deadline as written (e.g. `19:45 UTC`); words of non-space text, none ending in a colon.",
+      "type": "string"
+    },
+    "prompt": {
+      "description": "What the recipient is asked to do; one line.",
+      "type": "string"
+    }
+  },
+  "matches": [
+    {
+      "text": "[NUDGE 7fce46e0] [nudge 1/3] Deadline 19:45 UTC: Please confirm status of exec audit.",
+      "captures": {
+        "loop_id": "7fce46e0",
+        "count": "1",
+        "max_nudges": "3",
+        "deadline_utc": "19:45 UTC",
+        "prompt": "Please confirm status of exec audit."
+      }
+    },
+    {
+      "text": "[NUDGE 8a12bc44] [nudge 1/3] Deadline 19:45 UTC: Please confirm status of exec audit.",
+      "captures": {
+        "loop_id": "8a12bc44",
+        "count": "1",
+        "max_nudges": "3",
+        "deadline_utc": "19:45 UTC",
+        "prompt": "Please confirm status of exec audit."
+      }
+    },
+    {
+      "text": "[NUDGE 7fce46e0] [nudge 1/3] Deadline 19:45: check in",
+      "captures": {
+        "loop_id": "7fce46e0",
+        "count": "1",
+        "max_nudges": "3",
+        "deadline_utc": "19:45",
+        "prompt": "check in"
+      }
+    },
+    {
+      "text": "[NUDGE 7fce46e0] [nudge 2/3] Deadline 2026-11-30T19:45Z",
+      "captures": {
+        "loop_id": "7fce46e0",
+        "count": "2",
+        "max_nudges": "3",
+        "deadline_utc": "2026-11-30T19:45Z"
+      }
+    }
+  ],
+  "non_matches": [
+    "[NUDGE 7fce46e0] [nudge one/3] Deadline 19:45: x",
+    "[NUDGE 7fce46e0] [nudge 1/3]",
+    "[NUDGE 7fce46e0] [nudge 99999999999/3] Deadline 19:45: x"
+  ]
+}"#,
+            search: nudge,
+            full: nudge_full,
+        },
+        PatternInfo {
+            key: "fleet_alert",
+            purpose: "Parses an alert broadcast: [fleet-alert] <SEVERITY>: <message>, the message to the end of the line.",
+            source: FLEET_ALERT,
+            pattern: r#"\[fleet-alert\][ \t]+(?P<severity>[A-Z][A-Z0-9_-]*):[ \t]+(?P<message>[^ \t\r\n][^\r\n]*)"#,
+            flags: &[],
+            seed_pattern: None,
+            groups: &[
+                GroupInfo {
+                    name: "severity",
+                    ty: ValueType::String,
+                    values: &[],
+                    field: "severity",
+                    description: "Upper-case severity word (e.g. CRITICAL, WARN).",
+                },
+                GroupInfo {
+                    name: "message",
+                    ty: ValueType::String,
+                    values: &[],
+                    field: "message",
+                    description: "The alert text; one line.",
+                },
+            ],
+            matches: &[
+                MatchExample {
+                    text: "[fleet-alert] CRITICAL: VM unreachable x2 on port 22",
+                    captures: &[
+                        Capture {
+                            group: "severity",
+                            text: "CRITICAL",
+                        },
+                        Capture {
+                            group: "message",
+                            text: "VM unreachable x2 on port 22",
+                        },
+                    ],
+                },
+                MatchExample {
+                    text: "[fleet-alert] CRITICAL: VM unreachable x2",
+                    captures: &[
+                        Capture {
+                            group: "severity",
+                            text: "CRITICAL",
+                        },
+                        Capture {
+                            group: "message",
+                            text: "VM unreachable x2",
+                        },
+                    ],
+                },
+            ],
+            non_matches: &[
+                "[fleet-alert] critical: lower-case severity",
+                "[fleet-alert] CRITICAL:",
+                "[FLEET-ALERT] CRITICAL: x",
+            ],
+            spec_json: r#"{
+  "purpose": "Parses an alert broadcast: [fleet-alert] <SEVERITY>: <message>, the message to the end of the line.",
+  "pattern": "\\[fleet-alert\\][ \\t]+(?P<severity>[A-Z][A-Z0-9_-]*):[ \\t]+(?P<message>[^ \\t\\r\\n][^\\r\\n]*)",
+  "flags": [],
+  "groups": {
+    "severity": {
+      "description": "Upper-case severity word (e.g. CRITICAL, WARN).",
+      "type": "string"
+    },
+    "message": {
+      "description": "The alert text; one line.",
+      "type": "string"
+    }
+  },
+  "matches": [
+    {
+      "text": "[fleet-alert] CRITICAL: VM unreachable x2 on port 22",
+      "captures": {
+        "severity": "CRITICAL",
+        "message": "VM unreachable x2 on port 22"
+      }
+    },
+    {
+      "text": "[fleet-alert] CRITICAL: VM unreachable x2",
+      "captures": {
+        "severity": "CRITICAL",
+        "message": "VM unreachable x2"
+      }
+    }
+  ],
+  "non_matches": [
+    "[fleet-alert] critical: lower-case severity",
+    "[fleet-alert] CRITICAL:",
+    "[FLEET-ALERT] CRITICAL: x"
+  ]
+}"#,
+            search: fleet_alert,
+            full: fleet_alert_full,
+        },
+        PatternInfo {
+            key: "uuid",
+            purpose: "RFC 4122 UUID version 4 detector (lower- or upper-case hex).",
+            source: UUID,
+            pattern: "(?P<uuid>[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12})",
+            flags: &[],
+            seed_pattern: None,
+            groups: &[
+                GroupInfo {
+                    name: "uuid",
+                    ty: ValueType::String,
+                    values: &[],
+                    field: "uuid",
+                    description: "The UUID text.",
+                },
+            ],
+            matches: &[
+                MatchExample {
+                    text: "dc6d72ca-4b02-4217-bf41-7dbca19c5c24",
+                    captures: &[
+                        Capture {
+                            group: "uuid",
+                            text: "dc6d72ca-4b02-4217-bf41-7dbca19c5c24",
+                        },
+                    ],
+                },
+            ],
+            non_matches: &[
+                "dc6d72ca-4b02-1217-bf41-7dbca19c5c24",
+                "dc6d72ca4b024217bf417dbca19c5c24",
+                "dc6d72ca-4b02-4217-cf41-7dbca19c5c24",
+            ],
+            spec_json: r#"{
+  "purpose": "RFC 4122 UUID version 4 detector (lower- or upper-case hex).",
+  "pattern": "(?P<uuid>[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12})",
+  "flags": [],
+  "groups": {
+    "uuid": {
+      "description": "The UUID text.",
+      "type": "string"
+    }
+  },
+  "matches": [
+    {
+      "text": "dc6d72ca-4b02-4217-bf41-7dbca19c5c24",
+      "captures": {
+        "uuid": "dc6d72ca-4b02-4217-bf41-7dbca19c5c24"
+      }
+    }
+  ],
+  "non_matches": [
+    "dc6d72ca-4b02-1217-bf41-7dbca19c5c24",
+    "dc6d72ca4b024217bf417dbca19c5c24",
+    "dc6d72ca-4b02-4217-cf41-7dbca19c5c24"
+  ]
+}"#,
+            search: uuid,
+            full: uuid_full,
+        },
+        PatternInfo {
+            key: "short_hex",
+            purpose: "6–12 character lower-case hex IDs.",
+            source: SHORT_HEX,
+            pattern: "(?P<hex>[0-9a-f]{6,12})",
+            flags: &[],
+            seed_pattern: None,
+            groups: &[
+                GroupInfo {
+                    name: "hex",
+                    ty: ValueType::String,
+                    values: &[],
+                    field: "hex",
+                    description: "The hex ID.",
+                },
+            ],
+            matches: &[
+                MatchExample {
+                    text: "7fce46e0",
+                    captures: &[
+                        Capture {
+                            group: "hex",
+                            text: "7fce46e0",
+                        },
+                    ],
+                },
+                MatchExample {
+                    text: "4a2b8e",
+                    captures: &[
+                        Capture {
+                            group: "hex",
+                            text: "4a2b8e",
+                        },
+                    ],
+                },
+            ],
+            non_matches: &["7fce4", "7fce46e0a1b2c", "7FCE46E0", "7fce46g0"],
+            spec_json: r#"{
+  "purpose": "6–12 character lower-case hex IDs.",
+  "pattern": "(?P<hex>[0-9a-f]{6,12})",
+  "flags": [],
+  "groups": {
+    "hex": {
+      "description": "The hex ID.",
+      "type": "string"
+    }
+  },
+  "matches": [
+    {
+      "text": "7fce46e0",
+      "captures": {
+        "hex": "7fce46e0"
+      }
+    },
+    {
+      "text": "4a2b8e",
+      "captures": {
+        "hex": "4a2b8e"
+      }
+    }
+  ],
+  "non_matches": [
+    "7fce4",
+    "7fce46e0a1b2c",
+    "7FCE46E0",
+    "7fce46g0"
+  ]
+}"#,
+            search: short_hex,
+            full: short_hex_full,
+        },
+        PatternInfo {
+            key: "subagent_update",
+            purpose: "Parses a subagent status notice: [SUBAGENT-UPDATE] Subagent '<title>' (<short id>) has posted new output.",
+            source: SUBAGENT_UPDATE,
+            pattern: r#"\[SUBAGENT-UPDATE\][ \t]+Subagent[ \t]+'(?P<title>[^'\r\n]+)'[ \t]+\((?P<short_id>[0-9a-f]{6,12})\)[ \t]+has[ \t]+posted[ \t]+new[ \t]+output\."#,
+            flags: &[],
+            seed_pattern: None,
+            groups: &[
+                GroupInfo {
+                    name: "title",
+                    ty: ValueType::String,
+                    values: &[],
+                    field: "title",
+                    description: "The subagent's name, without quotes.",
+                },
+                GroupInfo {
+                    name: "short_id",
+                    ty: ValueType::String,
+                    values: &[],
+                    field: "short_id",
+                    description: "The subagent session's short hex ID (6–12 characters).",
+                },
+            ],
+            matches: &[
+                MatchExample {
+                    text: "[SUBAGENT-UPDATE] Subagent 'exec-audit' (4a2b8e) has posted new output.",
+                    captures: &[
+                        Capture {
+                            group: "title",
+                            text: "exec-audit",
+                        },
+                        Capture {
+                            group: "short_id",
+                            text: "4a2b8e",
+                        },
+                    ],
+                },
+                MatchExample {
+                    text: "[SUBAGENT-UPDATE] Subagent 'audit' (4a2b8e) has posted new output.",
+                    captures: &[
+                        Capture {
+                            group: "title",
+                            text: "audit",
+                        },
+                        Capture {
+                            group: "short_id",
+                            text: "4a2b8e",
+                        },
+                    ],
+                },
+            ],
+            non_matches: &[
+                "[SUBAGENT-UPDATE] Subagent 'audit' (XYZ) has posted new output.",
+                "[SUBAGENT-UPDATE] Subagent audit (4a2b8e) has posted new output.",
+            ],
+            spec_json: r#"{
+  "purpose": "Parses a subagent status notice: [SUBAGENT-UPDATE] Subagent '<title>' (<short id>) has posted new output.",
+  "pattern": "\\[SUBAGENT-UPDATE\\][ \\t]+Subagent[ \\t]+'(?P<title>[^'\\r\\n]+)'[ \\t]+\\((?P<short_id>[0-9a-f]{6,12})\\)[ \\t]+has[ \\t]+posted[ \\t]+new[ \\t]+output\\.",
+  "flags": [],
+  "groups": {
+    "title": {
+      "description": "The subagent's name, without quotes.",
+      "type": "string"
+    },
+    "short_id": {
+      "description": "The subagent session's short hex ID (6–12 characters).",
+      "type": "string"
+    }
+  },
+  "matches": [
+    {
+      "text": "[SUBAGENT-UPDATE] Subagent 'exec-audit' (4a2b8e) has posted new output.",
+      "captures": {
+        "title": "exec-audit",
+        "short_id": "4a2b8e"
+      }
+    },
+    {
+      "text": "[SUBAGENT-UPDATE] Subagent 'audit' (4a2b8e) has posted new output.",
+      "captures": {
+        "title": "audit",
+        "short_id": "4a2b8e"
+      }
+    }
+  ],
+  "non_matches": [
+    "[SUBAGENT-UPDATE] Subagent 'audit' (XYZ) has posted new output.",
+    "[SUBAGENT-UPDATE] Subagent audit (4a2b8e) has posted new output."
+  ]
+}"#,
+            search: subagent_update,
+            full: subagent_update_full,
+        },
+        PatternInfo {
+            key: "swarm_slot",
+            purpose: "Swarm worker slot targets: [JOB swarm-<id>/<slot>].",
+            source: SWARM_SLOT,
+            pattern: r#"\[JOB[ \t]+(?P<swarm_id>swarm-[0-9a-z]+)/(?P<slot>0|[1-9][0-9]{0,8})\]"#,
+            flags: &[],
+            seed_pattern: None,
+            groups: &[
+                GroupInfo {
+                    name: "swarm_id",
+                    ty: ValueType::String,
+                    values: &[],
+                    field: "swarm_id",
+                    description: "The swarm's ID, `swarm-` and lower-case letters or digits.",
+                },
+                GroupInfo {
+                    name: "slot",
+                    ty: ValueType::Integer,
+                    values: &[],
+                    field: "slot",
+                    description: "The worker slot number.",
+                },
+            ],
+            matches: &[
+                MatchExample {
+                    text: "[JOB swarm-99a/1]",
+                    captures: &[
+                        Capture {
+                            group: "swarm_id",
+                            text: "swarm-99a",
+                        },
+                        Capture {
+                            group: "slot",
+                            text: "1",
+                        },
+                    ],
+                },
+                MatchExample {
+                    text: "[JOB swarm-4a2b/12]",
+                    captures: &[
+                        Capture {
+                            group: "swarm_id",
+                            text: "swarm-4a2b",
+                        },
+                        Capture {
+                            group: "slot",
+                            text: "12",
+                        },
+                    ],
+                },
+            ],
+            non_matches: &[
+                "[JOB swarm-99a]",
+                "[JOB ml-646-20261005]",
+                "[JOB swarm-99a/x]",
+            ],
+            spec_json: r#"{
+  "purpose": "Swarm worker slot targets: [JOB swarm-<id>/<slot>].",
+  "pattern": "\\[JOB[ \\t]+(?P<swarm_id>swarm-[0-9a-z]+)/(?P<slot>0|[1-9][0-9]{0,8})\\]",
+  "flags": [],
+  "groups": {
+    "swarm_id": {
+      "description": "The swarm's ID, `swarm-` and lower-case letters or digits.",
+      "type": "string"
+    },
+    "slot": {
+      "description": "The worker slot number.",
+      "type": "integer"
+    }
+  },
+  "matches": [
+    {
+      "text": "[JOB swarm-99a/1]",
+      "captures": {
+        "swarm_id": "swarm-99a",
+        "slot": "1"
+      }
+    },
+    {
+      "text": "[JOB swarm-4a2b/12]",
+      "captures": {
+        "swarm_id": "swarm-4a2b",
+        "slot": "12"
+      }
+    }
+  ],
+  "non_matches": [
+    "[JOB swarm-99a]",
+    "[JOB ml-646-20261005]",
+    "[JOB swarm-99a/x]"
+  ]
+}"#,
+            search: swarm_slot,
+            full: swarm_slot_full,
+        },
+        PatternInfo {
+            key: "contract_footer",
+            purpose: "Parses the conversational contract footer. The template repeats {id} five times; the five groups all map to the field `id` and must capture the same text.",
+            source: CONTRACT_FOOTER,
+            pattern: r#"Reply:[ \t]+\[ACK[ \t]+(?P<id>[A-Za-z0-9_/-]+)\][ \t]+seen[ \t]+\|[ \t]+\[CLAIM[ \t]+(?P<id_claim>[A-Za-z0-9_/-]+)\][ \t]+mine[ \t]+\|[ \t]+\[RESULT[ \t]+(?P<id_result>[A-Za-z0-9_/-]+)\][ \t]+done[ \t]+\|[ \t]+\[DECLINE[ \t]+(?P<id_decline>[A-Za-z0-9_/-]+)\][ \t]+\|[ \t]+\[NO-ACTION[ \t]+(?P<id_no_action>[A-Za-z0-9_/-]+)\]\."#,
+            flags: &[],
+            seed_pattern: None,
+            groups: &[
+                GroupInfo {
+                    name: "id",
+                    ty: ValueType::String,
+                    values: &[],
+                    field: "id",
+                    description: "The job or work order ID the reply must name (in the ACK slot).",
+                },
+                GroupInfo {
+                    name: "id_claim",
+                    ty: ValueType::String,
+                    values: &[],
+                    field: "id",
+                    description: "The same ID, in the CLAIM slot.",
+                },
+                GroupInfo {
+                    name: "id_result",
+                    ty: ValueType::String,
+                    values: &[],
+                    field: "id",
+                    description: "The same ID, in the RESULT slot.",
+                },
+                GroupInfo {
+                    name: "id_decline",
+                    ty: ValueType::String,
+                    values: &[],
+                    field: "id",
+                    description: "The same ID, in the DECLINE slot.",
+                },
+                GroupInfo {
+                    name: "id_no_action",
+                    ty: ValueType::String,
+                    values: &[],
+                    field: "id",
+                    description: "The same ID, in the NO-ACTION slot.",
+                },
+            ],
+            matches: &[
+                MatchExample {
+                    text: "Reply: [ACK 7fce46e0] seen | [CLAIM 7fce46e0] mine | [RESULT 7fce46e0] done | [DECLINE 7fce46e0] | [NO-ACTION 7fce46e0].",
+                    captures: &[
+                        Capture {
+                            group: "id",
+                            text: "7fce46e0",
+                        },
+                        Capture {
+                            group: "id_claim",
+                            text: "7fce46e0",
+                        },
+                        Capture {
+                            group: "id_result",
+                            text: "7fce46e0",
+                        },
+                        Capture {
+                            group: "id_decline",
+                            text: "7fce46e0",
+                        },
+                        Capture {
+                            group: "id_no_action",
+                            text: "7fce46e0",
+                        },
+                    ],
+                },
+            ],
+            non_matches: &[
+                "Reply: [ACK id] seen | [CLAIM id] mine | [RESULT id] done | [DECLINE id] | [NO-ACTION id]",
+                "Reply: [ACK 7fce46e0] seen | [CLAIM 7fce46e0] mine",
+            ],
+            spec_json: r#"{
+  "purpose": "Parses the conversational contract footer. The template repeats {id} five times; the five groups all map to the field `id` and must capture the same text.",
+  "pattern": "Reply:[ \\t]+\\[ACK[ \\t]+(?P<id>[A-Za-z0-9_/-]+)\\][ \\t]+seen[ \\t]+\\|[ \\t]+\\[CLAIM[ \\t]+(?P<id_claim>[A-Za-z0-9_/-]+)\\][ \\t]+mine[ \\t]+\\|[ \\t]+\\[RESULT[ \\t]+(?P<id_result>[A-Za-z0-9_/-]+)\\][ \\t]+done[ \\t]+\\|[ \\t]+\\[DECLINE[ \\t]+(?P<id_decline>[A-Za-z0-9_/-]+)\\][ \\t]+\\|[ \\t]+\\[NO-ACTION[ \\t]+(?P<id_no_action>[A-Za-z0-9_/-]+)\\]\\.",
+  "flags": [],
+  "groups": {
+    "id": {
+      "description": "The job or work order ID the reply must name (in the ACK slot).",
+      "type": "string"
+    },
+    "id_claim": {
+      "description": "The same ID, in the CLAIM slot.",
+      "type": "string",
+      "field": "id"
+    },
+    "id_result": {
+      "description": "The same ID, in the RESULT slot.",
+      "type": "string",
+      "field": "id"
+    },
+    "id_decline": {
+      "description": "The same ID, in the DECLINE slot.",
+      "type": "string",
+      "field": "id"
+    },
+    "id_no_action": {
+      "description": "The same ID, in the NO-ACTION slot.",
+      "type": "string",
+      "field": "id"
+    }
+  },
+  "matches": [
+    {
+      "text": "Reply: [ACK 7fce46e0] seen | [CLAIM 7fce46e0] mine | [RESULT 7fce46e0] done | [DECLINE 7fce46e0] | [NO-ACTION 7fce46e0].",
+      "captures": {
+        "id": "7fce46e0",
+        "id_claim": "7fce46e0",
+        "id_result": "7fce46e0",
+        "id_decline": "7fce46e0",
+        "id_no_action": "7fce46e0"
+      }
+    }
+  ],
+  "non_matches": [
+    "Reply: [ACK id] seen | [CLAIM id] mine | [RESULT id] done | [DECLINE id] | [NO-ACTION id]",
+    "Reply: [ACK 7fce46e0] seen | [CLAIM 7fce46e0] mine"
+  ]
+}"#,
+            search: contract_footer,
+            full: contract_footer_full,
+        },
+        PatternInfo {
+            key: "directive",
+            purpose: "Parses an action directive: [Directive: <text>]. The text may hold bracketed markers one level deep; they belong to the directive.",
+            source: DIRECTIVE,
+            pattern: r#"\[Directive:[ \t]*(?P<directive>(?:[^ \t\[\]\r\n]|\[[^\[\]\r\n]*\])(?:[^\[\]\r\n]|\[[^\[\]\r\n]*\])*)\]"#,
+            flags: &[],
+            seed_pattern: None,
+            groups: &[
+                GroupInfo {
+                    name: "directive",
+                    ty: ValueType::String,
+                    values: &[],
+                    field: "directive",
+                    description: "The instruction text, trailing spaces kept; one line.",
+                },
+            ],
+            matches: &[
+                MatchExample {
+                    text: "[Directive: Take next action or close with [RESULT 7fce46e0] ]",
+                    captures: &[
+                        Capture {
+                            group: "directive",
+                            text: "Take next action or close with [RESULT 7fce46e0] ",
+                        },
+                    ],
+                },
+                MatchExample {
+                    text: "[Directive: Post the audit]",
+                    captures: &[
+                        Capture {
+                            group: "directive",
+                            text: "Post the audit",
+                        },
+                    ],
+                },
+            ],
+            non_matches: &[
+                "[Directive: ]",
+                "[Directive: unclosed [RESULT x]",
+                "[directive: lower-case]",
+            ],
+            spec_json: r#"{
+  "purpose": "Parses an action directive: [Directive: <text>]. The text may hold bracketed markers one level deep; they belong to the directive.",
+  "pattern": "\\[Directive:[ \\t]*(?P<directive>(?:[^ \\t\\[\\]\\r\\n]|\\[[^\\[\\]\\r\\n]*\\])(?:[^\\[\\]\\r\\n]|\\[[^\\[\\]\\r\\n]*\\])*)\\]",
+  "flags": [],
+  "groups": {
+    "directive": {
+      "description": "The instruction text, trailing spaces kept; one line.",
+      "type": "string"
+    }
+  },
+  "matches": [
+    {
+      "text": "[Directive: Take next action or close with [RESULT 7fce46e0] ]",
+      "captures": {
+        "directive": "Take next action or close with [RESULT 7fce46e0] "
+      }
+    },
+    {
+      "text": "[Directive: Post the audit]",
+      "captures": {
+        "directive": "Post the audit"
+      }
+    }
+  ],
+  "non_matches": [
+    "[Directive: ]",
+    "[Directive: unclosed [RESULT x]",
+    "[directive: lower-case]"
+  ]
+}"#,
+            search: directive,
+            full: directive_full,
+        },
+        PatternInfo {
+            key: "runtime_context",
+            purpose: "Parses a runtime context link: [Runtime Context: <url>].",
+            source: RUNTIME_CONTEXT,
+            pattern: r#"\[Runtime Context:[ \t]*(?P<url>[A-Za-z][A-Za-z0-9+.-]*://[^ \t\r\n\]]+)\]"#,
+            flags: &[],
+            seed_pattern: None,
+            groups: &[
+                GroupInfo {
+                    name: "url",
+                    ty: ValueType::String,
+                    values: &[],
+                    field: "url",
+                    description: "The thread URL or Web UI link (scheme://…, no spaces or `]`).",
+                },
+            ],
+            matches: &[
+                MatchExample {
+                    text: "[Runtime Context: https://box.muse-dev.online/thread/7fce46e0]",
+                    captures: &[
+                        Capture {
+                            group: "url",
+                            text: "https://box.muse-dev.online/thread/7fce46e0",
+                        },
+                    ],
+                },
+            ],
+            non_matches: &["[Runtime Context: not a url]", "[Runtime Context: ]"],
+            spec_json: r#"{
+  "purpose": "Parses a runtime context link: [Runtime Context: <url>].",
+  "pattern": "\\[Runtime Context:[ \\t]*(?P<url>[A-Za-z][A-Za-z0-9+.-]*://[^ \\t\\r\\n\\]]+)\\]",
+  "flags": [],
+  "groups": {
+    "url": {
+      "description": "The thread URL or Web UI link (scheme://…, no spaces or `]`).",
+      "type": "string"
+    }
+  },
+  "matches": [
+    {
+      "text": "[Runtime Context: https://box.muse-dev.online/thread/7fce46e0]",
+      "captures": {
+        "url": "https://box.muse-dev.online/thread/7fce46e0"
+      }
+    }
+  ],
+  "non_matches": [
+    "[Runtime Context: not a url]",
+    "[Runtime Context: ]"
+  ]
+}"#,
+            search: runtime_context,
+            full: runtime_context_full,
+        },
+    ];
+    /// The metadata of the pattern with key `key`, if any.
+    pub fn info(key: &str) -> Option<&'static PatternInfo> {
+        INFO.iter().find(|p| p.key == key)
+    }
 }
 /// One of the five canonical lifecycle verbs.
 ///
@@ -2991,6 +5303,697 @@ impl SentenceKind {
             SentenceKind::Directive => &["directive"],
             SentenceKind::RuntimeContext => &["url"],
             SentenceKind::SubagentUpdate => &["title", "short_id"],
+        }
+    }
+    /// The generated fields with their types, in struct order.
+    pub fn field_info(self) -> &'static [FieldInfo] {
+        match self {
+            SentenceKind::WorkOrder => {
+                &[
+                    FieldInfo {
+                        name: "dm_id",
+                        ty: ValueType::String,
+                        values: &[],
+                        rust_type: "String",
+                        required: true,
+                        description: "The unique tracking ID of the work order (lower-case hex and dashes).",
+                        groups: &["wo_id"],
+                        derived_from: None,
+                    },
+                    FieldInfo {
+                        name: "sender",
+                        ty: ValueType::String,
+                        values: &[],
+                        rust_type: "String",
+                        required: true,
+                        description: "Originating identity (super, 646, pip, opm, muse).",
+                        groups: &["sender"],
+                        derived_from: None,
+                    },
+                    FieldInfo {
+                        name: "title",
+                        ty: ValueType::String,
+                        values: &[],
+                        rust_type: "String",
+                        required: true,
+                        description: "Short task name preceding the em dash (—); one line, no trailing spaces.",
+                        groups: &["title"],
+                        derived_from: None,
+                    },
+                    FieldInfo {
+                        name: "body",
+                        ty: ValueType::String,
+                        values: &[],
+                        rust_type: "String",
+                        required: true,
+                        description: "Instruction payload following the em dash; may span lines.",
+                        groups: &["body"],
+                        derived_from: None,
+                    },
+                ]
+            }
+            SentenceKind::Ack => {
+                &[
+                    FieldInfo {
+                        name: "dm_id",
+                        ty: ValueType::String,
+                        values: &[],
+                        rust_type: "String",
+                        required: true,
+                        description: "ID of the work order or message being acknowledged.",
+                        groups: &["dm_id"],
+                        derived_from: None,
+                    },
+                    FieldInfo {
+                        name: "sender",
+                        ty: ValueType::String,
+                        values: &[],
+                        rust_type: "Option<String>",
+                        required: false,
+                        description: "Identity of the acknowledging operator or agent.",
+                        groups: &["sender"],
+                        derived_from: None,
+                    },
+                ]
+            }
+            SentenceKind::Claim => {
+                &[
+                    FieldInfo {
+                        name: "job_id",
+                        ty: ValueType::String,
+                        values: &[],
+                        rust_type: "String",
+                        required: true,
+                        description: "Target job, work order, or swarm slot.",
+                        groups: &["job_id"],
+                        derived_from: None,
+                    },
+                ]
+            }
+            SentenceKind::ResultSentence => {
+                &[
+                    FieldInfo {
+                        name: "job_id",
+                        ty: ValueType::String,
+                        values: &[],
+                        rust_type: "String",
+                        required: true,
+                        description: "Target task ID.",
+                        groups: &["job_id"],
+                        derived_from: None,
+                    },
+                    FieldInfo {
+                        name: "summary",
+                        ty: ValueType::String,
+                        values: &[],
+                        rust_type: "String",
+                        required: true,
+                        description: "Detailed response text; never contains `[RESULT` followed by whitespace.",
+                        groups: &["summary"],
+                        derived_from: None,
+                    },
+                    FieldInfo {
+                        name: "status",
+                        ty: ValueType::Enum,
+                        values: &["OK", "FAIL", "DECLINE", "SUCCESS", "ERROR"],
+                        rust_type: "Option<Status>",
+                        required: false,
+                        description: "Optional explicit status keyword; it must be followed by a space, so `OKAY` is summary text.",
+                        groups: &["status"],
+                        derived_from: None,
+                    },
+                ]
+            }
+            SentenceKind::Decline => {
+                &[
+                    FieldInfo {
+                        name: "job_id",
+                        ty: ValueType::String,
+                        values: &[],
+                        rust_type: "String",
+                        required: true,
+                        description: "Target job or work order.",
+                        groups: &["job_id"],
+                        derived_from: None,
+                    },
+                    FieldInfo {
+                        name: "reason",
+                        ty: ValueType::String,
+                        values: &[],
+                        rust_type: "String",
+                        required: true,
+                        description: "Why the work is declined; one line.",
+                        groups: &["reason"],
+                        derived_from: None,
+                    },
+                ]
+            }
+            SentenceKind::NoAction => {
+                &[
+                    FieldInfo {
+                        name: "job_id",
+                        ty: ValueType::String,
+                        values: &[],
+                        rust_type: "String",
+                        required: true,
+                        description: "Target job or work order.",
+                        groups: &["job_id"],
+                        derived_from: None,
+                    },
+                    FieldInfo {
+                        name: "reason",
+                        ty: ValueType::String,
+                        values: &[],
+                        rust_type: "String",
+                        required: true,
+                        description: "Why no action was needed; one line.",
+                        groups: &["reason"],
+                        derived_from: None,
+                    },
+                ]
+            }
+            SentenceKind::ToolCall => {
+                &[
+                    FieldInfo {
+                        name: "op",
+                        ty: ValueType::String,
+                        values: &[],
+                        rust_type: "String",
+                        required: true,
+                        description: "Method name (e.g. followup.create, health.check).",
+                        groups: &["op"],
+                        derived_from: None,
+                    },
+                    FieldInfo {
+                        name: "args_json",
+                        ty: ValueType::JsonObject,
+                        values: &[],
+                        rust_type: "JsonObject",
+                        required: true,
+                        description: "Embedded JSON argument payload: exactly one strict JSON object.",
+                        groups: &["args"],
+                        derived_from: None,
+                    },
+                ]
+            }
+            SentenceKind::JobMarker => {
+                &[
+                    FieldInfo {
+                        name: "job_id",
+                        ty: ValueType::String,
+                        values: &[],
+                        rust_type: "String",
+                        required: true,
+                        description: "The job or swarm slot ID.",
+                        groups: &["job_id"],
+                        derived_from: None,
+                    },
+                    FieldInfo {
+                        name: "slot",
+                        ty: ValueType::Integer,
+                        values: &[],
+                        rust_type: "Option<u32>",
+                        required: false,
+                        description: "Swarm slot number: the digits after the last slash of the job ID, when there is one.",
+                        groups: &["slot"],
+                        derived_from: Some("job_id"),
+                    },
+                ]
+            }
+            SentenceKind::Nudge => {
+                &[
+                    FieldInfo {
+                        name: "loop_id",
+                        ty: ValueType::String,
+                        values: &[],
+                        rust_type: "String",
+                        required: true,
+                        description: "The loop (work order) being nudged.",
+                        groups: &["loop_id"],
+                        derived_from: None,
+                    },
+                    FieldInfo {
+                        name: "count",
+                        ty: ValueType::Integer,
+                        values: &[],
+                        rust_type: "u32",
+                        required: true,
+                        description: "How many nudges have been sent, this one included.",
+                        groups: &["count"],
+                        derived_from: None,
+                    },
+                    FieldInfo {
+                        name: "max_nudges",
+                        ty: ValueType::Integer,
+                        values: &[],
+                        rust_type: "u32",
+                        required: true,
+                        description: "How many nudges are sent before escalation.",
+                        groups: &["max_nudges"],
+                        derived_from: None,
+                    },
+                    FieldInfo {
+                        name: "deadline_utc",
+                        ty: ValueType::String,
+                        values: &[],
+                        rust_type: "String",
+                        required: true,
+                        description: "The SLA deadline as written (e.g. `19:45 UTC`); words of non-space text, none ending in a colon.",
+                        groups: &["deadline_utc"],
+                        derived_from: None,
+                    },
+                    FieldInfo {
+                        name: "prompt",
+                        ty: ValueType::String,
+                        values: &[],
+                        rust_type: "Option<String>",
+                        required: false,
+                        description: "What the recipient is asked to do; one line.",
+                        groups: &["prompt"],
+                        derived_from: None,
+                    },
+                ]
+            }
+            SentenceKind::FleetAlert => {
+                &[
+                    FieldInfo {
+                        name: "severity",
+                        ty: ValueType::String,
+                        values: &[],
+                        rust_type: "String",
+                        required: true,
+                        description: "Upper-case severity word (e.g. CRITICAL, WARN).",
+                        groups: &["severity"],
+                        derived_from: None,
+                    },
+                    FieldInfo {
+                        name: "message",
+                        ty: ValueType::String,
+                        values: &[],
+                        rust_type: "String",
+                        required: true,
+                        description: "The alert text; one line.",
+                        groups: &["message"],
+                        derived_from: None,
+                    },
+                ]
+            }
+            SentenceKind::ContractFooter => {
+                &[
+                    FieldInfo {
+                        name: "id",
+                        ty: ValueType::String,
+                        values: &[],
+                        rust_type: "String",
+                        required: true,
+                        description: "The job or work order ID the reply must name (in the ACK slot).",
+                        groups: &[
+                            "id",
+                            "id_claim",
+                            "id_result",
+                            "id_decline",
+                            "id_no_action",
+                        ],
+                        derived_from: None,
+                    },
+                ]
+            }
+            SentenceKind::Directive => {
+                &[
+                    FieldInfo {
+                        name: "directive",
+                        ty: ValueType::String,
+                        values: &[],
+                        rust_type: "String",
+                        required: true,
+                        description: "The instruction text, trailing spaces kept; one line.",
+                        groups: &["directive"],
+                        derived_from: None,
+                    },
+                ]
+            }
+            SentenceKind::RuntimeContext => {
+                &[
+                    FieldInfo {
+                        name: "url",
+                        ty: ValueType::String,
+                        values: &[],
+                        rust_type: "String",
+                        required: true,
+                        description: "The thread URL or Web UI link (scheme://…, no spaces or `]`).",
+                        groups: &["url"],
+                        derived_from: None,
+                    },
+                ]
+            }
+            SentenceKind::SubagentUpdate => {
+                &[
+                    FieldInfo {
+                        name: "title",
+                        ty: ValueType::String,
+                        values: &[],
+                        rust_type: "String",
+                        required: true,
+                        description: "The subagent's name, without quotes.",
+                        groups: &["title"],
+                        derived_from: None,
+                    },
+                    FieldInfo {
+                        name: "short_id",
+                        ty: ValueType::String,
+                        values: &[],
+                        rust_type: "String",
+                        required: true,
+                        description: "The subagent session's short hex ID (6–12 characters).",
+                        groups: &["short_id"],
+                        derived_from: None,
+                    },
+                ]
+            }
+        }
+    }
+    /// Fields the spec lists that no pattern group captures: left out of the generated type.
+    pub fn omitted_fields(self) -> &'static [&'static str] {
+        match self {
+            SentenceKind::WorkOrder => &["priority", "due"],
+            SentenceKind::Ack => &[],
+            SentenceKind::Claim => &[],
+            SentenceKind::ResultSentence => &[],
+            SentenceKind::Decline => &[],
+            SentenceKind::NoAction => &[],
+            SentenceKind::ToolCall => &[],
+            SentenceKind::JobMarker => &[],
+            SentenceKind::Nudge => &[],
+            SentenceKind::FleetAlert => &[],
+            SentenceKind::ContractFooter => &[],
+            SentenceKind::Directive => &[],
+            SentenceKind::RuntimeContext => &[],
+            SentenceKind::SubagentUpdate => &["details"],
+        }
+    }
+    /// Groups of the bound pattern that must capture fixed text for this structure, as
+    /// `(group, text)` (e.g. `verb` = `CLAIM` for `claim`).
+    pub fn fixed_groups(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            SentenceKind::WorkOrder => &[],
+            SentenceKind::Ack => &[],
+            SentenceKind::Claim => &[("verb", "CLAIM")],
+            SentenceKind::ResultSentence => &[],
+            SentenceKind::Decline => &[],
+            SentenceKind::NoAction => &[],
+            SentenceKind::ToolCall => &[("engine", "TOOL")],
+            SentenceKind::JobMarker => &[],
+            SentenceKind::Nudge => &[],
+            SentenceKind::FleetAlert => &[],
+            SentenceKind::ContractFooter => &[],
+            SentenceKind::Directive => &[],
+            SentenceKind::RuntimeContext => &[],
+            SentenceKind::SubagentUpdate => &[],
+        }
+    }
+    /// Why the structure binds to another pattern than its `regex_ref`, where it does.
+    pub fn binding_note(self) -> Option<&'static str> {
+        match self {
+            SentenceKind::WorkOrder => None,
+            SentenceKind::Ack => None,
+            SentenceKind::Claim => None,
+            SentenceKind::ResultSentence => None,
+            SentenceKind::Decline => {
+                Some(
+                    "The owner's regex_ref is `verb`, which matches only the bracketed marker; the `decline` pattern is that marker with the verb fixed to DECLINE, followed by the reason.",
+                )
+            }
+            SentenceKind::NoAction => {
+                Some(
+                    "The owner's regex_ref is `verb`, which matches only the bracketed marker; the `no_action` pattern is that marker with the verb fixed to NO-ACTION, followed by the reason.",
+                )
+            }
+            SentenceKind::ToolCall => None,
+            SentenceKind::JobMarker => None,
+            SentenceKind::Nudge => None,
+            SentenceKind::FleetAlert => None,
+            SentenceKind::ContractFooter => None,
+            SentenceKind::Directive => {
+                Some(
+                    "A directive's text may quote markers; when a [Directive: does not close, its bracketed text is still quoted.",
+                )
+            }
+            SentenceKind::RuntimeContext => None,
+            SentenceKind::SubagentUpdate => None,
+        }
+    }
+    /// The spec entry `/structures/<key>` as written, pretty-printed JSON.
+    pub fn spec_json(self) -> &'static str {
+        match self {
+            SentenceKind::WorkOrder => {
+                r#"{
+  "name": "Work Order",
+  "protocol_tag": "[WO:]",
+  "template": "[WO:{dm_id}] [from {sender}] {title} — {body}",
+  "description": "Structured task dispatched between operators or from orchestrator to agent. Initiates a trackable loop.",
+  "required_fields": [
+    "dm_id",
+    "sender",
+    "title",
+    "body"
+  ],
+  "optional_fields": [
+    "priority",
+    "due"
+  ],
+  "regex_ref": "work_order",
+  "reply_expectation": "Recipient must reply with [ACK id], [CLAIM id], [RESULT id], [DECLINE id], or [NO-ACTION id].",
+  "example": "[WO:7fce46e0] [from super] Audit exec.muse-dev.online endpoints — Please run full check on GET /api/stats and post results.",
+  "lifecycle_transition": "open -> acknowledged -> running -> closed"
+}"#
+            }
+            SentenceKind::Ack => {
+                r#"{
+  "name": "Acknowledgement",
+  "protocol_tag": "[ACK:]",
+  "template": "[ACK:{dm_id}] [from {sender}]",
+  "description": "Signals receipt and understanding of a Work Order or message, updating status to acknowledged.",
+  "required_fields": [
+    "dm_id"
+  ],
+  "optional_fields": [
+    "sender"
+  ],
+  "regex_ref": "ack",
+  "reply_expectation": "Loop remains open awaiting final [RESULT id].",
+  "example": "[ACK:7fce46e0] [from 646]",
+  "lifecycle_transition": "open -> acknowledged"
+}"#
+            }
+            SentenceKind::Claim => {
+                r#"{
+  "name": "Task Claim",
+  "protocol_tag": "[CLAIM ]",
+  "template": "[CLAIM {job_id}]",
+  "description": "Claims exclusive ownership of an unassigned job or swarm task slot, preventing duplicate worker runs.",
+  "required_fields": [
+    "job_id"
+  ],
+  "optional_fields": [],
+  "regex_ref": "verb",
+  "reply_expectation": "Worker must execute task and post [RESULT id] when complete.",
+  "example": "[CLAIM 7fce46e0]",
+  "lifecycle_transition": "acknowledged -> claimed"
+}"#
+            }
+            SentenceKind::ResultSentence => {
+                r#"{
+  "name": "Task Completion Result",
+  "protocol_tag": "[RESULT ]",
+  "template": "[RESULT {job_id}] {status} {summary}",
+  "description": "Delivers the final output, verdict, or evidence of a completed task and closes the tracked loop.",
+  "required_fields": [
+    "job_id",
+    "summary"
+  ],
+  "optional_fields": [
+    "status"
+  ],
+  "regex_ref": "result",
+  "reply_expectation": "Closes the loop; no further reply required unless sender issues new work order.",
+  "example": "[RESULT 7fce46e0] OK Audit complete: 14 allowlisted ops confirmed healthy, 0 errors.",
+  "lifecycle_transition": "running/claimed -> resolved (closed)"
+}"#
+            }
+            SentenceKind::Decline => {
+                r#"{
+  "name": "Task Decline / Refusal",
+  "protocol_tag": "[DECLINE ]",
+  "template": "[DECLINE {job_id}] {reason}",
+  "description": "Explicitly declines or rejects a work order with justification (e.g. rate limit, outside domain).",
+  "required_fields": [
+    "job_id",
+    "reason"
+  ],
+  "optional_fields": [],
+  "regex_ref": "verb",
+  "reply_expectation": "Closes loop as declined; triggers orchestrator fallback or re-dispatch.",
+  "example": "[DECLINE 7fce46e0] Target node warp-dev is currently down for maintenance.",
+  "lifecycle_transition": "open/claimed -> declined (closed)"
+}"#
+            }
+            SentenceKind::NoAction => {
+                r#"{
+  "name": "No Action Warranted",
+  "protocol_tag": "[NO-ACTION ]",
+  "template": "[NO-ACTION {job_id}] {reason}",
+  "description": "Acknowledges check but concludes no mutation or action was required (e.g. alert was transient flap).",
+  "required_fields": [
+    "job_id",
+    "reason"
+  ],
+  "optional_fields": [],
+  "regex_ref": "verb",
+  "reply_expectation": "Closes loop as resolved without side-effects.",
+  "example": "[NO-ACTION 7fce46e0] Transponder probe recovered before grace period expired.",
+  "lifecycle_transition": "open/claimed -> no-action (closed)"
+}"#
+            }
+            SentenceKind::ToolCall => {
+                r#"{
+  "name": "In-Band Tool Execution Call",
+  "protocol_tag": "[TOOL ]",
+  "template": "[TOOL {op} {args_json}]",
+  "description": "Synthesized inline tool execution directive parsed by response-harvester and executed on host.",
+  "required_fields": [
+    "op",
+    "args_json"
+  ],
+  "optional_fields": [],
+  "regex_ref": "tool_call",
+  "reply_expectation": "System executes op and posts execution result back into thread.",
+  "example": "[TOOL followup.create {\"in_m\": 5, \"prompt\": \"Recheck VM reachability\"}]",
+  "lifecycle_transition": "in-flight execution"
+}"#
+            }
+            SentenceKind::JobMarker => {
+                r#"{
+  "name": "Job Tracking Marker",
+  "protocol_tag": "[JOB ]",
+  "template": "[JOB {job_id}]",
+  "description": "Identifies an automated task or swarm slot dispatched by scheduler or supervisor.",
+  "required_fields": [
+    "job_id"
+  ],
+  "optional_fields": [
+    "slot"
+  ],
+  "regex_ref": "job_tag",
+  "reply_expectation": "Worker replies with [RESULT job_id] upon conclusion.",
+  "example": "[JOB swarm-4a2b/1] Task for swarm slot 1: Run identity variance audit.",
+  "lifecycle_transition": "dispatched -> tracked"
+}"#
+            }
+            SentenceKind::Nudge => {
+                r#"{
+  "name": "Loop Followup Nudge",
+  "protocol_tag": "[NUDGE ]",
+  "template": "[NUDGE {loop_id}] [nudge {count}/{max_nudges}] Deadline {deadline_utc}: {prompt}",
+  "description": "Automated prompt sent to recipient when a work order approaches or exceeds its SLA without an ack/result.",
+  "required_fields": [
+    "loop_id",
+    "count",
+    "max_nudges",
+    "deadline_utc"
+  ],
+  "optional_fields": [
+    "prompt"
+  ],
+  "regex_ref": "nudge",
+  "reply_expectation": "Recipient must immediately reply with [ACK id] or [RESULT id].",
+  "example": "[NUDGE 7fce46e0] [nudge 1/3] Deadline 19:45 UTC: Please confirm status of exec audit.",
+  "lifecycle_transition": "nudged"
+}"#
+            }
+            SentenceKind::FleetAlert => {
+                r#"{
+  "name": "Fleet Operational Alert",
+  "protocol_tag": "[fleet-alert]",
+  "template": "[fleet-alert] {severity}: {message}",
+  "description": "System or detector broadcast into broadcast sidechats (#lobby, #jobs) regarding infrastructure events.",
+  "required_fields": [
+    "severity",
+    "message"
+  ],
+  "optional_fields": [],
+  "regex_ref": "fleet_alert",
+  "reply_expectation": "Broadcast telemetry; no direct reply required unless work order accompanies it.",
+  "example": "[fleet-alert] CRITICAL: VM unreachable x2 on port 22",
+  "lifecycle_transition": "alert -> incident"
+}"#
+            }
+            SentenceKind::ContractFooter => {
+                r#"{
+  "name": "Standard Conversational Contract Footer",
+  "protocol_tag": "Reply: [ACK id] seen ...",
+  "template": "Reply: [ACK {id}] seen | [CLAIM {id}] mine | [RESULT {id}] done | [DECLINE {id}] | [NO-ACTION {id}].",
+  "description": "Appended to prompts, digests, and task orders to remind model instances of acceptable parsing grammar.",
+  "required_fields": [
+    "id"
+  ],
+  "optional_fields": [],
+  "regex_ref": "contract_footer",
+  "reply_expectation": "Strictly governs model output to use one of the specified reply prefixes.",
+  "example": "Reply: [ACK 7fce46e0] seen | [CLAIM 7fce46e0] mine | [RESULT 7fce46e0] done | [DECLINE 7fce46e0] | [NO-ACTION 7fce46e0].",
+  "lifecycle_transition": "directive"
+}"#
+            }
+            SentenceKind::Directive => {
+                r#"{
+  "name": "Agent Action Directive",
+  "protocol_tag": "[Directive: ...]",
+  "template": "[Directive: {directive}]",
+  "description": "Actionable instruction enclosed in square brackets guiding agent forward progression.",
+  "required_fields": [
+    "directive"
+  ],
+  "optional_fields": [],
+  "regex_ref": "directive",
+  "reply_expectation": "Agent must fulfill directive in subsequent conversational turn.",
+  "example": "[Directive: Take next action or close with [RESULT 7fce46e0] ]",
+  "lifecycle_transition": "instruction"
+}"#
+            }
+            SentenceKind::RuntimeContext => {
+                r#"{
+  "name": "Runtime Context URL",
+  "protocol_tag": "[Runtime Context: ...]",
+  "template": "[Runtime Context: {url}]",
+  "description": "Injects thread URL or Web UI surface link for assistive navigation by agent.",
+  "required_fields": [
+    "url"
+  ],
+  "optional_fields": [],
+  "regex_ref": "runtime_context",
+  "reply_expectation": "Provides reference telemetry for browser agent.",
+  "example": "[Runtime Context: https://box.muse-dev.online/thread/7fce46e0]",
+  "lifecycle_transition": "telemetry"
+}"#
+            }
+            SentenceKind::SubagentUpdate => {
+                r#"{
+  "name": "Subagent Progress Update",
+  "protocol_tag": "[SUBAGENT-UPDATE]",
+  "template": "[SUBAGENT-UPDATE] Subagent '{title}' ({short_id}) has posted new output.",
+  "description": "Notification relay from background subagent session to parent orchestrator.",
+  "required_fields": [
+    "title",
+    "short_id"
+  ],
+  "optional_fields": [
+    "details"
+  ],
+  "regex_ref": "subagent_update",
+  "reply_expectation": "Parent logs progress or incorporates findings into main thread.",
+  "example": "[SUBAGENT-UPDATE] Subagent 'exec-audit' (4a2b8e) has posted new output.",
+  "lifecycle_transition": "subagent-relay"
+}"#
+            }
         }
     }
 }

@@ -1,0 +1,126 @@
+//! Looking up structures and patterns by key, with a suggestion when the key
+//! is unknown.
+
+use agent_sentences::patterns::{self, PatternInfo};
+use agent_sentences::SentenceKind;
+use serde::Serialize;
+
+use crate::Error;
+
+/// A key that names no entry of a table.
+#[derive(Debug, Serialize)]
+pub struct UnknownName {
+    /// Always `unknown_name`.
+    pub kind: &'static str,
+    /// The table looked in: `structures` or `regex_patterns` (as `get` names them).
+    pub table: &'static str,
+    /// The key given.
+    pub name: String,
+    /// The valid key nearest to it (fewest edits; the first in spec order on a tie).
+    pub closest: Option<&'static str>,
+    /// Every valid key, in spec order.
+    pub valid: Vec<&'static str>,
+    /// A pointer to the other table when the key names an entry there.
+    pub hint: Option<String>,
+    /// One line saying what went wrong.
+    pub message: String,
+    /// What the table holds, plural, for text (`structures`, `patterns`).
+    #[serde(skip)]
+    plural: &'static str,
+}
+
+impl UnknownName {
+    fn new(table: &'static str, what: &str, name: &str, valid: Vec<&'static str>, hint: Option<String>) -> Self {
+        UnknownName {
+            kind: "unknown_name",
+            table,
+            name: name.to_owned(),
+            closest: closest(name, &valid),
+            valid,
+            hint,
+            message: format!("no {what} named `{name}`"),
+            plural: if table == "structures" { "structures" } else { "patterns" },
+        }
+    }
+
+    /// The error as text for stderr.
+    pub fn human(&self) -> String {
+        let mut s = format!("error: {}\n", self.message);
+        if let Some(hint) = &self.hint {
+            s.push_str(&format!("  note: {hint}\n"));
+        }
+        if let Some(c) = self.closest {
+            s.push_str(&format!("  did you mean `{c}`?\n"));
+        }
+        s.push_str(&format!("  valid {}: {}\n", self.plural, self.valid.join(", ")));
+        s
+    }
+
+    /// The error as JSON.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::to_value(self).expect("plain data serializes")
+    }
+}
+
+/// The valid key with the fewest edits from `name`; ties go to the first in
+/// `valid`.
+pub fn closest(name: &str, valid: &[&'static str]) -> Option<&'static str> {
+    valid.iter().copied().min_by_key(|v| strsim::levenshtein(name, v))
+}
+
+fn structure_keys() -> Vec<&'static str> {
+    SentenceKind::ALL.iter().map(|k| k.key()).collect()
+}
+
+fn pattern_keys() -> Vec<&'static str> {
+    patterns::INFO.iter().map(|p| p.key).collect()
+}
+
+/// The structure with key `name`.
+///
+/// # Errors
+/// [`Error::UnknownName`] listing the valid keys.
+pub fn structure(name: &str) -> Result<SentenceKind, Error> {
+    SentenceKind::from_key(name).ok_or_else(|| {
+        let hint = patterns::info(name)
+            .map(|p| format!("`{}` is a pattern: see `box-docs regex {}`", p.key, p.key));
+        Error::UnknownName(Box::new(UnknownName::new("structures", "structure", name, structure_keys(), hint)))
+    })
+}
+
+/// The pattern with key `name`.
+///
+/// # Errors
+/// [`Error::UnknownName`] listing the valid keys.
+pub fn pattern(name: &str) -> Result<&'static PatternInfo, Error> {
+    patterns::info(name).ok_or_else(|| {
+        let hint = SentenceKind::from_key(name).map(|k| {
+            format!("`{}` is a structure, parsed by pattern `{}`: see `box-docs sentence {}`", k.key(), k.pattern_key(), k.key())
+        });
+        Error::UnknownName(Box::new(UnknownName::new("regex_patterns", "pattern", name, pattern_keys(), hint)))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn closest_is_the_fewest_edits_and_the_first_on_a_tie() {
+        let valid = ["work_order", "ack", "claim", "no_action"];
+        assert_eq!(closest("work_ordr", &valid), Some("work_order"));
+        assert_eq!(closest("no-action", &valid), Some("no_action"));
+        assert_eq!(closest("ac", &valid), Some("ack"));
+        assert_eq!(closest("b", &["a", "c"]), Some("a"), "one edit from each: the first wins");
+        assert_eq!(closest("b", &["c", "a"]), Some("c"));
+        assert_eq!(closest("a", &[]), None);
+    }
+
+    #[test]
+    fn unknown_structure_that_is_a_pattern_points_to_regex() {
+        let Err(Error::UnknownName(u)) = structure("verb") else { panic!("verb is not a structure") };
+        assert_eq!(u.table, "structures");
+        assert_eq!(u.hint.as_deref(), Some("`verb` is a pattern: see `box-docs regex verb`"));
+        assert_eq!(u.valid.len(), SentenceKind::ALL.len());
+    }
+}

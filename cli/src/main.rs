@@ -1,0 +1,182 @@
+//! `box-docs`: look up, test and parse the agent messaging protocol's
+//! sentences from a shell.
+//!
+//! Everything it knows comes from the generated `agent-sentences` crate
+//! (structures, patterns, examples, the scanner); nothing is written here a
+//! second time. A `box docs …` front end hands its arguments straight to it.
+//!
+//! Exit status: 0 success, 1 no match (`regex NAME --test`, `parse`), 2 usage
+//! error (bad arguments, unknown name, unreadable input). Data goes to stdout,
+//! errors to stderr.
+
+#![forbid(unsafe_code)]
+
+mod help;
+mod input;
+mod lookup;
+mod text;
+mod verbs;
+
+use std::io::Write;
+use std::process::ExitCode;
+use std::sync::LazyLock;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+/// The `--version` text: this tool's version and the spec's.
+static VERSION: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "{} (spec \"{}\" {})",
+        env!("CARGO_PKG_VERSION"),
+        agent_sentences::SPEC_TITLE,
+        agent_sentences::SPEC_VERSION
+    )
+});
+
+/// The command line.
+#[derive(Parser)]
+#[command(
+    name = "box-docs",
+    version = VERSION.as_str(),
+    about = "Look up, test and parse the agent messaging protocol's sentences.",
+    long_about = "Look up, test and parse the agent messaging protocol's sentences.\n\n\
+        Everything shown comes from the generated agent-sentences crate, that is from schema/. \
+        Spans are byte offsets, half-open. TEXT `-` reads standard input (one trailing line break removed).\n\n\
+        Exit status: 0 success, 1 no match, 2 usage error (unknown name, bad arguments, unreadable input).",
+    after_help = help::top(),
+)]
+struct Cli {
+    /// Print one JSON document instead of text (errors become JSON on stderr).
+    #[arg(long, global = true)]
+    json: bool,
+    /// The verb.
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// The verbs.
+#[derive(Subcommand)]
+enum Command {
+    /// List every sentence structure, or show one in full.
+    #[command(after_help = help::sentence())]
+    Sentence {
+        /// A structure key; without it, every structure, one per line.
+        name: Option<String>,
+    },
+    /// List the patterns, show one, or test a text against one.
+    #[command(after_help = help::regex())]
+    Regex {
+        /// A pattern key; without it, the pattern directory.
+        name: Option<String>,
+        /// Test TEXT against the pattern: the whole TEXT must match (exit 0), else exit 1.
+        #[arg(long, value_name = "TEXT", requires = "name")]
+        test: Option<String>,
+        /// With --test: find the first match anywhere in TEXT instead of matching all of it.
+        #[arg(long, requires = "test")]
+        search: bool,
+    },
+    /// Scan TEXT for every sentence and tool directive, with byte spans (exit 1 when none).
+    #[command(after_help = help::parse())]
+    Parse {
+        /// The text to scan; `-` reads standard input.
+        text: String,
+        /// Also show every skipped directive candidate and why it was skipped.
+        #[arg(long)]
+        diagnostics: bool,
+    },
+    /// Print the raw spec entry of a structure or pattern as JSON.
+    #[command(after_help = help::get())]
+    Get {
+        /// The spec table.
+        #[arg(value_enum)]
+        table: Table,
+        /// The entry's key.
+        name: String,
+    },
+}
+
+/// The spec tables `get` reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Table {
+    /// `schema/structures.json` `/structures`.
+    #[value(name = "structures")]
+    Structures,
+    /// `schema/regex_patterns.json` `/patterns`.
+    #[value(name = "regex_patterns")]
+    RegexPatterns,
+}
+
+/// Why a verb could not run: a usage error (exit 2).
+#[derive(Debug)]
+pub enum Error {
+    /// A structure or pattern key that does not exist.
+    UnknownName(Box<lookup::UnknownName>),
+    /// TEXT could not be read.
+    Input(String),
+}
+
+impl Error {
+    /// The error as text for stderr.
+    fn human(&self) -> String {
+        match self {
+            Error::UnknownName(u) => u.human(),
+            Error::Input(message) => format!("error: {message}\n"),
+        }
+    }
+
+    /// The error as one JSON document for stderr.
+    fn json(&self) -> serde_json::Value {
+        match self {
+            Error::UnknownName(u) => serde_json::json!({ "error": u.json() }),
+            Error::Input(message) => serde_json::json!({ "error": { "kind": "input", "message": message } }),
+        }
+    }
+}
+
+/// What a verb produced.
+pub struct Output {
+    /// The text for stdout.
+    pub stdout: String,
+    /// False when the verb looked for something and found nothing (exit 1).
+    pub matched: bool,
+}
+
+fn run(cli: &Cli) -> Result<Output, Error> {
+    let json = cli.json;
+    match &cli.command {
+        Command::Sentence { name: None } => Ok(verbs::sentence_list(json)),
+        Command::Sentence { name: Some(name) } => verbs::sentence(name, json),
+        Command::Regex { name: None, .. } => Ok(verbs::regex_list(json)),
+        Command::Regex { name: Some(name), test: None, .. } => verbs::regex(name, json),
+        Command::Regex { name: Some(name), test: Some(text), search } => {
+            verbs::regex_test(name, &input::text(text)?, *search, json)
+        }
+        Command::Parse { text, diagnostics } => Ok(verbs::parse(&input::text(text)?, *diagnostics, json)),
+        Command::Get { table, name } => verbs::get(*table, name),
+    }
+}
+
+/// Writes `text`; a closed pipe (`box-docs … | head`) is not an error.
+fn emit(mut to: impl Write, text: &str) -> bool {
+    match to.write_all(text.as_bytes()).and_then(|()| to.flush()) {
+        Ok(()) => true,
+        Err(e) => e.kind() == std::io::ErrorKind::BrokenPipe,
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(&cli) {
+        Ok(out) => {
+            if !emit(std::io::stdout().lock(), &out.stdout) {
+                return ExitCode::from(2);
+            }
+            ExitCode::from(if out.matched { 0 } else { 1 })
+        }
+        Err(e) => {
+            let text = if cli.json { format!("{:#}\n", e.json()) } else { e.human() };
+            emit(std::io::stderr().lock(), &text);
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,89 @@
+//! Plain-text layout: aligned columns and unambiguous values.
+
+/// `rows` as lines of columns padded to a common width (two spaces apart),
+/// each line starting with `indent`; the last column is not padded, and a
+/// column empty in every row is left out.
+pub fn table(rows: &[Vec<String>], indent: &str) -> String {
+    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let empty: Vec<usize> =
+        (0..columns).filter(|&c| rows.iter().all(|r| r.get(c).is_none_or(String::is_empty))).collect();
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| r.iter().enumerate().filter(|(c, _)| !empty.contains(c)).map(|(_, cell)| cell.clone()).collect())
+        .collect();
+    let columns = columns - empty.len();
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| rows.iter().filter_map(|r| r.get(c)).map(|cell| cell.chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for row in &rows {
+        let mut line = indent.to_owned();
+        for (c, cell) in row.iter().enumerate() {
+            if c + 1 == row.len() {
+                line.push_str(cell);
+            } else {
+                line.push_str(&format!("{cell:<w$}  ", w = widths[c]));
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// A text value for one line of output: as it is, unless it would read
+/// ambiguously (empty, a control character such as a line break or a tab,
+/// leading or trailing whitespace, or a leading `"`); then JSON-quoted.
+pub fn show(s: &str) -> String {
+    let ambiguous = s.is_empty()
+        || s.chars().any(char::is_control)
+        || s.starts_with(char::is_whitespace)
+        || s.ends_with(char::is_whitespace)
+        || s.starts_with('"');
+    if ambiguous {
+        serde_json::to_string(s).expect("a string serializes")
+    } else {
+        s.to_owned()
+    }
+}
+
+/// `s` quoted for a POSIX shell (single quotes).
+pub fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cells(items: &[&str]) -> Vec<String> {
+        items.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn columns_align_on_the_widest_cell() {
+        let rows = vec![
+            vec!["ack".to_owned(), "[ACK:]".to_owned(), "Signals".to_owned()],
+            vec!["work_order".to_owned(), "[WO:]".to_owned(), "Structured".to_owned()],
+        ];
+        assert_eq!(table(&rows, "  "), "  ack         [ACK:]  Signals\n  work_order  [WO:]   Structured\n");
+        let sparse = vec![cells(&["dm_id", "", "ID"]), cells(&["sender", "", "who"])];
+        assert_eq!(table(&sparse, ""), "dm_id   ID\nsender  who\n", "an all-empty column is left out");
+    }
+
+    #[test]
+    fn values_with_line_breaks_are_quoted() {
+        assert_eq!(show("step 1"), "step 1");
+        assert_eq!(show("step 1\nstep 2"), r#""step 1\nstep 2""#);
+        assert_eq!(show(""), r#""""#);
+        assert_eq!(show("a\tb"), r#""a\tb""#);
+        assert_eq!(show("Title — "), r#""Title — ""#);
+        assert_eq!(show(r#""quoted""#), r#""\"quoted\"""#);
+    }
+
+    #[test]
+    fn shell_quoting_survives_single_quotes() {
+        assert_eq!(shell_quote("[CLAIM 7f]"), "'[CLAIM 7f]'");
+        assert_eq!(shell_quote("Subagent 'x'"), r"'Subagent '\''x'\'''");
+    }
+}
