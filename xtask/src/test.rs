@@ -2,7 +2,7 @@
 //!
 //! 1. the spec lint and the drift check (`cargo xtask check`);
 //! 2. `cargo test --workspace`;
-//! 3. `cargo clippy` on the generated crate, warnings denied;
+//! 3. `cargo clippy` and `cargo doc` on the generated crate, warnings denied;
 //! 4. the Python tests and `mypy --strict` on the generated package, with
 //!    pinned tools installed into `.tools/venv` when missing.
 
@@ -37,6 +37,10 @@ pub fn run_all() -> bool {
     results.push((
         "clippy on the generated crate",
         run("clippy on the generated crate", cargo().args(["clippy", "-p", "agent-sentences", "--all-targets", "--", "-D", "warnings"])),
+    ));
+    results.push((
+        "rustdoc on the generated crate",
+        run("rustdoc on the generated crate", cargo().args(["doc", "--quiet", "--no-deps", "-p", "agent-sentences"]).env("RUSTDOCFLAGS", "-D warnings")),
     ));
     if Path::new("generated/python").exists() {
         results.push(("python", crate::python::run_tests()));

@@ -287,6 +287,30 @@ fn code_runs(text: &str) -> Vec<(bool, &str)> {
     out
 }
 
+/// Spec text for a rustdoc comment: [`md`], and `[`/`]` outside code spans
+/// escaped too, so that markers like `[WO:<id>]` are not read as links or
+/// HTML tags.
+pub fn rustdoc(text: &str) -> String {
+    let escaped = md(text, false).expect("md fails only for table cells");
+    let mut out = String::with_capacity(escaped.len() + 8);
+    for (is_code, piece) in code_runs(&escaped) {
+        if is_code {
+            out.push_str(piece);
+        } else {
+            let mut prev = '\0';
+            for c in piece.chars() {
+                if (c == '[' || c == ']') && prev != '\\' {
+                    out.push('\\');
+                }
+                out.push(c);
+                prev = c;
+            }
+        }
+    }
+    out
+}
+
+
 /// Spec prose (which may hold `` `code` `` spans) as Markdown that renders
 /// as written: outside code spans, `\ < * ~ |`, stray backticks, `_` at a word
 /// boundary and `(` right after `]` are backslash-escaped. In a table `cell`,

@@ -9,6 +9,7 @@ use quote::{format_ident, quote};
 use crate::emit::{RUST_HEADER, TOML_HEADER};
 use crate::lower::{FieldIr, FieldTy, Model, PatternIr, SentenceIr};
 use crate::model::GroupType;
+use crate::emit::docs::rustdoc;
 use crate::template::Piece;
 
 /// A string literal token, raw (`r"…"`) when that reads better.
@@ -109,7 +110,7 @@ fn type_doc(ty: &FieldTy) -> String {
 }
 
 fn field_doc(s: &SentenceIr, f: &FieldIr) -> String {
-    let mut d = format!("{}\n\nType: {}; {}.", f.description, type_doc(&f.ty), if f.required { "required" } else { "optional" });
+    let mut d = format!("{}\n\nType: {}; {}.", rustdoc(&f.description), type_doc(&f.ty), if f.required { "required" } else { "optional" });
     let groups: Vec<String> = f.groups.iter().map(|g| format!("`{g}`")).collect();
     d.push_str(&format!(
         " Captured by group {} of pattern `{}`.",
@@ -142,7 +143,7 @@ pub fn lib_rs(model: &Model) -> String {
         let name = format_ident!("{}", e.name);
         let d = doc(&format!(
             "{}\n\nSource: group `{}` of `/patterns/{}` in `schema/regex_patterns.json`.",
-            e.description, e.group, e.pattern
+            rustdoc(&e.description), e.group, e.pattern
         ));
         let variants = e.variants.iter().map(|(v, text)| {
             let v = format_ident!("{}", v);
@@ -426,11 +427,11 @@ fn patterns_mod(model: &Model) -> TokenStream {
         let c = format_ident!("{}", p.const_name);
         let f = format_ident!("{}", crate::ident::rust_field(&p.key));
         let src = lit(&p.source);
-        let groups: Vec<String> = p.groups.iter().map(|g| format!("- `{}` ({:?}): {}", g.name, g.ty, g.description)).collect();
+        let groups: Vec<String> = p.groups.iter().map(|g| format!("- `{}` ({:?}): {}", g.name, g.ty, rustdoc(&g.description))).collect();
         let d = doc(&format!(
             "{}\n\nNamed groups:\n{}\n\nFlags are inline at the start, so the same string compiles in Python `re` \
              and Rust `regex`. Source: `/patterns/{}` in `schema/regex_patterns.json`.",
-            p.purpose,
+            rustdoc(&p.purpose),
             groups.join("\n"),
             p.key
         ));
@@ -611,12 +612,12 @@ fn sentence_struct(s: &SentenceIr) -> TokenStream {
     let key = &s.key;
     let mut d = format!(
         "{} (`{}`): {}\n\nTemplate: `{}`\n\nExample: `{}`\n\nReply expectation: {}\n\nLifecycle transition: `{}`",
-        s.name,
+        rustdoc(&s.name),
         s.tag,
-        s.description,
+        rustdoc(&s.description),
         s.template,
         s.example,
-        s.reply_expectation,
+        rustdoc(&s.reply_expectation),
         s.lifecycle_transition
     );
     if !s.omitted_fields.is_empty() {

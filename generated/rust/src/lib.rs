@@ -88,7 +88,7 @@ pub mod patterns {
     use regex::Regex;
     use serde::Serialize;
     use super::ValueType;
-    /// Parses a work order: [WO:<id>] [from <sender>] <title> — <body>. The body runs to the end of the text, across lines.
+    /// Parses a work order: \[WO:\<id>\] \[from \<sender>\] \<title> — \<body>. The body runs to the end of the text, across lines.
     ///
     /// Named groups:
     /// - `wo_id` (String): The unique tracking ID of the work order (lower-case hex and dashes).
@@ -105,7 +105,7 @@ pub mod patterns {
         });
         &RE
     }
-    /// Parses an acknowledgement: [ACK:<id>] with an optional [from <sender>]. Also accepts [ACK <id>], the form the contract footer asks for.
+    /// Parses an acknowledgement: \[ACK:\<id>\] with an optional \[from \<sender>\]. Also accepts \[ACK \<id>\], the form the contract footer asks for.
     ///
     /// Named groups:
     /// - `dm_id` (String): ID of the work order or message being acknowledged.
@@ -120,7 +120,7 @@ pub mod patterns {
         });
         &RE
     }
-    /// Matches a bare lifecycle verb marker: [ACK|CLAIM|RESULT|DECLINE|NO-ACTION <id>].
+    /// Matches a bare lifecycle verb marker: \[ACK\|CLAIM\|RESULT\|DECLINE\|NO-ACTION \<id>\].
     ///
     /// Named groups:
     /// - `verb` (Enum): One of the five canonical lifecycle verbs.
@@ -135,7 +135,7 @@ pub mod patterns {
         });
         &RE
     }
-    /// Parses a decline: [DECLINE <id>] <reason>. The verb marker of `verb` followed by the reason, to the end of the line.
+    /// Parses a decline: \[DECLINE \<id>\] \<reason>. The verb marker of `verb` followed by the reason, to the end of the line.
     ///
     /// Named groups:
     /// - `job_id` (String): Target job or work order.
@@ -150,7 +150,7 @@ pub mod patterns {
         });
         &RE
     }
-    /// Parses a no-action reply: [NO-ACTION <id>] <reason>. The verb marker of `verb` followed by the reason, to the end of the line.
+    /// Parses a no-action reply: \[NO-ACTION \<id>\] \<reason>. The verb marker of `verb` followed by the reason, to the end of the line.
     ///
     /// Named groups:
     /// - `job_id` (String): Target job or work order.
@@ -165,7 +165,7 @@ pub mod patterns {
         });
         &RE
     }
-    /// Parses a result: [RESULT <id>] [<status>] <summary>. The summary runs across lines up to the next `[RESULT ` marker or the end of the text.
+    /// Parses a result: \[RESULT \<id>\] \[\<status>\] \<summary>. The summary runs across lines up to the next `[RESULT ` marker or the end of the text.
     ///
     /// Named groups:
     /// - `job_id` (String): Target task ID.
@@ -181,7 +181,7 @@ pub mod patterns {
         });
         &RE
     }
-    /// Parses an in-band tool directive: [TOOL|EXEC <op> <args>]. The arguments must be one JSON object; the scanner finds its end by balanced braces, not by the first `}]`.
+    /// Parses an in-band tool directive: \[TOOL\|EXEC \<op> \<args>\]. The arguments must be one JSON object; the scanner finds its end by balanced braces, not by the first `}]`.
     ///
     /// Named groups:
     /// - `engine` (Enum): TOOL or EXEC.
@@ -197,7 +197,7 @@ pub mod patterns {
         });
         &RE
     }
-    /// Matches a job tracking marker: [JOB <id>], where an id ending in /<n> names swarm slot n.
+    /// Matches a job tracking marker: \[JOB \<id>\], where an id ending in /\<n> names swarm slot n.
     ///
     /// Named groups:
     /// - `job_id` (String): The job or swarm slot ID.
@@ -212,7 +212,7 @@ pub mod patterns {
         });
         &RE
     }
-    /// Parses a follow-up SLA nudge: [NUDGE <id>] [nudge <count>/<max>] Deadline <time>[: <prompt>].
+    /// Parses a follow-up SLA nudge: \[NUDGE \<id>\] \[nudge \<count>/\<max>\] Deadline \<time>\[: \<prompt>\].
     ///
     /// Named groups:
     /// - `loop_id` (String): The loop (work order) being nudged.
@@ -230,7 +230,7 @@ pub mod patterns {
         });
         &RE
     }
-    /// Parses an alert broadcast: [fleet-alert] <SEVERITY>: <message>, the message to the end of the line.
+    /// Parses an alert broadcast: \[fleet-alert\] \<SEVERITY>: \<message>, the message to the end of the line.
     ///
     /// Named groups:
     /// - `severity` (String): Upper-case severity word (e.g. CRITICAL, WARN).
@@ -273,7 +273,7 @@ pub mod patterns {
         });
         &RE
     }
-    /// Parses a subagent status notice: [SUBAGENT-UPDATE] Subagent '<title>' (<short id>) has posted new output.
+    /// Parses a subagent status notice: \[SUBAGENT-UPDATE\] Subagent '\<title>' (\<short id>) has posted new output.
     ///
     /// Named groups:
     /// - `title` (String): The subagent's name, without quotes.
@@ -288,7 +288,7 @@ pub mod patterns {
         });
         &RE
     }
-    /// Swarm worker slot targets: [JOB swarm-<id>/<slot>].
+    /// Swarm worker slot targets: \[JOB swarm-\<id>/\<slot>\].
     ///
     /// Named groups:
     /// - `swarm_id` (String): The swarm's ID, `swarm-` and lower-case letters or digits.
@@ -321,7 +321,7 @@ pub mod patterns {
         });
         &RE
     }
-    /// Parses an action directive: [Directive: <text>]. The text may hold bracketed markers one level deep; they belong to the directive.
+    /// Parses an action directive: \[Directive: \<text>\]. The text may hold bracketed markers one level deep; they belong to the directive.
     ///
     /// Named groups:
     /// - `directive` (String): The instruction text, trailing spaces kept; one line.
@@ -335,7 +335,7 @@ pub mod patterns {
         });
         &RE
     }
-    /// Parses a runtime context link: [Runtime Context: <url>].
+    /// Parses a runtime context link: \[Runtime Context: \<url>\].
     ///
     /// Named groups:
     /// - `url` (String): The thread URL or Web UI link (scheme://…, no spaces or `]`).
@@ -2827,7 +2827,7 @@ impl FromStr for Engine {
 ///
 /// Example: `[WO:7fce46e0] [from super] Audit exec.muse-dev.online endpoints — Please run full check on GET /api/stats and post results.`
 ///
-/// Reply expectation: Recipient must reply with [ACK id], [CLAIM id], [RESULT id], [DECLINE id], or [NO-ACTION id].
+/// Reply expectation: Recipient must reply with \[ACK id\], \[CLAIM id\], \[RESULT id\], \[DECLINE id\], or \[NO-ACTION id\].
 ///
 /// Lifecycle transition: `open -> acknowledged -> running -> closed`
 ///
@@ -3026,7 +3026,7 @@ impl fmt::Display for WorkOrder {
 ///
 /// Example: `[ACK:7fce46e0] [from 646]`
 ///
-/// Reply expectation: Loop remains open awaiting final [RESULT id].
+/// Reply expectation: Loop remains open awaiting final \[RESULT id\].
 ///
 /// Lifecycle transition: `open -> acknowledged`
 ///
@@ -3130,7 +3130,7 @@ impl fmt::Display for Ack {
 ///
 /// Example: `[CLAIM 7fce46e0]`
 ///
-/// Reply expectation: Worker must execute task and post [RESULT id] when complete.
+/// Reply expectation: Worker must execute task and post \[RESULT id\] when complete.
 ///
 /// Lifecycle transition: `acknowledged -> claimed`
 ///
@@ -3798,7 +3798,7 @@ impl fmt::Display for ToolCall {
 ///
 /// Example: `[JOB swarm-4a2b/1] Task for swarm slot 1: Run identity variance audit.`
 ///
-/// Reply expectation: Worker replies with [RESULT job_id] upon conclusion.
+/// Reply expectation: Worker replies with \[RESULT job_id\] upon conclusion.
 ///
 /// Lifecycle transition: `dispatched -> tracked`
 ///
@@ -3914,7 +3914,7 @@ impl fmt::Display for JobMarker {
 ///
 /// Example: `[NUDGE 7fce46e0] [nudge 1/3] Deadline 19:45 UTC: Please confirm status of exec audit.`
 ///
-/// Reply expectation: Recipient must immediately reply with [ACK id] or [RESULT id].
+/// Reply expectation: Recipient must immediately reply with \[ACK id\] or \[RESULT id\].
 ///
 /// Lifecycle transition: `nudged`
 ///
