@@ -126,6 +126,65 @@ impl ParseError {
     }
 }
 
+/// One group's capture: its byte offset in the text and its text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cap<'t> {
+    start: usize,
+    text: &'t str,
+}
+
+impl<'t> Cap<'t> {
+    /// A capture of `text` starting at byte `start`.
+    pub fn new(start: usize, text: &'t str) -> Self {
+        Cap { start, text }
+    }
+
+    /// Byte offset of the capture in the text.
+    pub fn start(&self) -> usize {
+        self.start
+    }
+
+    /// The captured text.
+    pub fn as_str(&self) -> &'t str {
+        self.text
+    }
+}
+
+/// The named groups of one match, whichever regex engine produced it, so
+/// the generated code builds a sentence from one pass of the engine.
+pub trait Groups<'t> {
+    /// The capture of group `name`, if it took part.
+    fn group(&self, name: &str) -> Option<Cap<'t>>;
+    /// Byte offset of the end of the match.
+    fn end(&self) -> usize;
+}
+
+impl<'t> Groups<'t> for regex::Captures<'t> {
+    fn group(&self, name: &str) -> Option<Cap<'t>> {
+        self.name(name).map(|m| Cap::new(m.start(), m.as_str()))
+    }
+    fn end(&self) -> usize {
+        self.get(0).map_or(0, |m| m.end())
+    }
+}
+
+/// [`Groups`] over a `regex-automata` match (the scanner's engine).
+pub struct AutomataGroups<'a, 't> {
+    /// The captures of the match.
+    pub caps: &'a regex_automata::util::captures::Captures,
+    /// The text searched.
+    pub text: &'t str,
+}
+
+impl<'t> Groups<'t> for AutomataGroups<'_, 't> {
+    fn group(&self, name: &str) -> Option<Cap<'t>> {
+        self.caps.get_group_by_name(name).map(|sp| Cap::new(sp.start, &self.text[sp.start..sp.end]))
+    }
+    fn end(&self) -> usize {
+        self.caps.get_match().map_or(0, |m| m.end())
+    }
+}
+
 /// The capture of a field filled by `groups` (several groups when the
 /// template repeats the field), checking that repeats are equal.
 ///
@@ -133,14 +192,14 @@ impl ParseError {
 /// [`ParseErrorKind::RepeatMismatch`] when two of the groups captured
 /// different text.
 pub fn field_capture<'t>(
-    caps: &regex::Captures<'t>,
+    caps: &dyn Groups<'t>,
     groups: &[&'static str],
     structure: &'static str,
     field: &'static str,
-) -> Result<Option<regex::Match<'t>>, ParseError> {
-    let mut first: Option<regex::Match<'t>> = None;
+) -> Result<Option<Cap<'t>>, ParseError> {
+    let mut first: Option<Cap<'t>> = None;
     for g in groups {
-        if let Some(m) = caps.name(g) {
+        if let Some(m) = caps.group(g) {
             match first {
                 None => first = Some(m),
                 Some(f) if f.as_str() != m.as_str() => {

@@ -43,7 +43,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::json::{scan_object, Limits};
-use crate::ParseError;
+use crate::{AutomataGroups, Groups, ParseError};
 
 /// One structure as the scanner sees it (generated from the spec).
 #[derive(Debug)]
@@ -55,8 +55,8 @@ pub struct StructureScan<S: 'static> {
     pub head: &'static str,
     /// The pattern, flags inline, with fixed groups replaced by their text.
     pub source: &'static str,
-    /// Parses exactly one sentence of this structure.
-    pub parse: fn(&str) -> Result<S, ParseError>,
+    /// Builds the sentence from the groups of a match of `source`.
+    pub from_groups: for<'t> fn(&dyn Groups<'t>) -> Result<S, ParseError>,
     /// When the head matches but the sentence does not, the bracketed text
     /// that follows is still quoted (markers inside it are not sentences).
     pub quotes_brackets: bool,
@@ -242,7 +242,15 @@ impl<S: 'static> Scanner<S> {
 
     /// As [`Scanner::scan`], plus every skipped directive candidate and why.
     pub fn scan_with_diagnostics(&self, text: &str) -> (Vec<Found<S>>, Vec<Skipped>) {
-        let mut run = Run { s: self, text, bytes: text.as_bytes(), found: Vec::new(), skipped: Vec::new(), code: None };
+        let mut run = Run {
+            s: self,
+            text,
+            bytes: text.as_bytes(),
+            found: Vec::new(),
+            skipped: Vec::new(),
+            code: None,
+            caps: self.many.create_captures(),
+        };
         run.all();
         (run.found, run.skipped)
     }
@@ -270,6 +278,7 @@ struct Run<'a, S: 'static> {
     found: Vec<Found<S>>,
     skipped: Vec<Skipped>,
     code: Option<CodeIndex>,
+    caps: regex_automata::util::captures::Captures,
 }
 
 impl<S: 'static> Run<'_, S> {
@@ -452,9 +461,10 @@ impl<S: 'static> Run<'_, S> {
             return next;
         }
         let input = Input::new(self.text).range(i..).anchored(Anchored::Yes);
-        if let Some(m) = self.s.many.search(&input) {
+        self.s.many.search_captures(&input, &mut self.caps);
+        if let Some(m) = self.caps.get_match() {
             let st = &self.s.structures[self.s.bracketed[m.pattern().as_usize()]];
-            if let Ok(v) = (st.parse)(&self.text[m.start()..m.end()]) {
+            if let Ok(v) = (st.from_groups)(&AutomataGroups { caps: &self.caps, text: self.text }) {
                 self.found.push(Found { span: m.start()..m.end(), item: Item::Sentence { value: v } });
                 return m.end().max(i + 1);
             }
@@ -488,8 +498,10 @@ impl<S: 'static> Run<'_, S> {
                 continue;
             }
             let input = Input::new(self.text).range(start..).anchored(Anchored::Yes);
-            if let Some(m) = self.s.singles[k].search(&input) {
-                if let Ok(v) = (st.parse)(&self.text[m.start()..m.end()]) {
+            let mut caps = self.s.singles[k].create_captures();
+            self.s.singles[k].search_captures(&input, &mut caps);
+            if let Some(m) = caps.get_match() {
+                if let Ok(v) = (st.from_groups)(&AutomataGroups { caps: &caps, text: self.text }) {
                     self.found.push(Found { span: m.start()..m.end(), item: Item::Sentence { value: v } });
                     return Some(m.end());
                 }

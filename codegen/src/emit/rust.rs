@@ -208,7 +208,7 @@ pub fn lib_rs(model: &Model) -> String {
 
         pub use agent_sentences_runtime::json::JsonError;
         pub use agent_sentences_runtime::{ParseError, ParseErrorKind};
-        use agent_sentences_runtime::{field_capture, stop_point, Step};
+        use agent_sentences_runtime::{field_capture, stop_point, Groups, Step};
 
         /// A JSON object of tool arguments, keys in their original order.
         pub type JsonObject = serde_json::Map<String, serde_json::Value>;
@@ -338,7 +338,7 @@ fn scan_mod(model: &Model) -> TokenStream {
         let f = format_ident!("parse_{}", s.key);
         let ty = format_ident!("{}", s.type_name);
         quote! {
-            fn #f(text: &str) -> Result<Sentence, ParseError> { super::#ty::parse(text).map(Sentence::#ty) }
+            fn #f(groups: &dyn Groups<'_>) -> Result<Sentence, ParseError> { super::#ty::from_groups(groups).map(Sentence::#ty) }
         }
     });
     let entries = scanned.iter().map(|s| {
@@ -348,7 +348,7 @@ fn scan_mod(model: &Model) -> TokenStream {
         let src = lit(&s.scan_source);
         let quotes = s.quotes_brackets;
         quote! {
-            StructureScan { key: #key, head: #head, source: #src, parse: #f, quotes_brackets: #quotes }
+            StructureScan { key: #key, head: #head, source: #src, from_groups: #f, quotes_brackets: #quotes }
         }
     });
     let op_pattern = lit(&d.op_pattern);
@@ -379,6 +379,7 @@ fn scan_mod(model: &Model) -> TokenStream {
             use agent_sentences_runtime::json::Limits;
             pub use agent_sentences_runtime::scan::{DirectiveForm, Item, SkipReason, Skipped, ToolDirective};
             use agent_sentences_runtime::scan::{DirectiveSpec, Scanner, StructureScan};
+            use agent_sentences_runtime::Groups;
 
             use super::{ParseError, Sentence};
 
@@ -648,7 +649,7 @@ fn sentence_struct(s: &SentenceIr) -> TokenStream {
     let nsteps = s.steps.len();
     let fixed = s.fixed.iter().map(|(g, v)| {
         quote! {
-            match caps.name(#g) {
+            match caps.group(#g) {
                 Some(m) if m.as_str() == #v => {}
                 other => {
                     let (offset, found) = other.map_or((0, String::new()), |m| (m.start(), m.as_str().to_owned()));
@@ -659,7 +660,7 @@ fn sentence_struct(s: &SentenceIr) -> TokenStream {
     });
     let unbound = s.unbound_groups.iter().map(|g| {
         quote! {
-            if let Some(m) = caps.name(#g) {
+            if let Some(m) = caps.group(#g) {
                 return Err(ParseError::new(#key, m.start(), ParseErrorKind::UnexpectedGroup { group: #g }));
             }
         }
@@ -686,18 +687,18 @@ fn sentence_struct(s: &SentenceIr) -> TokenStream {
         };
         if f.required {
             quote! {
-                let #fname = match field_capture(&caps, &[#(#groups),*], #key, #fkey)? {
+                let #fname = match field_capture(caps, &[#(#groups),*], #key, #fkey)? {
                     Some(m) => #convert,
-                    None => return Err(ParseError::new(#key, text.len(), ParseErrorKind::NoMatch { expected: format!("<{}>", #fkey) })),
+                    None => return Err(ParseError::new(#key, caps.end(), ParseErrorKind::NoMatch { expected: format!("<{}>", #fkey) })),
                 };
             }
         } else if f.ty == FieldTy::String {
             quote! {
-                let #fname = field_capture(&caps, &[#(#groups),*], #key, #fkey)?.map(|m| m.as_str().to_owned());
+                let #fname = field_capture(caps, &[#(#groups),*], #key, #fkey)?.map(|m| m.as_str().to_owned());
             }
         } else {
             quote! {
-                let #fname = match field_capture(&caps, &[#(#groups),*], #key, #fkey)? {
+                let #fname = match field_capture(caps, &[#(#groups),*], #key, #fkey)? {
                     Some(m) => Some(#convert),
                     None => None,
                 };
@@ -763,6 +764,18 @@ fn sentence_struct(s: &SentenceIr) -> TokenStream {
                     let (offset, expected) = stop_point(text, &STEPS);
                     return Err(ParseError::new(#key, offset, ParseErrorKind::NoMatch { expected: expected.to_owned() }));
                 };
+                Self::from_groups(&caps)
+            }
+
+            /// Builds the sentence from the named groups of one match of its
+            /// pattern (fixed groups checked, repeats compared, fields
+            /// converted). Used by [`Self::parse`] and by the scanner, so a
+            /// sentence found in text costs one pass of the regex engine.
+            ///
+            /// # Errors
+            /// As [`Self::parse`], for what the groups hold.
+            #[doc(hidden)]
+            pub fn from_groups<'t>(caps: &dyn Groups<'t>) -> Result<Self, ParseError> {
                 #(#fixed)*
                 #(#unbound)*
                 #(#field_parses)*

@@ -16,7 +16,7 @@ use regex::Regex;
 use serde::{Deserialize, Serialize};
 pub use agent_sentences_runtime::json::JsonError;
 pub use agent_sentences_runtime::{ParseError, ParseErrorKind};
-use agent_sentences_runtime::{field_capture, stop_point, Step};
+use agent_sentences_runtime::{field_capture, stop_point, Groups, Step};
 /// A JSON object of tool arguments, keys in their original order.
 pub type JsonObject = serde_json::Map<String, serde_json::Value>;
 /// A text that is none of an enumeration's values (case-sensitive).
@@ -2935,13 +2935,24 @@ impl WorkOrder {
                 ),
             );
         };
-        let dm_id = match field_capture(&caps, &["wo_id"], "work_order", "dm_id")? {
+        Self::from_groups(&caps)
+    }
+    /// Builds the sentence from the named groups of one match of its
+    /// pattern (fixed groups checked, repeats compared, fields
+    /// converted). Used by [`Self::parse`] and by the scanner, so a
+    /// sentence found in text costs one pass of the regex engine.
+    ///
+    /// # Errors
+    /// As [`Self::parse`], for what the groups hold.
+    #[doc(hidden)]
+    pub fn from_groups<'t>(caps: &dyn Groups<'t>) -> Result<Self, ParseError> {
+        let dm_id = match field_capture(caps, &["wo_id"], "work_order", "dm_id")? {
             Some(m) => m.as_str().to_owned(),
             None => {
                 return Err(
                     ParseError::new(
                         "work_order",
-                        text.len(),
+                        caps.end(),
                         ParseErrorKind::NoMatch {
                             expected: format!("<{}>", "dm_id"),
                         },
@@ -2949,13 +2960,13 @@ impl WorkOrder {
                 );
             }
         };
-        let sender = match field_capture(&caps, &["sender"], "work_order", "sender")? {
+        let sender = match field_capture(caps, &["sender"], "work_order", "sender")? {
             Some(m) => m.as_str().to_owned(),
             None => {
                 return Err(
                     ParseError::new(
                         "work_order",
-                        text.len(),
+                        caps.end(),
                         ParseErrorKind::NoMatch {
                             expected: format!("<{}>", "sender"),
                         },
@@ -2963,13 +2974,13 @@ impl WorkOrder {
                 );
             }
         };
-        let title = match field_capture(&caps, &["title"], "work_order", "title")? {
+        let title = match field_capture(caps, &["title"], "work_order", "title")? {
             Some(m) => m.as_str().to_owned(),
             None => {
                 return Err(
                     ParseError::new(
                         "work_order",
-                        text.len(),
+                        caps.end(),
                         ParseErrorKind::NoMatch {
                             expected: format!("<{}>", "title"),
                         },
@@ -2977,13 +2988,13 @@ impl WorkOrder {
                 );
             }
         };
-        let body = match field_capture(&caps, &["body"], "work_order", "body")? {
+        let body = match field_capture(caps, &["body"], "work_order", "body")? {
             Some(m) => m.as_str().to_owned(),
             None => {
                 return Err(
                     ParseError::new(
                         "work_order",
-                        text.len(),
+                        caps.end(),
                         ParseErrorKind::NoMatch {
                             expected: format!("<{}>", "body"),
                         },
@@ -3084,13 +3095,24 @@ impl Ack {
                 ),
             );
         };
-        let dm_id = match field_capture(&caps, &["dm_id"], "ack", "dm_id")? {
+        Self::from_groups(&caps)
+    }
+    /// Builds the sentence from the named groups of one match of its
+    /// pattern (fixed groups checked, repeats compared, fields
+    /// converted). Used by [`Self::parse`] and by the scanner, so a
+    /// sentence found in text costs one pass of the regex engine.
+    ///
+    /// # Errors
+    /// As [`Self::parse`], for what the groups hold.
+    #[doc(hidden)]
+    pub fn from_groups<'t>(caps: &dyn Groups<'t>) -> Result<Self, ParseError> {
+        let dm_id = match field_capture(caps, &["dm_id"], "ack", "dm_id")? {
             Some(m) => m.as_str().to_owned(),
             None => {
                 return Err(
                     ParseError::new(
                         "ack",
-                        text.len(),
+                        caps.end(),
                         ParseErrorKind::NoMatch {
                             expected: format!("<{}>", "dm_id"),
                         },
@@ -3098,7 +3120,7 @@ impl Ack {
                 );
             }
         };
-        let sender = field_capture(&caps, &["sender"], "ack", "sender")?
+        let sender = field_capture(caps, &["sender"], "ack", "sender")?
             .map(|m| m.as_str().to_owned());
         Ok(Ack { dm_id, sender })
     }
@@ -3190,7 +3212,18 @@ impl Claim {
                 ),
             );
         };
-        match caps.name("verb") {
+        Self::from_groups(&caps)
+    }
+    /// Builds the sentence from the named groups of one match of its
+    /// pattern (fixed groups checked, repeats compared, fields
+    /// converted). Used by [`Self::parse`] and by the scanner, so a
+    /// sentence found in text costs one pass of the regex engine.
+    ///
+    /// # Errors
+    /// As [`Self::parse`], for what the groups hold.
+    #[doc(hidden)]
+    pub fn from_groups<'t>(caps: &dyn Groups<'t>) -> Result<Self, ParseError> {
+        match caps.group("verb") {
             Some(m) if m.as_str() == "CLAIM" => {}
             other => {
                 let (offset, found) = other
@@ -3208,13 +3241,13 @@ impl Claim {
                 );
             }
         }
-        let job_id = match field_capture(&caps, &["job_id"], "claim", "job_id")? {
+        let job_id = match field_capture(caps, &["job_id"], "claim", "job_id")? {
             Some(m) => m.as_str().to_owned(),
             None => {
                 return Err(
                     ParseError::new(
                         "claim",
-                        text.len(),
+                        caps.end(),
                         ParseErrorKind::NoMatch {
                             expected: format!("<{}>", "job_id"),
                         },
@@ -3322,13 +3355,24 @@ impl ResultSentence {
                 ),
             );
         };
-        let job_id = match field_capture(&caps, &["job_id"], "result", "job_id")? {
+        Self::from_groups(&caps)
+    }
+    /// Builds the sentence from the named groups of one match of its
+    /// pattern (fixed groups checked, repeats compared, fields
+    /// converted). Used by [`Self::parse`] and by the scanner, so a
+    /// sentence found in text costs one pass of the regex engine.
+    ///
+    /// # Errors
+    /// As [`Self::parse`], for what the groups hold.
+    #[doc(hidden)]
+    pub fn from_groups<'t>(caps: &dyn Groups<'t>) -> Result<Self, ParseError> {
+        let job_id = match field_capture(caps, &["job_id"], "result", "job_id")? {
             Some(m) => m.as_str().to_owned(),
             None => {
                 return Err(
                     ParseError::new(
                         "result",
-                        text.len(),
+                        caps.end(),
                         ParseErrorKind::NoMatch {
                             expected: format!("<{}>", "job_id"),
                         },
@@ -3336,13 +3380,13 @@ impl ResultSentence {
                 );
             }
         };
-        let summary = match field_capture(&caps, &["summary"], "result", "summary")? {
+        let summary = match field_capture(caps, &["summary"], "result", "summary")? {
             Some(m) => m.as_str().to_owned(),
             None => {
                 return Err(
                     ParseError::new(
                         "result",
-                        text.len(),
+                        caps.end(),
                         ParseErrorKind::NoMatch {
                             expected: format!("<{}>", "summary"),
                         },
@@ -3350,7 +3394,7 @@ impl ResultSentence {
                 );
             }
         };
-        let status = match field_capture(&caps, &["status"], "result", "status")? {
+        let status = match field_capture(caps, &["status"], "result", "status")? {
             Some(m) => {
                 Some(
                     m
@@ -3463,13 +3507,24 @@ impl Decline {
                 ),
             );
         };
-        let job_id = match field_capture(&caps, &["job_id"], "decline", "job_id")? {
+        Self::from_groups(&caps)
+    }
+    /// Builds the sentence from the named groups of one match of its
+    /// pattern (fixed groups checked, repeats compared, fields
+    /// converted). Used by [`Self::parse`] and by the scanner, so a
+    /// sentence found in text costs one pass of the regex engine.
+    ///
+    /// # Errors
+    /// As [`Self::parse`], for what the groups hold.
+    #[doc(hidden)]
+    pub fn from_groups<'t>(caps: &dyn Groups<'t>) -> Result<Self, ParseError> {
+        let job_id = match field_capture(caps, &["job_id"], "decline", "job_id")? {
             Some(m) => m.as_str().to_owned(),
             None => {
                 return Err(
                     ParseError::new(
                         "decline",
-                        text.len(),
+                        caps.end(),
                         ParseErrorKind::NoMatch {
                             expected: format!("<{}>", "job_id"),
                         },
@@ -3477,13 +3532,13 @@ impl Decline {
                 );
             }
         };
-        let reason = match field_capture(&caps, &["reason"], "decline", "reason")? {
+        let reason = match field_capture(caps, &["reason"], "decline", "reason")? {
             Some(m) => m.as_str().to_owned(),
             None => {
                 return Err(
                     ParseError::new(
                         "decline",
-                        text.len(),
+                        caps.end(),
                         ParseErrorKind::NoMatch {
                             expected: format!("<{}>", "reason"),
                         },
@@ -3581,13 +3636,24 @@ impl NoAction {
                 ),
             );
         };
-        let job_id = match field_capture(&caps, &["job_id"], "no_action", "job_id")? {
+        Self::from_groups(&caps)
+    }
+    /// Builds the sentence from the named groups of one match of its
+    /// pattern (fixed groups checked, repeats compared, fields
+    /// converted). Used by [`Self::parse`] and by the scanner, so a
+    /// sentence found in text costs one pass of the regex engine.
+    ///
+    /// # Errors
+    /// As [`Self::parse`], for what the groups hold.
+    #[doc(hidden)]
+    pub fn from_groups<'t>(caps: &dyn Groups<'t>) -> Result<Self, ParseError> {
+        let job_id = match field_capture(caps, &["job_id"], "no_action", "job_id")? {
             Some(m) => m.as_str().to_owned(),
             None => {
                 return Err(
                     ParseError::new(
                         "no_action",
-                        text.len(),
+                        caps.end(),
                         ParseErrorKind::NoMatch {
                             expected: format!("<{}>", "job_id"),
                         },
@@ -3595,13 +3661,13 @@ impl NoAction {
                 );
             }
         };
-        let reason = match field_capture(&caps, &["reason"], "no_action", "reason")? {
+        let reason = match field_capture(caps, &["reason"], "no_action", "reason")? {
             Some(m) => m.as_str().to_owned(),
             None => {
                 return Err(
                     ParseError::new(
                         "no_action",
-                        text.len(),
+                        caps.end(),
                         ParseErrorKind::NoMatch {
                             expected: format!("<{}>", "reason"),
                         },
@@ -3707,7 +3773,18 @@ impl ToolCall {
                 ),
             );
         };
-        match caps.name("engine") {
+        Self::from_groups(&caps)
+    }
+    /// Builds the sentence from the named groups of one match of its
+    /// pattern (fixed groups checked, repeats compared, fields
+    /// converted). Used by [`Self::parse`] and by the scanner, so a
+    /// sentence found in text costs one pass of the regex engine.
+    ///
+    /// # Errors
+    /// As [`Self::parse`], for what the groups hold.
+    #[doc(hidden)]
+    pub fn from_groups<'t>(caps: &dyn Groups<'t>) -> Result<Self, ParseError> {
+        match caps.group("engine") {
             Some(m) if m.as_str() == "TOOL" => {}
             other => {
                 let (offset, found) = other
@@ -3725,13 +3802,13 @@ impl ToolCall {
                 );
             }
         }
-        let op = match field_capture(&caps, &["op"], "tool_call", "op")? {
+        let op = match field_capture(caps, &["op"], "tool_call", "op")? {
             Some(m) => m.as_str().to_owned(),
             None => {
                 return Err(
                     ParseError::new(
                         "tool_call",
-                        text.len(),
+                        caps.end(),
                         ParseErrorKind::NoMatch {
                             expected: format!("<{}>", "op"),
                         },
@@ -3739,12 +3816,7 @@ impl ToolCall {
                 );
             }
         };
-        let args_json = match field_capture(
-            &caps,
-            &["args"],
-            "tool_call",
-            "args_json",
-        )? {
+        let args_json = match field_capture(caps, &["args"], "tool_call", "args_json")? {
             Some(m) => {
                 agent_sentences_runtime::json::parse_object_with(
                         m.as_str(),
@@ -3763,7 +3835,7 @@ impl ToolCall {
                 return Err(
                     ParseError::new(
                         "tool_call",
-                        text.len(),
+                        caps.end(),
                         ParseErrorKind::NoMatch {
                             expected: format!("<{}>", "args_json"),
                         },
@@ -3858,13 +3930,24 @@ impl JobMarker {
                 ),
             );
         };
-        let job_id = match field_capture(&caps, &["job_id"], "job_marker", "job_id")? {
+        Self::from_groups(&caps)
+    }
+    /// Builds the sentence from the named groups of one match of its
+    /// pattern (fixed groups checked, repeats compared, fields
+    /// converted). Used by [`Self::parse`] and by the scanner, so a
+    /// sentence found in text costs one pass of the regex engine.
+    ///
+    /// # Errors
+    /// As [`Self::parse`], for what the groups hold.
+    #[doc(hidden)]
+    pub fn from_groups<'t>(caps: &dyn Groups<'t>) -> Result<Self, ParseError> {
+        let job_id = match field_capture(caps, &["job_id"], "job_marker", "job_id")? {
             Some(m) => m.as_str().to_owned(),
             None => {
                 return Err(
                     ParseError::new(
                         "job_marker",
-                        text.len(),
+                        caps.end(),
                         ParseErrorKind::NoMatch {
                             expected: format!("<{}>", "job_id"),
                         },
@@ -3872,7 +3955,7 @@ impl JobMarker {
                 );
             }
         };
-        let slot = match field_capture(&caps, &["slot"], "job_marker", "slot")? {
+        let slot = match field_capture(caps, &["slot"], "job_marker", "slot")? {
             Some(m) => {
                 Some(
                     m
@@ -4034,13 +4117,24 @@ impl Nudge {
                 ),
             );
         };
-        let loop_id = match field_capture(&caps, &["loop_id"], "nudge", "loop_id")? {
+        Self::from_groups(&caps)
+    }
+    /// Builds the sentence from the named groups of one match of its
+    /// pattern (fixed groups checked, repeats compared, fields
+    /// converted). Used by [`Self::parse`] and by the scanner, so a
+    /// sentence found in text costs one pass of the regex engine.
+    ///
+    /// # Errors
+    /// As [`Self::parse`], for what the groups hold.
+    #[doc(hidden)]
+    pub fn from_groups<'t>(caps: &dyn Groups<'t>) -> Result<Self, ParseError> {
+        let loop_id = match field_capture(caps, &["loop_id"], "nudge", "loop_id")? {
             Some(m) => m.as_str().to_owned(),
             None => {
                 return Err(
                     ParseError::new(
                         "nudge",
-                        text.len(),
+                        caps.end(),
                         ParseErrorKind::NoMatch {
                             expected: format!("<{}>", "loop_id"),
                         },
@@ -4048,7 +4142,7 @@ impl Nudge {
                 );
             }
         };
-        let count = match field_capture(&caps, &["count"], "nudge", "count")? {
+        let count = match field_capture(caps, &["count"], "nudge", "count")? {
             Some(m) => {
                 m.as_str()
                     .parse::<u32>()
@@ -4064,7 +4158,7 @@ impl Nudge {
                 return Err(
                     ParseError::new(
                         "nudge",
-                        text.len(),
+                        caps.end(),
                         ParseErrorKind::NoMatch {
                             expected: format!("<{}>", "count"),
                         },
@@ -4073,7 +4167,7 @@ impl Nudge {
             }
         };
         let max_nudges = match field_capture(
-            &caps,
+            caps,
             &["max_nudges"],
             "nudge",
             "max_nudges",
@@ -4093,7 +4187,7 @@ impl Nudge {
                 return Err(
                     ParseError::new(
                         "nudge",
-                        text.len(),
+                        caps.end(),
                         ParseErrorKind::NoMatch {
                             expected: format!("<{}>", "max_nudges"),
                         },
@@ -4102,7 +4196,7 @@ impl Nudge {
             }
         };
         let deadline_utc = match field_capture(
-            &caps,
+            caps,
             &["deadline_utc"],
             "nudge",
             "deadline_utc",
@@ -4112,7 +4206,7 @@ impl Nudge {
                 return Err(
                     ParseError::new(
                         "nudge",
-                        text.len(),
+                        caps.end(),
                         ParseErrorKind::NoMatch {
                             expected: format!("<{}>", "deadline_utc"),
                         },
@@ -4120,7 +4214,7 @@ impl Nudge {
                 );
             }
         };
-        let prompt = field_capture(&caps, &["prompt"], "nudge", "prompt")?
+        let prompt = field_capture(caps, &["prompt"], "nudge", "prompt")?
             .map(|m| m.as_str().to_owned());
         Ok(Nudge {
             loop_id,
@@ -4229,8 +4323,19 @@ impl FleetAlert {
                 ),
             );
         };
+        Self::from_groups(&caps)
+    }
+    /// Builds the sentence from the named groups of one match of its
+    /// pattern (fixed groups checked, repeats compared, fields
+    /// converted). Used by [`Self::parse`] and by the scanner, so a
+    /// sentence found in text costs one pass of the regex engine.
+    ///
+    /// # Errors
+    /// As [`Self::parse`], for what the groups hold.
+    #[doc(hidden)]
+    pub fn from_groups<'t>(caps: &dyn Groups<'t>) -> Result<Self, ParseError> {
         let severity = match field_capture(
-            &caps,
+            caps,
             &["severity"],
             "fleet_alert",
             "severity",
@@ -4240,7 +4345,7 @@ impl FleetAlert {
                 return Err(
                     ParseError::new(
                         "fleet_alert",
-                        text.len(),
+                        caps.end(),
                         ParseErrorKind::NoMatch {
                             expected: format!("<{}>", "severity"),
                         },
@@ -4249,7 +4354,7 @@ impl FleetAlert {
             }
         };
         let message = match field_capture(
-            &caps,
+            caps,
             &["message"],
             "fleet_alert",
             "message",
@@ -4259,7 +4364,7 @@ impl FleetAlert {
                 return Err(
                     ParseError::new(
                         "fleet_alert",
-                        text.len(),
+                        caps.end(),
                         ParseErrorKind::NoMatch {
                             expected: format!("<{}>", "message"),
                         },
@@ -4481,8 +4586,19 @@ impl ContractFooter {
                 ),
             );
         };
+        Self::from_groups(&caps)
+    }
+    /// Builds the sentence from the named groups of one match of its
+    /// pattern (fixed groups checked, repeats compared, fields
+    /// converted). Used by [`Self::parse`] and by the scanner, so a
+    /// sentence found in text costs one pass of the regex engine.
+    ///
+    /// # Errors
+    /// As [`Self::parse`], for what the groups hold.
+    #[doc(hidden)]
+    pub fn from_groups<'t>(caps: &dyn Groups<'t>) -> Result<Self, ParseError> {
         let id = match field_capture(
-            &caps,
+            caps,
             &["id", "id_claim", "id_result", "id_decline", "id_no_action"],
             "contract_footer",
             "id",
@@ -4492,7 +4608,7 @@ impl ContractFooter {
                 return Err(
                     ParseError::new(
                         "contract_footer",
-                        text.len(),
+                        caps.end(),
                         ParseErrorKind::NoMatch {
                             expected: format!("<{}>", "id"),
                         },
@@ -4586,8 +4702,19 @@ impl Directive {
                 ),
             );
         };
+        Self::from_groups(&caps)
+    }
+    /// Builds the sentence from the named groups of one match of its
+    /// pattern (fixed groups checked, repeats compared, fields
+    /// converted). Used by [`Self::parse`] and by the scanner, so a
+    /// sentence found in text costs one pass of the regex engine.
+    ///
+    /// # Errors
+    /// As [`Self::parse`], for what the groups hold.
+    #[doc(hidden)]
+    pub fn from_groups<'t>(caps: &dyn Groups<'t>) -> Result<Self, ParseError> {
         let directive = match field_capture(
-            &caps,
+            caps,
             &["directive"],
             "directive",
             "directive",
@@ -4597,7 +4724,7 @@ impl Directive {
                 return Err(
                     ParseError::new(
                         "directive",
-                        text.len(),
+                        caps.end(),
                         ParseErrorKind::NoMatch {
                             expected: format!("<{}>", "directive"),
                         },
@@ -4683,13 +4810,24 @@ impl RuntimeContext {
                 ),
             );
         };
-        let url = match field_capture(&caps, &["url"], "runtime_context", "url")? {
+        Self::from_groups(&caps)
+    }
+    /// Builds the sentence from the named groups of one match of its
+    /// pattern (fixed groups checked, repeats compared, fields
+    /// converted). Used by [`Self::parse`] and by the scanner, so a
+    /// sentence found in text costs one pass of the regex engine.
+    ///
+    /// # Errors
+    /// As [`Self::parse`], for what the groups hold.
+    #[doc(hidden)]
+    pub fn from_groups<'t>(caps: &dyn Groups<'t>) -> Result<Self, ParseError> {
+        let url = match field_capture(caps, &["url"], "runtime_context", "url")? {
             Some(m) => m.as_str().to_owned(),
             None => {
                 return Err(
                     ParseError::new(
                         "runtime_context",
-                        text.len(),
+                        caps.end(),
                         ParseErrorKind::NoMatch {
                             expected: format!("<{}>", "url"),
                         },
@@ -4834,13 +4972,24 @@ impl SubagentUpdate {
                 ),
             );
         };
-        let title = match field_capture(&caps, &["title"], "subagent_update", "title")? {
+        Self::from_groups(&caps)
+    }
+    /// Builds the sentence from the named groups of one match of its
+    /// pattern (fixed groups checked, repeats compared, fields
+    /// converted). Used by [`Self::parse`] and by the scanner, so a
+    /// sentence found in text costs one pass of the regex engine.
+    ///
+    /// # Errors
+    /// As [`Self::parse`], for what the groups hold.
+    #[doc(hidden)]
+    pub fn from_groups<'t>(caps: &dyn Groups<'t>) -> Result<Self, ParseError> {
+        let title = match field_capture(caps, &["title"], "subagent_update", "title")? {
             Some(m) => m.as_str().to_owned(),
             None => {
                 return Err(
                     ParseError::new(
                         "subagent_update",
-                        text.len(),
+                        caps.end(),
                         ParseErrorKind::NoMatch {
                             expected: format!("<{}>", "title"),
                         },
@@ -4849,7 +4998,7 @@ impl SubagentUpdate {
             }
         };
         let short_id = match field_capture(
-            &caps,
+            caps,
             &["short_id"],
             "subagent_update",
             "short_id",
@@ -4859,7 +5008,7 @@ impl SubagentUpdate {
                 return Err(
                     ParseError::new(
                         "subagent_update",
-                        text.len(),
+                        caps.end(),
                         ParseErrorKind::NoMatch {
                             expected: format!("<{}>", "short_id"),
                         },
@@ -6251,6 +6400,7 @@ pub mod scan {
         DirectiveForm, Item, SkipReason, Skipped, ToolDirective,
     };
     use agent_sentences_runtime::scan::{DirectiveSpec, Scanner, StructureScan};
+    use agent_sentences_runtime::Groups;
     use super::{ParseError, Sentence};
     /// Limits on tool arguments (`/limits` in `schema/directives.json`).
     pub const LIMITS: Limits = Limits {
@@ -6259,135 +6409,135 @@ pub mod scan {
     };
     /// One thing found in a text: a span and a sentence or directive.
     pub type Found = agent_sentences_runtime::scan::Found<Sentence>;
-    fn parse_work_order(text: &str) -> Result<Sentence, ParseError> {
-        super::WorkOrder::parse(text).map(Sentence::WorkOrder)
+    fn parse_work_order(groups: &dyn Groups<'_>) -> Result<Sentence, ParseError> {
+        super::WorkOrder::from_groups(groups).map(Sentence::WorkOrder)
     }
-    fn parse_ack(text: &str) -> Result<Sentence, ParseError> {
-        super::Ack::parse(text).map(Sentence::Ack)
+    fn parse_ack(groups: &dyn Groups<'_>) -> Result<Sentence, ParseError> {
+        super::Ack::from_groups(groups).map(Sentence::Ack)
     }
-    fn parse_claim(text: &str) -> Result<Sentence, ParseError> {
-        super::Claim::parse(text).map(Sentence::Claim)
+    fn parse_claim(groups: &dyn Groups<'_>) -> Result<Sentence, ParseError> {
+        super::Claim::from_groups(groups).map(Sentence::Claim)
     }
-    fn parse_result(text: &str) -> Result<Sentence, ParseError> {
-        super::ResultSentence::parse(text).map(Sentence::ResultSentence)
+    fn parse_result(groups: &dyn Groups<'_>) -> Result<Sentence, ParseError> {
+        super::ResultSentence::from_groups(groups).map(Sentence::ResultSentence)
     }
-    fn parse_decline(text: &str) -> Result<Sentence, ParseError> {
-        super::Decline::parse(text).map(Sentence::Decline)
+    fn parse_decline(groups: &dyn Groups<'_>) -> Result<Sentence, ParseError> {
+        super::Decline::from_groups(groups).map(Sentence::Decline)
     }
-    fn parse_no_action(text: &str) -> Result<Sentence, ParseError> {
-        super::NoAction::parse(text).map(Sentence::NoAction)
+    fn parse_no_action(groups: &dyn Groups<'_>) -> Result<Sentence, ParseError> {
+        super::NoAction::from_groups(groups).map(Sentence::NoAction)
     }
-    fn parse_job_marker(text: &str) -> Result<Sentence, ParseError> {
-        super::JobMarker::parse(text).map(Sentence::JobMarker)
+    fn parse_job_marker(groups: &dyn Groups<'_>) -> Result<Sentence, ParseError> {
+        super::JobMarker::from_groups(groups).map(Sentence::JobMarker)
     }
-    fn parse_nudge(text: &str) -> Result<Sentence, ParseError> {
-        super::Nudge::parse(text).map(Sentence::Nudge)
+    fn parse_nudge(groups: &dyn Groups<'_>) -> Result<Sentence, ParseError> {
+        super::Nudge::from_groups(groups).map(Sentence::Nudge)
     }
-    fn parse_fleet_alert(text: &str) -> Result<Sentence, ParseError> {
-        super::FleetAlert::parse(text).map(Sentence::FleetAlert)
+    fn parse_fleet_alert(groups: &dyn Groups<'_>) -> Result<Sentence, ParseError> {
+        super::FleetAlert::from_groups(groups).map(Sentence::FleetAlert)
     }
-    fn parse_contract_footer(text: &str) -> Result<Sentence, ParseError> {
-        super::ContractFooter::parse(text).map(Sentence::ContractFooter)
+    fn parse_contract_footer(groups: &dyn Groups<'_>) -> Result<Sentence, ParseError> {
+        super::ContractFooter::from_groups(groups).map(Sentence::ContractFooter)
     }
-    fn parse_directive(text: &str) -> Result<Sentence, ParseError> {
-        super::Directive::parse(text).map(Sentence::Directive)
+    fn parse_directive(groups: &dyn Groups<'_>) -> Result<Sentence, ParseError> {
+        super::Directive::from_groups(groups).map(Sentence::Directive)
     }
-    fn parse_runtime_context(text: &str) -> Result<Sentence, ParseError> {
-        super::RuntimeContext::parse(text).map(Sentence::RuntimeContext)
+    fn parse_runtime_context(groups: &dyn Groups<'_>) -> Result<Sentence, ParseError> {
+        super::RuntimeContext::from_groups(groups).map(Sentence::RuntimeContext)
     }
-    fn parse_subagent_update(text: &str) -> Result<Sentence, ParseError> {
-        super::SubagentUpdate::parse(text).map(Sentence::SubagentUpdate)
+    fn parse_subagent_update(groups: &dyn Groups<'_>) -> Result<Sentence, ParseError> {
+        super::SubagentUpdate::from_groups(groups).map(Sentence::SubagentUpdate)
     }
     static STRUCTURES: [StructureScan<Sentence>; 13usize] = [
         StructureScan {
             key: "work_order",
             head: "[WO:",
             source: r#"(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^—\r\n]*[^— \t\r\n])[ \t]*—[ \t]*(?P<body>[^ \t].*)"#,
-            parse: parse_work_order,
+            from_groups: parse_work_order,
             quotes_brackets: false,
         },
         StructureScan {
             key: "ack",
             head: "[ACK",
             source: r#"\[ACK(?::|[ \t]+)(?P<dm_id>[a-f0-9-]+)\](?:[ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\])?"#,
-            parse: parse_ack,
+            from_groups: parse_ack,
             quotes_brackets: false,
         },
         StructureScan {
             key: "claim",
             head: "[CLAIM",
             source: r#"\[(?P<verb>CLAIM)[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\]"#,
-            parse: parse_claim,
+            from_groups: parse_claim,
             quotes_brackets: false,
         },
         StructureScan {
             key: "result",
             head: "[RESULT",
             source: r#"(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^ \t\r\n\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))(?:[^\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))*(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?))"#,
-            parse: parse_result,
+            from_groups: parse_result,
             quotes_brackets: false,
         },
         StructureScan {
             key: "decline",
             head: "[DECLINE",
             source: r#"\[DECLINE[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?P<reason>[^ \t\r\n][^\r\n]*)"#,
-            parse: parse_decline,
+            from_groups: parse_decline,
             quotes_brackets: false,
         },
         StructureScan {
             key: "no_action",
             head: "[NO-ACTION",
             source: r#"\[NO-ACTION[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?P<reason>[^ \t\r\n][^\r\n]*)"#,
-            parse: parse_no_action,
+            from_groups: parse_no_action,
             quotes_brackets: false,
         },
         StructureScan {
             key: "job_marker",
             head: "[JOB",
             source: r#"\[JOB[ \t]+(?P<job_id>[A-Za-z0-9_.-]+(?:/(?P<slot>0|[1-9][0-9]{0,8}))?)\]"#,
-            parse: parse_job_marker,
+            from_groups: parse_job_marker,
             quotes_brackets: false,
         },
         StructureScan {
             key: "nudge",
             head: "[NUDGE",
             source: r#"\[NUDGE[ \t]+(?P<loop_id>[A-Za-z0-9_/-]+)\][ \t]+\[nudge[ \t]+(?P<count>0|[1-9][0-9]{0,8})/(?P<max_nudges>0|[1-9][0-9]{0,8})\][ \t]+Deadline[ \t]+(?P<deadline_utc>[^ \t\r\n:]+(?::[^ \t\r\n:]+)*(?:[ \t]+[^ \t\r\n:]+(?::[^ \t\r\n:]+)*)*)(?::[ \t]*(?P<prompt>[^ \t\r\n][^\r\n]*))?"#,
-            parse: parse_nudge,
+            from_groups: parse_nudge,
             quotes_brackets: false,
         },
         StructureScan {
             key: "fleet_alert",
             head: "[fleet-alert]",
             source: r#"\[fleet-alert\][ \t]+(?P<severity>[A-Z][A-Z0-9_-]*):[ \t]+(?P<message>[^ \t\r\n][^\r\n]*)"#,
-            parse: parse_fleet_alert,
+            from_groups: parse_fleet_alert,
             quotes_brackets: false,
         },
         StructureScan {
             key: "contract_footer",
             head: "Reply:",
             source: r#"Reply:[ \t]+\[ACK[ \t]+(?P<id>[A-Za-z0-9_/-]+)\][ \t]+seen[ \t]+\|[ \t]+\[CLAIM[ \t]+(?P<id_claim>[A-Za-z0-9_/-]+)\][ \t]+mine[ \t]+\|[ \t]+\[RESULT[ \t]+(?P<id_result>[A-Za-z0-9_/-]+)\][ \t]+done[ \t]+\|[ \t]+\[DECLINE[ \t]+(?P<id_decline>[A-Za-z0-9_/-]+)\][ \t]+\|[ \t]+\[NO-ACTION[ \t]+(?P<id_no_action>[A-Za-z0-9_/-]+)\]\."#,
-            parse: parse_contract_footer,
+            from_groups: parse_contract_footer,
             quotes_brackets: false,
         },
         StructureScan {
             key: "directive",
             head: "[Directive:",
             source: r#"\[Directive:[ \t]*(?P<directive>(?:[^ \t\[\]\r\n]|\[[^\[\]\r\n]*\])(?:[^\[\]\r\n]|\[[^\[\]\r\n]*\])*)\]"#,
-            parse: parse_directive,
+            from_groups: parse_directive,
             quotes_brackets: true,
         },
         StructureScan {
             key: "runtime_context",
             head: "[Runtime Context:",
             source: r#"\[Runtime Context:[ \t]*(?P<url>[A-Za-z][A-Za-z0-9+.-]*://[^ \t\r\n\]]+)\]"#,
-            parse: parse_runtime_context,
+            from_groups: parse_runtime_context,
             quotes_brackets: false,
         },
         StructureScan {
             key: "subagent_update",
             head: "[SUBAGENT-UPDATE]",
             source: r#"\[SUBAGENT-UPDATE\][ \t]+Subagent[ \t]+'(?P<title>[^'\r\n]+)'[ \t]+\((?P<short_id>[0-9a-f]{6,12})\)[ \t]+has[ \t]+posted[ \t]+new[ \t]+output\."#,
-            parse: parse_subagent_update,
+            from_groups: parse_subagent_update,
             quotes_brackets: false,
         },
     ];
