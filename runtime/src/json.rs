@@ -7,9 +7,16 @@
 //! readers could see two different commands) and nesting deeper than
 //! [`MAX_DEPTH`].
 //!
+//! Integer literals outside the 64-bit range (`-2^63 ..= 2^64-1`) are
+//! rejected too: `serde_json` would silently turn them into floats and Python
+//! would keep them exact, so the two readers would disagree on the value.
+//! `-0` is read as the float `-0.0`, as `serde_json` does.
+//!
 //! Rendering is the canonical form the spec's examples use, the same as
 //! Python's `json.dumps(value, ensure_ascii=False)`: `", "` between members,
-//! `": "` after keys, keys in their original order.
+//! `": "` after keys, keys in their original order, and floats written as
+//! Python's `repr(float)` writes them ([`format_float`]), so the generated
+//! Python package renders byte for byte the same text.
 
 use std::fmt;
 
@@ -45,10 +52,50 @@ pub fn parse_object(text: &str) -> Result<Map<String, Value>, JsonError> {
         .deserialize(&mut de)
         .map_err(|e| JsonError { message: e.to_string() })?;
     de.end().map_err(|e| JsonError { message: e.to_string() })?;
+    check_integer_literals(text)?;
     match value {
         Value::Object(map) => Ok(map),
         _ => Err(JsonError { message: "the arguments are not a JSON object".into() }),
     }
+}
+
+/// Rejects integer literals (no fraction, no exponent) outside
+/// `-2^63 ..= 2^64-1`. Runs on text `serde_json` already accepted, so every
+/// number token outside a string is well formed.
+fn check_integer_literals(text: &str) -> Result<(), JsonError> {
+    let bytes = text.as_bytes();
+    let (mut i, mut in_string) = (0, false);
+    while i < bytes.len() {
+        let b = bytes[i];
+        if in_string {
+            match b {
+                b'\\' => i += 1,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        if b == b'"' {
+            in_string = true;
+            i += 1;
+            continue;
+        }
+        if b == b'-' || b.is_ascii_digit() {
+            let start = i;
+            while i < bytes.len() && matches!(bytes[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9') {
+                i += 1;
+            }
+            let token = &text[start..i];
+            let integer = !token.contains(['.', 'e', 'E']);
+            if integer && token.parse::<i64>().is_err() && token.parse::<u64>().is_err() {
+                return Err(JsonError { message: format!("integer `{token}` is outside the 64-bit range") });
+            }
+            continue;
+        }
+        i += 1;
+    }
+    Ok(())
 }
 
 struct StrictValue {
@@ -141,7 +188,10 @@ fn write_value(v: &Value, out: &mut String) {
     match v {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => out.push_str(&n.to_string()),
+        Value::Number(n) => match n.as_f64() {
+            Some(f) if n.is_f64() => out.push_str(&format_float(f)),
+            _ => out.push_str(&n.to_string()),
+        },
         Value::String(s) => write_string(s, out),
         Value::Array(items) => {
             out.push('[');
@@ -154,6 +204,42 @@ fn write_value(v: &Value, out: &mut String) {
             out.push(']');
         }
         Value::Object(m) => write_object(m, out),
+    }
+}
+
+/// A finite float as Python's `repr(float)` writes it: the shortest digits
+/// that read back to the same value, in positional form (with at least one
+/// digit after the point) when the decimal exponent is in `-4 ..= 15`, else
+/// in scientific form with a signed, at least two-digit exponent:
+/// `1.0`, `0.0001`, `1e-05`, `1000000000000000.0`, `1e+16`, `-0.0`.
+///
+/// Non-finite values (which a JSON value cannot hold) are written as
+/// Python writes them (`inf`, `nan`), for completeness.
+pub fn format_float(f: f64) -> String {
+    if !f.is_finite() {
+        return if f.is_nan() { "nan".into() } else if f > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    // Rust's `{:e}` gives the shortest round-trip digits, as Python's repr does.
+    let sci = format!("{:e}", f.abs());
+    let (mantissa, exp) = sci.split_once('e').expect("`{:e}` always writes an exponent");
+    let exp: i32 = exp.parse().expect("`{:e}` writes a decimal exponent");
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let sign = if f.is_sign_negative() { "-" } else { "" };
+    // Python's float_repr_style 'short': positional unless decpt <= -4 or decpt > 16,
+    // where the value is 0.DIGITS x 10^decpt.
+    let decpt = exp + 1;
+    let n = digits.len() as i32;
+    if decpt <= -4 || decpt > 16 {
+        let rest = &digits[1..];
+        let dot = if rest.is_empty() { String::new() } else { format!(".{rest}") };
+        let esign = if exp < 0 { '-' } else { '+' };
+        format!("{sign}{}{dot}e{esign}{:02}", &digits[..1], exp.abs())
+    } else if decpt <= 0 {
+        format!("{sign}0.{}{digits}", "0".repeat((-decpt) as usize))
+    } else if decpt < n {
+        format!("{sign}{}.{}", &digits[..decpt as usize], &digits[decpt as usize..])
+    } else {
+        format!("{sign}{digits}{}.0", "0".repeat((decpt - n) as usize))
     }
 }
 
@@ -194,6 +280,50 @@ mod tests {
         ] {
             assert!(parse_object(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn floats_render_as_python_repr() {
+        // Expected strings are Python 3.11's repr() of the same doubles.
+        for (f, py) in [
+            (0.0, "0.0"),
+            (-0.0, "-0.0"),
+            (1.0, "1.0"),
+            (100.0, "100.0"),
+            (0.1, "0.1"),
+            (0.0001, "0.0001"),
+            (0.00001, "1e-05"),
+            (1.5e-7, "1.5e-07"),
+            (1e15, "1000000000000000.0"),
+            (1e16, "1e+16"),
+            (123456789012345680000.0, "1.2345678901234568e+20"),
+            (1.7976931348623157e308, "1.7976931348623157e+308"),
+            (5e-324, "5e-324"),
+            (-2.5e-300, "-2.5e-300"),
+            (1234.5678, "1234.5678"),
+            (9007199254740993.0, "9007199254740992.0"),
+        ] {
+            assert_eq!(format_float(f), py, "{f:e}");
+        }
+    }
+
+    #[test]
+    fn numbers_read_and_render_like_python() {
+        let m = parse_object(r#"{"a": -0, "b": 1E2, "c": 1.5e-7, "d": 1e16, "e": 18446744073709551615, "f": -9223372036854775808, "g": 1e-400}"#).unwrap();
+        assert_eq!(
+            render_object(&m),
+            r#"{"a": -0.0, "b": 100.0, "c": 1.5e-07, "d": 1e+16, "e": 18446744073709551615, "f": -9223372036854775808, "g": 0.0}"#
+        );
+    }
+
+    #[test]
+    fn rejects_integers_outside_64_bits() {
+        for bad in [r#"{"a": 18446744073709551616}"#, r#"{"a": [-9223372036854775809]}"#, r#"{"a": {"b": 100000000000000000000000}}"#] {
+            assert!(parse_object(bad).unwrap_err().message.contains("outside the 64-bit range"), "{bad}");
+        }
+        // Digits inside strings are text, and big numbers with a fraction or exponent are floats.
+        assert!(parse_object(r#"{"a": "18446744073709551616", "b\"": 1e30, "c": 18446744073709551616.0}"#).is_ok());
+        assert!(parse_object(r#"{"a": 1e400}"#).is_err());
     }
 
     #[test]
