@@ -37,11 +37,11 @@ pub mod patterns {
     /// Named groups:
     /// - `wo_id` (String): The unique tracking ID of the work order (lower-case hex and dashes).
     /// - `sender` (String): Originating identity (super, 646, pip, opm, muse).
-    /// - `title` (String): Short task name preceding the em dash (—); one line, no trailing spaces.
+    /// - `title` (String): Short task name preceding the em dash (—); one line, no leading or trailing spaces or tabs.
     /// - `body` (String): Instruction payload following the em dash; may span lines.
     ///
     /// Flags are inline at the start, so the same string compiles in Python `re` and Rust `regex`. Source: `/patterns/work_order` in `schema/regex_patterns.json`.
-    pub const WORK_ORDER: &str = r#"(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^—\r\n]*[^— \t\r\n])[ \t]*—[ \t]*(?P<body>[^ \t].*)"#;
+    pub const WORK_ORDER: &str = r#"(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t]*(?P<body>[^ \t].*)"#;
     /// [`WORK_ORDER`], compiled once on first use (search semantics: use `captures` to find it anywhere in a text).
     pub fn work_order() -> &'static Regex {
         static RE: LazyLock<Regex> = LazyLock::new(|| {
@@ -537,7 +537,7 @@ pub struct WorkOrder {
     ///
     /// Source: `/structures/work_order` field `sender`.
     pub sender: String,
-    /// Short task name preceding the em dash (—); one line, no trailing spaces.
+    /// Short task name preceding the em dash (—); one line, no leading or trailing spaces or tabs.
     ///
     /// Type: text; required. Captured by group `title` of pattern `work_order`.
     ///
@@ -560,7 +560,7 @@ impl WorkOrder {
     pub fn parse(text: &str) -> Result<Self, ParseError> {
         static FULL: LazyLock<Regex> = LazyLock::new(|| {
             Regex::new(
-                    r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^—\r\n]*[^— \t\r\n])[ \t]*—[ \t]*(?P<body>[^ \t].*))\z"#,
+                    r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t]*(?P<body>[^ \t].*))\z"#,
                 )
                 .expect("the generator compiled this pattern")
         });
@@ -591,23 +591,23 @@ impl WorkOrder {
                 "whitespace",
             ),
             Step::new(
-                r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^—\r\n]*[^— \t\r\n]))"#,
+                r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?))"#,
                 "<title>",
             ),
             Step::new(
-                r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^—\r\n]*[^— \t\r\n])[ \t]*)"#,
+                r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*)"#,
                 "whitespace",
             ),
             Step::new(
-                r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^—\r\n]*[^— \t\r\n])[ \t]*—)"#,
+                r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—)"#,
                 "`—`",
             ),
             Step::new(
-                r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^—\r\n]*[^— \t\r\n])[ \t]*—[ \t]*)"#,
+                r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t]*)"#,
                 "whitespace",
             ),
             Step::new(
-                r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^—\r\n]*[^— \t\r\n])[ \t]*—[ \t]*(?P<body>[^ \t].*))"#,
+                r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t]*(?P<body>[^ \t].*))"#,
                 "<body>",
             ),
         ];
