@@ -476,6 +476,10 @@ fn kind_enum(model: &Model) -> TokenStream {
         let names = s.fields.iter().map(|f| &f.name);
         quote!(SentenceKind::#v => &[#(#names),*])
     });
+    let parses = model.sentences.iter().map(|s| {
+        let v = format_ident!("{}", s.type_name);
+        quote!(SentenceKind::#v => #v::parse(text).map(Sentence::#v))
+    });
     quote! {
         /// Which sentence structure; each kind carries its spec metadata.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -494,6 +498,14 @@ fn kind_enum(model: &Model) -> TokenStream {
             /// The generated fields, in struct order (spec names).
             pub fn fields(self) -> &'static [&'static str] {
                 match self { #(#fields,)* }
+            }
+            /// Parses `text` as exactly one sentence of this structure (the
+            /// structure's own `parse`, wrapped in [`Sentence`]).
+            ///
+            /// # Errors
+            /// The structure's [`ParseError`].
+            pub fn parse(self, text: &str) -> Result<Sentence, ParseError> {
+                match self { #(#parses,)* }
             }
         }
 

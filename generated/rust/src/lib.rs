@@ -2990,6 +2990,37 @@ impl SentenceKind {
             SentenceKind::SubagentUpdate => &["title", "short_id"],
         }
     }
+    /// Parses `text` as exactly one sentence of this structure (the
+    /// structure's own `parse`, wrapped in [`Sentence`]).
+    ///
+    /// # Errors
+    /// The structure's [`ParseError`].
+    pub fn parse(self, text: &str) -> Result<Sentence, ParseError> {
+        match self {
+            SentenceKind::WorkOrder => WorkOrder::parse(text).map(Sentence::WorkOrder),
+            SentenceKind::Ack => Ack::parse(text).map(Sentence::Ack),
+            SentenceKind::Claim => Claim::parse(text).map(Sentence::Claim),
+            SentenceKind::ResultSentence => {
+                ResultSentence::parse(text).map(Sentence::ResultSentence)
+            }
+            SentenceKind::Decline => Decline::parse(text).map(Sentence::Decline),
+            SentenceKind::NoAction => NoAction::parse(text).map(Sentence::NoAction),
+            SentenceKind::ToolCall => ToolCall::parse(text).map(Sentence::ToolCall),
+            SentenceKind::JobMarker => JobMarker::parse(text).map(Sentence::JobMarker),
+            SentenceKind::Nudge => Nudge::parse(text).map(Sentence::Nudge),
+            SentenceKind::FleetAlert => FleetAlert::parse(text).map(Sentence::FleetAlert),
+            SentenceKind::ContractFooter => {
+                ContractFooter::parse(text).map(Sentence::ContractFooter)
+            }
+            SentenceKind::Directive => Directive::parse(text).map(Sentence::Directive),
+            SentenceKind::RuntimeContext => {
+                RuntimeContext::parse(text).map(Sentence::RuntimeContext)
+            }
+            SentenceKind::SubagentUpdate => {
+                SubagentUpdate::parse(text).map(Sentence::SubagentUpdate)
+            }
+        }
+    }
 }
 impl fmt::Display for SentenceKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
