@@ -34,6 +34,7 @@ pub fn emit_all(spec: &Spec, model: &Model) -> BTreeMap<String, String> {
     files.insert("rust/Cargo.toml".to_owned(), rust::cargo_toml(model));
     files.insert("rust/src/lib.rs".to_owned(), rust::lib_rs(model));
     files.insert("rust/tests/spec_examples.rs".to_owned(), rust::spec_examples_rs(model));
+    files.insert("rust/tests/roundtrip.rs".to_owned(), rust::roundtrip_rs(model));
     files.insert("python/pyproject.toml".to_owned(), python::pyproject_toml(model));
     files.insert("python/agent_sentences/py.typed".to_owned(), python::py_typed(model));
     files.insert("python/agent_sentences/__init__.py".to_owned(), python::init_py(model));
