@@ -219,11 +219,7 @@ pub fn format_float(f: f64) -> String {
     if !f.is_finite() {
         return if f.is_nan() { "nan".into() } else if f > 0.0 { "inf".into() } else { "-inf".into() };
     }
-    // Rust's `{:e}` gives the shortest round-trip digits, as Python's repr does.
-    let sci = format!("{:e}", f.abs());
-    let (mantissa, exp) = sci.split_once('e').expect("`{:e}` always writes an exponent");
-    let exp: i32 = exp.parse().expect("`{:e}` writes a decimal exponent");
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let (digits, exp) = shortest_digits(f.abs());
     let sign = if f.is_sign_negative() { "-" } else { "" };
     // Python's float_repr_style 'short': positional unless decpt <= -4 or decpt > 16,
     // where the value is 0.DIGITS x 10^decpt.
@@ -241,6 +237,45 @@ pub fn format_float(f: f64) -> String {
     } else {
         format!("{sign}{digits}{}.0", "0".repeat((decpt - n) as usize))
     }
+}
+
+/// Splits `{:e}` output into its digits (no point) and decimal exponent.
+fn split_sci(sci: &str) -> (String, i32) {
+    let (mantissa, exp) = sci.split_once('e').expect("`{:e}` always writes an exponent");
+    (mantissa.chars().filter(|c| *c != '.').collect(), exp.parse().expect("`{:e}` writes a decimal exponent"))
+}
+
+/// The shortest digits that read back as `f` (finite, not negative) and the
+/// decimal exponent of the first, as Python's repr picks them.
+///
+/// Rust's `{:e}` gives the shortest round-trip digits too, but when the exact
+/// value lies exactly halfway between two shortest candidates it takes the
+/// upper one, where Python (David Gay's dtoa, mode 0) takes the one with the
+/// even last digit: `1745217763127424.25` is `…424.3` in Rust, `…424.2` in
+/// Python. So the neighbours of Rust's candidate are checked for such a tie.
+fn shortest_digits(f: f64) -> (String, i32) {
+    let (digits, exp) = split_sci(&format!("{f:e}"));
+    let last = digits.as_bytes()[digits.len() - 1] - b'0';
+    let with_last = |d: u8| format!("{}{}", &digits[..digits.len() - 1], d);
+    // A neighbour in the last place, when no carry or borrow is involved (a
+    // shortest candidate never ends in 0, and a neighbour ending in 0 would be
+    // a shorter candidate, which `{:e}` would have found).
+    let neighbours = [last.checked_sub(1).filter(|d| *d > 0), (last < 9).then_some(last + 1)];
+    for n in neighbours.into_iter().flatten() {
+        let other = with_last(n);
+        let reads_back = format!("{}.{}e{exp}", &other[..1], &other[1..]).parse::<f64>() == Ok(f);
+        if !reads_back || n % 2 == 1 {
+            continue;
+        }
+        // A tie: the exact value (at most 767 significant digits) is the
+        // midpoint, the lower candidate followed by a 5.
+        let lower = if n < last { other.clone() } else { digits.clone() };
+        let (exact, exact_exp) = split_sci(&format!("{f:.800e}"));
+        if exact_exp == exp && exact.trim_end_matches('0') == format!("{lower}5") {
+            return (other, exp);
+        }
+    }
+    (digits, exp)
 }
 
 fn write_string(s: &str, out: &mut String) {
@@ -302,6 +337,10 @@ mod tests {
             (-2.5e-300, "-2.5e-300"),
             (1234.5678, "1234.5678"),
             (9007199254740993.0, "9007199254740992.0"),
+            // Exact ties between two shortest candidates: Python takes the even digit.
+            (1745217763127424.25, "1745217763127424.2"),
+            (-1523086578685000.25, "-1523086578685000.2"),
+            (1736350830000000.25, "1736350830000000.2"),
         ] {
             assert_eq!(format_float(f), py, "{f:e}");
         }
