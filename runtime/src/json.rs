@@ -7,9 +7,16 @@
 //! readers could see two different commands) and nesting deeper than
 //! [`MAX_DEPTH`].
 //!
+//! Integer literals outside the 64-bit range (`-2^63 ..= 2^64-1`) are
+//! rejected too: `serde_json` would silently turn them into floats and Python
+//! would keep them exact, so the two readers would disagree on the value.
+//! `-0` is read as the float `-0.0`, as `serde_json` does.
+//!
 //! Rendering is the canonical form the spec's examples use, the same as
 //! Python's `json.dumps(value, ensure_ascii=False)`: `", "` between members,
-//! `": "` after keys, keys in their original order.
+//! `": "` after keys, keys in their original order, and floats written as
+//! Python's `repr(float)` writes them ([`format_float`]), so the generated
+//! Python package renders byte for byte the same text.
 
 use std::fmt;
 
@@ -72,6 +79,7 @@ pub fn parse_object_with(text: &str, limits: Limits) -> Result<Map<String, Value
         .deserialize(&mut de)
         .map_err(|e| JsonError { message: e.to_string() })?;
     de.end().map_err(|e| JsonError { message: e.to_string() })?;
+    check_integer_literals(text)?;
     match value {
         Value::Object(map) => Ok(map),
         _ => Err(JsonError { message: "the arguments are not a JSON object".into() }),
@@ -142,10 +150,52 @@ pub fn scan_object(text: &str, start: usize, limits: Limits) -> Result<(Map<Stri
     while obj_end > 0 && matches!(slice.as_bytes()[obj_end - 1], b' ' | b'\t' | b'\r' | b'\n') {
         obj_end -= 1;
     }
+    if let Err(error) = check_integer_literals(&slice[..obj_end]) {
+        return Err(ScanError { at: start + obj_end, truncated: false, error });
+    }
     match value {
         Value::Object(map) => Ok((map, start + obj_end)),
         _ => Err(ScanError { at: start + 1, truncated: false, error: JsonError { message: "not a JSON object".into() } }),
     }
+}
+
+/// Rejects integer literals (no fraction, no exponent) outside
+/// `-2^63 ..= 2^64-1`. Runs on text `serde_json` already accepted, so every
+/// number token outside a string is well formed.
+fn check_integer_literals(text: &str) -> Result<(), JsonError> {
+    let bytes = text.as_bytes();
+    let (mut i, mut in_string) = (0, false);
+    while i < bytes.len() {
+        let b = bytes[i];
+        if in_string {
+            match b {
+                b'\\' => i += 1,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        if b == b'"' {
+            in_string = true;
+            i += 1;
+            continue;
+        }
+        if b == b'-' || b.is_ascii_digit() {
+            let start = i;
+            while i < bytes.len() && matches!(bytes[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9') {
+                i += 1;
+            }
+            let token = &text[start..i];
+            let integer = !token.contains(['.', 'e', 'E']);
+            if integer && token.parse::<i64>().is_err() && token.parse::<u64>().is_err() {
+                return Err(JsonError { message: format!("integer `{token}` is outside the 64-bit range") });
+            }
+            continue;
+        }
+        i += 1;
+    }
+    Ok(())
 }
 
 struct StrictValue {
@@ -239,7 +289,10 @@ fn write_value(v: &Value, out: &mut String) {
     match v {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => out.push_str(&n.to_string()),
+        Value::Number(n) => match n.as_f64() {
+            Some(f) if n.is_f64() => out.push_str(&format_float(f)),
+            _ => out.push_str(&n.to_string()),
+        },
         Value::String(s) => write_string(s, out),
         Value::Array(items) => {
             out.push('[');
@@ -253,6 +306,77 @@ fn write_value(v: &Value, out: &mut String) {
         }
         Value::Object(m) => write_object(m, out),
     }
+}
+
+/// A finite float as Python's `repr(float)` writes it: the shortest digits
+/// that read back to the same value, in positional form (with at least one
+/// digit after the point) when the decimal exponent is in `-4 ..= 15`, else
+/// in scientific form with a signed, at least two-digit exponent:
+/// `1.0`, `0.0001`, `1e-05`, `1000000000000000.0`, `1e+16`, `-0.0`.
+///
+/// Non-finite values (which a JSON value cannot hold) are written as
+/// Python writes them (`inf`, `nan`), for completeness.
+pub fn format_float(f: f64) -> String {
+    if !f.is_finite() {
+        return if f.is_nan() { "nan".into() } else if f > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    let (digits, exp) = shortest_digits(f.abs());
+    let sign = if f.is_sign_negative() { "-" } else { "" };
+    // Python's float_repr_style 'short': positional unless decpt <= -4 or decpt > 16,
+    // where the value is 0.DIGITS x 10^decpt.
+    let decpt = exp + 1;
+    let n = digits.len() as i32;
+    if decpt <= -4 || decpt > 16 {
+        let rest = &digits[1..];
+        let dot = if rest.is_empty() { String::new() } else { format!(".{rest}") };
+        let esign = if exp < 0 { '-' } else { '+' };
+        format!("{sign}{}{dot}e{esign}{:02}", &digits[..1], exp.abs())
+    } else if decpt <= 0 {
+        format!("{sign}0.{}{digits}", "0".repeat((-decpt) as usize))
+    } else if decpt < n {
+        format!("{sign}{}.{}", &digits[..decpt as usize], &digits[decpt as usize..])
+    } else {
+        format!("{sign}{digits}{}.0", "0".repeat((decpt - n) as usize))
+    }
+}
+
+/// Splits `{:e}` output into its digits (no point) and decimal exponent.
+fn split_sci(sci: &str) -> (String, i32) {
+    let (mantissa, exp) = sci.split_once('e').expect("`{:e}` always writes an exponent");
+    (mantissa.chars().filter(|c| *c != '.').collect(), exp.parse().expect("`{:e}` writes a decimal exponent"))
+}
+
+/// The shortest digits that read back as `f` (finite, not negative) and the
+/// decimal exponent of the first, as Python's repr picks them.
+///
+/// Rust's `{:e}` gives the shortest round-trip digits too, but when the exact
+/// value lies exactly halfway between two shortest candidates it takes the
+/// upper one, where Python (David Gay's dtoa, mode 0) takes the one with the
+/// even last digit: `1745217763127424.25` is `…424.3` in Rust, `…424.2` in
+/// Python. So the neighbours of Rust's candidate are checked for such a tie.
+fn shortest_digits(f: f64) -> (String, i32) {
+    let (digits, exp) = split_sci(&format!("{f:e}"));
+    let last = digits.as_bytes()[digits.len() - 1] - b'0';
+    let with_last = |d: u8| format!("{}{}", &digits[..digits.len() - 1], d);
+    // A neighbour in the last place, when no carry or borrow is involved (a
+    // shortest candidate never ends in 0, and a neighbour ending in 0 would be
+    // a shorter candidate, which `{:e}` would have found).
+    let neighbours = [last.checked_sub(1).filter(|d| *d > 0), (last < 9).then_some(last + 1)];
+    for n in neighbours.into_iter().flatten() {
+        let other = with_last(n);
+        let reads_back = format!("{}.{}e{exp}", &other[..1], &other[1..]).parse::<f64>() == Ok(f);
+        if !reads_back || n % 2 == 1 {
+            continue;
+        }
+        // A tie: the exact value (at most 767 significant digits) is the
+        // midpoint, the lower candidate followed by a 5.
+        let lower = if n < last { other.clone() } else { digits.clone() };
+        let (exact, exact_exp) = split_sci(&format!("{f:.800e}"));
+        if exact_exp == exp && exact.trim_end_matches('0') == format!("{lower}5") {
+            return (other, exp);
+        }
+    }
+    (digits, exp)
 }
 
 fn write_string(s: &str, out: &mut String) {
@@ -322,6 +446,65 @@ mod tests {
         let e = scan_object(&text, 0, limits).unwrap_err();
         assert!(e.error.message.contains("longer than 50 bytes"), "{e:?}");
         assert!(scan_object(&text, 0, Limits::default()).is_ok());
+    }
+
+    #[test]
+    fn scan_rejects_integers_outside_64_bits_and_resumes_after_the_object() {
+        let text = r#"{"a": 18446744073709551616} tail"#;
+        let e = scan_object(text, 0, Limits::default()).unwrap_err();
+        assert!(e.error.message.contains("outside the 64-bit range"), "{e:?}");
+        assert_eq!(&text[e.at..], " tail");
+    }
+
+    #[test]
+    // The tie literals below are exact doubles; clippy's suggestion to shorten
+    // them is Rust's round-up choice the test is about.
+    #[allow(clippy::excessive_precision)]
+    fn floats_render_as_python_repr() {
+        // Expected strings are Python 3.11's repr() of the same doubles.
+        for (f, py) in [
+            (0.0, "0.0"),
+            (-0.0, "-0.0"),
+            (1.0, "1.0"),
+            (100.0, "100.0"),
+            (0.1, "0.1"),
+            (0.0001, "0.0001"),
+            (0.00001, "1e-05"),
+            (1.5e-7, "1.5e-07"),
+            (1e15, "1000000000000000.0"),
+            (1e16, "1e+16"),
+            (123456789012345680000.0, "1.2345678901234568e+20"),
+            (1.7976931348623157e308, "1.7976931348623157e+308"),
+            (5e-324, "5e-324"),
+            (-2.5e-300, "-2.5e-300"),
+            (1234.5678, "1234.5678"),
+            (9007199254740993.0, "9007199254740992.0"),
+            // Exact ties between two shortest candidates: Python takes the even digit.
+            (1745217763127424.25, "1745217763127424.2"),
+            (-1523086578685000.25, "-1523086578685000.2"),
+            (1736350830000000.25, "1736350830000000.2"),
+        ] {
+            assert_eq!(format_float(f), py, "{f:e}");
+        }
+    }
+
+    #[test]
+    fn numbers_read_and_render_like_python() {
+        let m = parse_object(r#"{"a": -0, "b": 1E2, "c": 1.5e-7, "d": 1e16, "e": 18446744073709551615, "f": -9223372036854775808, "g": 1e-400}"#).unwrap();
+        assert_eq!(
+            render_object(&m),
+            r#"{"a": -0.0, "b": 100.0, "c": 1.5e-07, "d": 1e+16, "e": 18446744073709551615, "f": -9223372036854775808, "g": 0.0}"#
+        );
+    }
+
+    #[test]
+    fn rejects_integers_outside_64_bits() {
+        for bad in [r#"{"a": 18446744073709551616}"#, r#"{"a": [-9223372036854775809]}"#, r#"{"a": {"b": 100000000000000000000000}}"#] {
+            assert!(parse_object(bad).unwrap_err().message.contains("outside the 64-bit range"), "{bad}");
+        }
+        // Digits inside strings are text, and big numbers with a fraction or exponent are floats.
+        assert!(parse_object(r#"{"a": "18446744073709551616", "b\"": 1e30, "c": 18446744073709551616.0}"#).is_ok());
+        assert!(parse_object(r#"{"a": 1e400}"#).is_err());
     }
 
     #[test]

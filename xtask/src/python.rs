@@ -1,6 +1,88 @@
-//! Python tooling for `cargo xtask test`; filled in with the Python package.
+//! The Python step of `cargo xtask test`.
+//!
+//! 1. `.tools/venv`: created with `python3 -m venv` when missing (set
+//!    `PYTHON` to use another interpreter; 3.11 or newer);
+//! 2. the pinned tools of `tests/python/requirements.txt` installed into it
+//!    with pip, only when the file changed since the last install (a copy of
+//!    it is kept as `.tools/venv/requirements.installed`);
+//! 3. `mypy --strict` on the generated package `generated/python/agent_sentences`;
+//! 4. `pytest` on `tests/python/`.
 
-/// Runs the Python tests; true when they pass.
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::test::{run, step};
+
+/// The virtual environment holding the pinned test tools (gitignored).
+pub const VENV: &str = ".tools/venv";
+/// The pinned test tools.
+pub const REQUIREMENTS: &str = "tests/python/requirements.txt";
+/// The copy of [`REQUIREMENTS`] as last installed.
+const INSTALLED: &str = "requirements.installed";
+
+fn venv_python() -> PathBuf {
+    if cfg!(windows) {
+        Path::new(VENV).join("Scripts").join("python.exe")
+    } else {
+        Path::new(VENV).join("bin").join("python")
+    }
+}
+
+/// Creates the venv and installs the pinned tools when needed; the venv's
+/// interpreter, or `None` after printing why not.
+fn ensure_tools() -> Option<PathBuf> {
+    let python = venv_python();
+    if !python.exists() {
+        let base = std::env::var_os("PYTHON").unwrap_or_else(|| "python3".into());
+        if !run("create .tools/venv", Command::new(&base).args(["-m", "venv", VENV])) {
+            eprintln!("a Python 3.11+ interpreter with the venv module is needed (set PYTHON to pick one)");
+            return None;
+        }
+    }
+    let version_ok = Command::new(&python)
+        .args(["-c", "import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !step("Python 3.11 or newer in .tools/venv", version_ok) {
+        eprintln!("remove .tools/venv and set PYTHON to a Python 3.11+ interpreter");
+        return None;
+    }
+    let wanted = match std::fs::read_to_string(REQUIREMENTS) {
+        Ok(text) => text,
+        Err(e) => {
+            eprintln!("cannot read {REQUIREMENTS}: {e}");
+            return None;
+        }
+    };
+    let stamp = Path::new(VENV).join(INSTALLED);
+    if std::fs::read_to_string(&stamp).ok().as_deref() == Some(wanted.as_str()) {
+        eprintln!("== pinned Python tools: already installed ({REQUIREMENTS} unchanged)");
+        return Some(python);
+    }
+    let installed = run(
+        "install pinned Python tools",
+        Command::new(&python).args(["-m", "pip", "install", "--disable-pip-version-check", "--quiet", "-r", REQUIREMENTS]),
+    );
+    if !installed {
+        return None;
+    }
+    if let Err(e) = std::fs::write(&stamp, wanted) {
+        eprintln!("warning: cannot write {}: {e}", stamp.display());
+    }
+    Some(python)
+}
+
+/// Runs mypy --strict on the generated package and pytest on `tests/python/`;
+/// true when both pass.
 pub fn run_tests() -> bool {
-    true
+    let Some(python) = ensure_tools() else {
+        return step("python", false);
+    };
+    let mut mypy = Command::new(&python);
+    mypy.args(["-m", "mypy", "--strict", "--cache-dir", ".tools/mypy_cache", "generated/python/agent_sentences"]);
+    let mypy_ok = run("mypy --strict", &mut mypy);
+    let mut pytest = Command::new(&python);
+    pytest.args(["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/python"]).env("PYTHONDONTWRITEBYTECODE", "1");
+    let pytest_ok = run("pytest", &mut pytest);
+    mypy_ok && pytest_ok
 }

@@ -15,12 +15,14 @@ fn cargo() -> Command {
     Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
 }
 
-fn step(name: &str, ok: bool) -> bool {
+/// Prints a step's outcome and returns it.
+pub(crate) fn step(name: &str, ok: bool) -> bool {
     eprintln!("== {name}: {}", if ok { "passed" } else { "FAILED" });
     ok
 }
 
-fn run(name: &str, cmd: &mut Command) -> bool {
+/// Runs one step's command, printing it and its outcome; true when it exits 0.
+pub(crate) fn run(name: &str, cmd: &mut Command) -> bool {
     eprintln!("== {name}: {cmd:?}");
     let ok = cmd.status().map(|s| s.success()).unwrap_or_else(|e| {
         eprintln!("cannot run {name}: {e}");

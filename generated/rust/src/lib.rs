@@ -93,11 +93,11 @@ pub mod patterns {
     /// Named groups:
     /// - `wo_id` (String): The unique tracking ID of the work order (lower-case hex and dashes).
     /// - `sender` (String): Originating identity (super, 646, pip, opm, muse).
-    /// - `title` (String): Short task name preceding the em dash (—); one line, no trailing spaces.
+    /// - `title` (String): Short task name preceding the em dash (—); one line, no leading or trailing spaces or tabs.
     /// - `body` (String): Instruction payload following the em dash; may span lines.
     ///
     /// Flags are inline at the start, so the same string compiles in Python `re` and Rust `regex`. Source: `/patterns/work_order` in `schema/regex_patterns.json`.
-    pub const WORK_ORDER: &str = r#"(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^—\r\n]*[^— \t\r\n])[ \t]*—[ \t]*(?P<body>[^ \t].*)"#;
+    pub const WORK_ORDER: &str = r#"(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t]*(?P<body>[^ \t].*)"#;
     /// [`WORK_ORDER`], compiled once on first use (search semantics: use `captures` to find it anywhere in a text).
     pub fn work_order() -> &'static Regex {
         static RE: LazyLock<Regex> = LazyLock::new(|| {
@@ -372,7 +372,7 @@ pub mod patterns {
     fn work_order_full() -> &'static Regex {
         static RE: LazyLock<Regex> = LazyLock::new(|| {
             Regex::new(
-                    r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^—\r\n]*[^— \t\r\n])[ \t]*—[ \t]*(?P<body>[^ \t].*))\z"#,
+                    r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t]*(?P<body>[^ \t].*))\z"#,
                 )
                 .expect("the generator compiled this pattern")
         });
@@ -596,7 +596,7 @@ pub mod patterns {
             key: "work_order",
             purpose: "Parses a work order: [WO:<id>] [from <sender>] <title> — <body>. The body runs to the end of the text, across lines.",
             source: WORK_ORDER,
-            pattern: r#"^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^—\r\n]*[^— \t\r\n])[ \t]*—[ \t]*(?P<body>[^ \t].*)"#,
+            pattern: r#"^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t]*(?P<body>[^ \t].*)"#,
             flags: &["MULTILINE", "DOTALL"],
             seed_pattern: Some(
                 r#"^\[WO:(?P<wo_id>[a-f0-9-]+)\]\s+\[from\s+(?P<sender>[a-zA-Z0-9_-]+)\]\s+(?P<title>[^—\n]+?)\s*—\s*(?P<body>.+)$"#,
@@ -621,7 +621,7 @@ pub mod patterns {
                     ty: ValueType::String,
                     values: &[],
                     field: "title",
-                    description: "Short task name preceding the em dash (—); one line, no trailing spaces.",
+                    description: "Short task name preceding the em dash (—); one line, no leading or trailing spaces or tabs.",
                 },
                 GroupInfo {
                     name: "body",
@@ -726,7 +726,7 @@ pub mod patterns {
             spec_json: r#"{
   "purpose": "Parses a work order: [WO:<id>] [from <sender>] <title> — <body>. The body runs to the end of the text, across lines.",
   "seed_pattern": "^\\[WO:(?P<wo_id>[a-f0-9-]+)\\]\\s+\\[from\\s+(?P<sender>[a-zA-Z0-9_-]+)\\]\\s+(?P<title>[^—\\n]+?)\\s*—\\s*(?P<body>.+)$",
-  "pattern": "^\\[WO:(?P<wo_id>[a-f0-9-]+)\\][ \\t]+\\[from[ \\t]+(?P<sender>[A-Za-z0-9_-]+)\\][ \\t]+(?P<title>[^—\\r\\n]*[^— \\t\\r\\n])[ \\t]*—[ \\t]*(?P<body>[^ \\t].*)",
+  "pattern": "^\\[WO:(?P<wo_id>[a-f0-9-]+)\\][ \\t]+\\[from[ \\t]+(?P<sender>[A-Za-z0-9_-]+)\\][ \\t]+(?P<title>[^— \\t\\r\\n](?:[^—\\r\\n]*[^— \\t\\r\\n])?)[ \\t]*—[ \\t]*(?P<body>[^ \\t].*)",
   "flags": [
     "MULTILINE",
     "DOTALL"
@@ -742,7 +742,7 @@ pub mod patterns {
       "type": "string"
     },
     "title": {
-      "description": "Short task name preceding the em dash (—); one line, no trailing spaces.",
+      "description": "Short task name preceding the em dash (—); one line, no leading or trailing spaces or tabs.",
       "type": "string"
     },
     "body": {
@@ -2849,7 +2849,7 @@ pub struct WorkOrder {
     ///
     /// Source: `/structures/work_order` field `sender`.
     pub sender: String,
-    /// Short task name preceding the em dash (—); one line, no trailing spaces.
+    /// Short task name preceding the em dash (—); one line, no leading or trailing spaces or tabs.
     ///
     /// Type: text; required. Captured by group `title` of pattern `work_order`.
     ///
@@ -2872,7 +2872,7 @@ impl WorkOrder {
     pub fn parse(text: &str) -> Result<Self, ParseError> {
         static FULL: LazyLock<Regex> = LazyLock::new(|| {
             Regex::new(
-                    r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^—\r\n]*[^— \t\r\n])[ \t]*—[ \t]*(?P<body>[^ \t].*))\z"#,
+                    r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t]*(?P<body>[^ \t].*))\z"#,
                 )
                 .expect("the generator compiled this pattern")
         });
@@ -2903,23 +2903,23 @@ impl WorkOrder {
                 "whitespace",
             ),
             Step::new(
-                r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^—\r\n]*[^— \t\r\n]))"#,
+                r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?))"#,
                 "<title>",
             ),
             Step::new(
-                r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^—\r\n]*[^— \t\r\n])[ \t]*)"#,
+                r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*)"#,
                 "whitespace",
             ),
             Step::new(
-                r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^—\r\n]*[^— \t\r\n])[ \t]*—)"#,
+                r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—)"#,
                 "`—`",
             ),
             Step::new(
-                r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^—\r\n]*[^— \t\r\n])[ \t]*—[ \t]*)"#,
+                r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t]*)"#,
                 "whitespace",
             ),
             Step::new(
-                r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^—\r\n]*[^— \t\r\n])[ \t]*—[ \t]*(?P<body>[^ \t].*))"#,
+                r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t]*(?P<body>[^ \t].*))"#,
                 "<body>",
             ),
         ];
@@ -5485,7 +5485,7 @@ impl SentenceKind {
                         values: &[],
                         rust_type: "String",
                         required: true,
-                        description: "Short task name preceding the em dash (—); one line, no trailing spaces.",
+                        description: "Short task name preceding the em dash (—); one line, no leading or trailing spaces or tabs.",
                         groups: &["title"],
                         derived_from: None,
                     },
@@ -6145,6 +6145,37 @@ impl SentenceKind {
             }
         }
     }
+    /// Parses `text` as exactly one sentence of this structure (the
+    /// structure's own `parse`, wrapped in [`Sentence`]).
+    ///
+    /// # Errors
+    /// The structure's [`ParseError`].
+    pub fn parse(self, text: &str) -> Result<Sentence, ParseError> {
+        match self {
+            SentenceKind::WorkOrder => WorkOrder::parse(text).map(Sentence::WorkOrder),
+            SentenceKind::Ack => Ack::parse(text).map(Sentence::Ack),
+            SentenceKind::Claim => Claim::parse(text).map(Sentence::Claim),
+            SentenceKind::ResultSentence => {
+                ResultSentence::parse(text).map(Sentence::ResultSentence)
+            }
+            SentenceKind::Decline => Decline::parse(text).map(Sentence::Decline),
+            SentenceKind::NoAction => NoAction::parse(text).map(Sentence::NoAction),
+            SentenceKind::ToolCall => ToolCall::parse(text).map(Sentence::ToolCall),
+            SentenceKind::JobMarker => JobMarker::parse(text).map(Sentence::JobMarker),
+            SentenceKind::Nudge => Nudge::parse(text).map(Sentence::Nudge),
+            SentenceKind::FleetAlert => FleetAlert::parse(text).map(Sentence::FleetAlert),
+            SentenceKind::ContractFooter => {
+                ContractFooter::parse(text).map(Sentence::ContractFooter)
+            }
+            SentenceKind::Directive => Directive::parse(text).map(Sentence::Directive),
+            SentenceKind::RuntimeContext => {
+                RuntimeContext::parse(text).map(Sentence::RuntimeContext)
+            }
+            SentenceKind::SubagentUpdate => {
+                SubagentUpdate::parse(text).map(Sentence::SubagentUpdate)
+            }
+        }
+    }
 }
 impl fmt::Display for SentenceKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -6452,7 +6483,7 @@ pub mod scan {
         StructureScan {
             key: "work_order",
             head: "[WO:",
-            source: r#"(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^—\r\n]*[^— \t\r\n])[ \t]*—[ \t]*(?P<body>[^ \t].*)"#,
+            source: r#"(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t]*(?P<body>[^ \t].*)"#,
             from_groups: parse_work_order,
             quotes_brackets: false,
         },

@@ -1,0 +1,315 @@
+//! The Python emitter: the `agent_sentences` package under
+//! `generated/python/`, rendered with the tera templates in
+//! `codegen/templates/python/` (compiled into the generator with
+//! `include_str!`, so [`crate::generate`] needs no files besides the spec).
+//!
+//! One function per output file. Each builds the template context from the
+//! lowered model ([`Model`]): the model itself, serialized as is, plus a few
+//! Python spellings (type annotations, enum names, step patterns) that the
+//! templates cannot derive. Layout lives in the templates only.
+
+use std::sync::OnceLock;
+
+use serde::Serialize;
+use serde_json::Value;
+use tera::{Context, Tera};
+
+use crate::emit::PY_HEADER;
+use crate::ident;
+use crate::lower::{FieldIr, FieldTy, Model, SentenceIr};
+use crate::template::Piece;
+
+/// The templates, by name, as compiled into the generator.
+const TEMPLATES: &[(&str, &str)] = &[
+    ("macros.tera", include_str!("../../templates/python/macros.tera")),
+    ("pyproject.toml.tera", include_str!("../../templates/python/pyproject.toml.tera")),
+    ("py.typed.tera", include_str!("../../templates/python/py.typed.tera")),
+    ("__init__.py.tera", include_str!("../../templates/python/__init__.py.tera")),
+    ("errors.py.tera", include_str!("../../templates/python/errors.py.tera")),
+    ("strict_json.py.tera", include_str!("../../templates/python/strict_json.py.tera")),
+    ("patterns.py.tera", include_str!("../../templates/python/patterns.py.tera")),
+    ("sentences.py.tera", include_str!("../../templates/python/sentences.py.tera")),
+];
+
+/// A Python string literal with the value `s`: raw (`r"…"`) when that is
+/// possible and reads better, else a JSON string literal, whose escapes
+/// (`\"`, `\\`, `\n`, `\uXXXX`, …) Python reads the same way.
+pub fn py_str(s: &str) -> String {
+    let raw_ok = s.contains('\\')
+        && !s.contains('"')
+        && !s.chars().any(|c| c.is_control() || c == '\u{2028}' || c == '\u{2029}')
+        && s.chars().rev().take_while(|c| *c == '\\').count() % 2 == 0;
+    if raw_ok {
+        format!("r\"{s}\"")
+    } else {
+        serde_json::to_string(s).expect("a str always serializes")
+    }
+}
+
+/// Text safe inside a `"""` docstring: backslashes and quotes escaped, lines
+/// after the first indented by `indent` spaces, trailing blanks removed.
+pub fn py_doc(s: &str, indent: usize) -> String {
+    let pad = " ".repeat(indent);
+    let escaped = s.replace('\\', "\\\\").replace('"', "\\\"");
+    escaped
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            let l = l.trim_end();
+            if i == 0 || l.is_empty() {
+                l.to_owned()
+            } else {
+                format!("{pad}{l}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn filter_py_str(v: &Value, _: &std::collections::HashMap<String, Value>) -> tera::Result<Value> {
+    let s = v.as_str().ok_or_else(|| tera::Error::msg("py_str takes a string"))?;
+    Ok(Value::String(py_str(s)))
+}
+
+fn filter_py_doc(v: &Value, args: &std::collections::HashMap<String, Value>) -> tera::Result<Value> {
+    let s = v.as_str().ok_or_else(|| tera::Error::msg("py_doc takes a string"))?;
+    let indent = args.get("indent").and_then(Value::as_u64).unwrap_or(4) as usize;
+    Ok(Value::String(py_doc(s, indent)))
+}
+
+fn tera() -> &'static Tera {
+    static TERA: OnceLock<Tera> = OnceLock::new();
+    TERA.get_or_init(|| {
+        let mut t = Tera::default();
+        t.autoescape_on(vec![]);
+        t.add_raw_templates(TEMPLATES.iter().copied()).expect("the Python templates parse");
+        t.register_filter("py_str", filter_py_str);
+        t.register_filter("py_doc", filter_py_doc);
+        t
+    })
+}
+
+fn render(name: &str, model: &Model) -> String {
+    let view = view(model);
+    let mut ctx = Context::from_serialize(&view).expect("the view serializes");
+    ctx.insert("header", PY_HEADER);
+    match tera().render(name, &ctx) {
+        Ok(text) => text,
+        Err(e) => {
+            let mut msg = format!("template {name} failed: {e}");
+            let mut src = std::error::Error::source(&e);
+            while let Some(s) = src {
+                msg.push_str(&format!(": {s}"));
+                src = s.source();
+            }
+            panic!("{msg}")
+        }
+    }
+}
+
+/// The template context: the lowered model and the Python spellings.
+#[derive(Serialize)]
+struct View<'a> {
+    model: &'a Model,
+    enums: Vec<PyEnum>,
+    sentences: Vec<PySentence<'a>>,
+}
+
+#[derive(Serialize)]
+struct PyEnum {
+    /// The `Literal[...]` alias name.
+    name: String,
+    /// The tuple of values, e.g. `STATUS_VALUES`.
+    values_const: String,
+    /// The text → value map, e.g. `_STATUS_BY_TEXT`.
+    lookup_const: String,
+    description: String,
+    group: String,
+    pattern: String,
+    values: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct PySentence<'a> {
+    ir: &'a SentenceIr,
+    /// The constant name of the bound pattern in `patterns.py`.
+    pattern_const: String,
+    /// `(pattern, expected)`: the step prefixes, flags first, for `re.match`.
+    steps: Vec<(String, String)>,
+    fields: Vec<PyField<'a>>,
+    /// Template segments with each field piece resolved to its field.
+    segments: Vec<PySegment>,
+}
+
+#[derive(Serialize)]
+struct PyField<'a> {
+    ir: &'a FieldIr,
+    /// `string`, `integer`, `enum` or `json_object`.
+    kind: &'static str,
+    /// The annotation without `| None`.
+    base: String,
+    /// The full annotation.
+    annotation: String,
+    /// For enums: the lookup map's name.
+    lookup: Option<String>,
+    /// For enums: the allowed texts.
+    values: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct PySegment {
+    /// The attribute of the optional field owning the segment, if any.
+    optional: Option<String>,
+    pieces: Vec<PyPiece>,
+}
+
+#[derive(Serialize)]
+struct PyPiece {
+    /// Literal text, or `None` for a field.
+    literal: Option<String>,
+    /// The field's attribute.
+    attr: Option<String>,
+    /// The field's kind, as in [`PyField::kind`].
+    kind: Option<&'static str>,
+}
+
+fn enum_py_name(rust_name: &str) -> String {
+    ident::python_class(rust_name)
+}
+
+fn field_kind(ty: &FieldTy) -> &'static str {
+    match ty {
+        FieldTy::String => "string",
+        FieldTy::Integer => "integer",
+        FieldTy::Enum(_) => "enum",
+        FieldTy::JsonObject => "json_object",
+    }
+}
+
+fn view(model: &Model) -> View<'_> {
+    let enums = model
+        .enums
+        .iter()
+        .map(|e| {
+            let name = enum_py_name(&e.name);
+            let upper = ident::constant(&e.name);
+            PyEnum {
+                values_const: format!("{upper}_VALUES"),
+                lookup_const: format!("_{upper}_BY_TEXT"),
+                name,
+                description: e.description.clone(),
+                group: e.group.clone(),
+                pattern: e.pattern.clone(),
+                values: e.variants.iter().map(|(_, v)| v.clone()).collect(),
+            }
+        })
+        .collect::<Vec<_>>();
+    let sentences = model
+        .sentences
+        .iter()
+        .map(|s| {
+            let fields = s
+                .fields
+                .iter()
+                .map(|f| {
+                    let (base, lookup, values) = match &f.ty {
+                        FieldTy::String => ("str".to_owned(), None, Vec::new()),
+                        FieldTy::Integer => ("int".to_owned(), None, Vec::new()),
+                        FieldTy::JsonObject => ("JsonObject".to_owned(), None, Vec::new()),
+                        FieldTy::Enum(name) => {
+                            let e = enums.iter().find(|e| e.name == enum_py_name(name)).expect("lowered enums are listed");
+                            (e.name.clone(), Some(e.lookup_const.clone()), e.values.clone())
+                        }
+                    };
+                    let annotation = if f.required { base.clone() } else { format!("{base} | None") };
+                    PyField { ir: f, kind: field_kind(&f.ty), base, annotation, lookup, values }
+                })
+                .collect::<Vec<_>>();
+            let attr_of = |name: &str| s.fields.iter().find(|f| f.name == name).expect("lowered segments name fields");
+            let segments = s
+                .segments
+                .iter()
+                .map(|seg| PySegment {
+                    optional: seg.optional.as_deref().map(|o| attr_of(o).py_name.clone()),
+                    pieces: seg
+                        .pieces
+                        .iter()
+                        .map(|p| match p {
+                            Piece::Literal(l) => PyPiece { literal: Some(l.clone()), attr: None, kind: None },
+                            Piece::Field(f) => {
+                                let f = attr_of(f);
+                                PyPiece { literal: None, attr: Some(f.py_name.clone()), kind: Some(field_kind(&f.ty)) }
+                            }
+                        })
+                        .collect(),
+                })
+                .collect();
+            let steps = s.steps.iter().map(|st| (format!("{}{}", s.flag_prefix, st.prefix), st.expected.clone())).collect();
+            let pattern_const = model
+                .patterns
+                .iter()
+                .find(|p| p.key == s.pattern_key)
+                .map(|p| p.const_name.clone())
+                .expect("lowered sentences bind lowered patterns");
+            PySentence { ir: s, pattern_const, steps, fields, segments }
+        })
+        .collect();
+    View { model, enums, sentences }
+}
+
+/// `generated/python/pyproject.toml`: makes `pip install generated/python` work.
+pub fn pyproject_toml(model: &Model) -> String {
+    render("pyproject.toml.tera", model)
+}
+
+/// `generated/python/agent_sentences/py.typed`: the PEP 561 marker.
+pub fn py_typed(model: &Model) -> String {
+    render("py.typed.tera", model)
+}
+
+/// `generated/python/agent_sentences/__init__.py`: the public API.
+pub fn init_py(model: &Model) -> String {
+    render("__init__.py.tera", model)
+}
+
+/// `generated/python/agent_sentences/errors.py`: `ParseError` and its kinds.
+pub fn errors_py(model: &Model) -> String {
+    render("errors.py.tera", model)
+}
+
+/// `generated/python/agent_sentences/strict_json.py`: strict tool-argument
+/// JSON, as `runtime/src/json.rs` reads and writes it.
+pub fn strict_json_py(model: &Model) -> String {
+    render("strict_json.py.tera", model)
+}
+
+/// `generated/python/agent_sentences/patterns.py`: the pattern constants.
+pub fn patterns_py(model: &Model) -> String {
+    render("patterns.py.tera", model)
+}
+
+/// `generated/python/agent_sentences/sentences.py`: one frozen dataclass per
+/// structure, the enumerations, the structure metadata and `parse`.
+pub fn sentences_py(model: &Model) -> String {
+    render("sentences.py.tera", model)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn python_string_literals() {
+        assert_eq!(py_str(r"\[A\]"), r#"r"\[A\]""#);
+        assert_eq!(py_str("plain"), r#""plain""#);
+        assert_eq!(py_str("a\"b\\"), r#""a\"b\\""#);
+        assert_eq!(py_str("tab\there\\"), "\"tab\\there\\\\\"");
+        assert_eq!(py_str(r"ends\\"), r#"r"ends\\""#);
+        assert_eq!(py_str(r"ends\"), r#""ends\\""#);
+    }
+
+    #[test]
+    fn docstrings_are_escaped_and_indented() {
+        assert_eq!(py_doc("a \"\"\" b\\\nnext  \n\nlast", 4), "a \\\"\\\"\\\" b\\\\\n    next\n\n    last");
+    }
+}

@@ -1,0 +1,160 @@
+//! The shared conformance vectors (`tests/vectors/`), run against the generated
+//! Rust crate. The Python package runs the same files (`tests/python/vectors.py`);
+//! see there for the format.
+
+use std::path::{Path, PathBuf};
+
+use agent_sentences::{patterns, ParseError, ParseErrorKind, Sentence, SentenceKind};
+use regex::Regex;
+use serde_json::{json, Value};
+
+fn vectors_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../vectors")
+}
+
+/// Every case of `tests/vectors/<kind>/`, as `(file name, case)`, sorted.
+fn load(kind: &str) -> Vec<(String, Value)> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(vectors_dir().join(kind))
+        .unwrap_or_else(|e| panic!("tests/vectors/{kind}: {e}"))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).unwrap();
+            let case: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            (p.file_name().unwrap().to_string_lossy().into_owned(), case)
+        })
+        .collect()
+}
+
+/// The error as the vectors write it: the Python `ParseError.to_dict()` shape,
+/// without the JSON reader's own message.
+fn error_json(e: &ParseError) -> Value {
+    let mut out = json!({"structure": e.structure, "closest": e.closest, "offset": e.offset});
+    let kind = match &e.kind {
+        ParseErrorKind::NoMatch { expected } => json!({"kind": "no_match", "expected": expected}),
+        ParseErrorKind::FixedMismatch { group, expected, found } => {
+            json!({"kind": "fixed_mismatch", "group": group, "expected": expected, "found": found})
+        }
+        ParseErrorKind::UnexpectedGroup { group } => json!({"kind": "unexpected_group", "group": group}),
+        ParseErrorKind::RepeatMismatch { field, first, other } => {
+            json!({"kind": "repeat_mismatch", "field": field, "first": first, "other": other})
+        }
+        ParseErrorKind::Integer { field } => json!({"kind": "integer", "field": field}),
+        ParseErrorKind::Json { field, .. } => json!({"kind": "json", "field": field}),
+    };
+    out.as_object_mut().unwrap().extend(kind.as_object().unwrap().clone());
+    out
+}
+
+/// `None` when the crate reads the case as expected, else what differs.
+fn check_sentence(case: &Value) -> Option<String> {
+    let input = case["input"].as_str().expect("input is a string");
+    let parse = |text: &str| match case.get("parse_as").and_then(Value::as_str) {
+        Some(key) => SentenceKind::from_key(key).unwrap_or_else(|| panic!("unknown parse_as `{key}`")).parse(text),
+        None => Sentence::parse(text),
+    };
+    let got = match parse(input) {
+        Err(e) => {
+            if !case["structure"].is_null() {
+                return Some(format!("expected a `{}`, got the error: {e}", case["structure"]));
+            }
+            let error = error_json(&e);
+            return (error != case["error"]).then(|| format!("error {error}, expected {}", case["error"]));
+        }
+        Ok(s) => s,
+    };
+    if case["structure"].is_null() {
+        return Some(format!("expected the error {}, got {got:?}", case["error"]));
+    }
+    if got.kind().key() != case["structure"] {
+        return Some(format!("parsed as `{}`, expected {}", got.kind(), case["structure"]));
+    }
+    let value = serde_json::to_value(&got).unwrap();
+    if value != case["value"] {
+        return Some(format!("value {value}, expected {}", case["value"]));
+    }
+    let rendered = got.to_string();
+    if rendered != case["rendered"] {
+        return Some(format!("renders {rendered:?}, expected {}", case["rendered"]));
+    }
+    match parse(&rendered) {
+        Ok(again) if again == got => None,
+        other => Some(format!("the rendering reads back as {other:?}")),
+    }
+}
+
+/// `None` when the pattern constant full-matches as expected, else what differs.
+fn check_pattern(case: &Value) -> Option<String> {
+    let key = case["pattern"].as_str().unwrap();
+    let source = patterns::ALL.iter().find(|(k, _)| *k == key).unwrap_or_else(|| panic!("unknown pattern `{key}`")).1;
+    let full = Regex::new(&format!(r"\A(?:{source})\z")).unwrap();
+    let got = full.captures(case["input"].as_str().unwrap()).map(|caps| {
+        let groups: serde_json::Map<String, Value> = full
+            .capture_names()
+            .flatten()
+            .filter_map(|n| caps.name(n).map(|m| (n.to_owned(), Value::String(m.as_str().to_owned()))))
+            .collect();
+        Value::Object(groups)
+    });
+    let got = got.unwrap_or(Value::Null);
+    (got != case["captures"]).then(|| format!("captures {got}, expected {}", case["captures"]))
+}
+
+fn run(kind: &str, check: fn(&Value) -> Option<String>) -> usize {
+    let cases = load(kind);
+    let failures: Vec<String> =
+        cases.iter().filter_map(|(name, case)| check(case).map(|m| format!("{kind}/{name}: {m}"))).collect();
+    assert!(failures.is_empty(), "{} of {} vectors fail:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    cases.len()
+}
+
+#[test]
+fn sentence_vectors() {
+    assert!(run("sentences", check_sentence) >= 250);
+}
+
+#[test]
+fn pattern_vectors() {
+    assert!(run("patterns", check_pattern) >= 100);
+}
+
+#[test]
+fn a_wrong_expectation_is_reported() {
+    let (_, mut case) = load("sentences").into_iter().find(|(n, _)| n == "ack-no-sender.json").unwrap();
+    assert_eq!(check_sentence(&case), None);
+    case["value"]["sender"] = json!("646");
+    assert!(check_sentence(&case).unwrap().starts_with("value "));
+    let (_, mut case) = load("patterns").into_iter().find(|(n, _)| n == "spec-ack-match-0.json").unwrap();
+    case["captures"]["sender"] = json!("647");
+    assert!(check_pattern(&case).is_some());
+}
+
+/// Every example of the spec is a vector: each structure's example sentence
+/// (a sentence case), and each pattern's matches and non-matches (pattern
+/// cases with that pattern). A changed or added spec example needs its vector.
+#[test]
+fn every_spec_example_is_a_vector() {
+    let sentences = load("sentences");
+    let pattern_cases = load("patterns");
+    let mut missing = Vec::new();
+    for kind in SentenceKind::ALL {
+        if !sentences.iter().any(|(_, c)| c["input"] == kind.example_sentence() && c["structure"] == kind.key()) {
+            missing.push(format!("structure `{}` example {:?}", kind.key(), kind.example_sentence()));
+        }
+    }
+    let spec: Value =
+        serde_json::from_str(&std::fs::read_to_string(vectors_dir().join("../../schema/regex_patterns.json")).unwrap()).unwrap();
+    for (key, p) in spec["patterns"].as_object().unwrap() {
+        let texts = p["matches"].as_array().unwrap().iter().map(|m| &m["text"]).chain(p["non_matches"].as_array().unwrap());
+        for text in texts {
+            if !pattern_cases.iter().any(|(_, c)| c["pattern"] == key.as_str() && &c["input"] == text) {
+                missing.push(format!("pattern `{key}` example {text}"));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "spec examples without a vector in tests/vectors/:\n{}", missing.join("\n"));
+}

@@ -1,0 +1,152 @@
+"""The Python package as a user meets it: installation, imports, typing, and
+the behaviours only Python can show (lone surrogates, non-JSON values)."""
+
+from __future__ import annotations
+
+import doctest
+import json
+import math
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import agent_sentences as A
+from agent_sentences import strict_json
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "generated" / "python"
+
+
+def test_patterns_are_the_spec_patterns_with_flags_inline() -> None:
+    with (ROOT / "schema" / "regex_patterns.json").open(encoding="utf-8") as f:
+        spec = json.load(f)["patterns"]
+    letters = {"MULTILINE": "m", "DOTALL": "s"}
+    expected = []
+    for key, p in spec.items():
+        flags = "".join(sorted(letters[f] for f in p["flags"]))
+        expected.append((key, (f"(?{flags})" if flags else "") + p["pattern"]))
+    assert list(A.patterns.ALL) == expected
+    assert A.patterns.COMPILED["ack"].pattern == A.patterns.ACK
+
+
+def test_module_docstring_examples_run() -> None:
+    result = doctest.testmod(A, raise_on_error=False, verbose=False)
+    assert result.attempted >= 5 and result.failed == 0
+
+
+def test_lone_surrogates_are_rejected_with_a_byte_offset() -> None:
+    with pytest.raises(A.ParseError) as e:
+        A.Decline.parse("[DECLINE 7f] é\ud800")
+    assert (e.value.structure, e.value.offset) == ("decline", 15)
+    assert isinstance(e.value.kind, A.NoMatch) and "surrogate" in e.value.kind.expected
+    with pytest.raises(A.ParseError) as e:
+        A.parse("[ACK:\udc00]")
+    assert (e.value.structure, e.value.closest, e.value.offset) == (None, None, 5)
+
+
+def test_offsets_are_utf8_bytes_and_convert_to_indexes() -> None:
+    text = "[fleet-alert] CRITICAL: Überlast 🔥\nnext"
+    with pytest.raises(A.ParseError) as e:
+        A.FleetAlert.parse(text)
+    assert e.value.offset == 38
+    assert A.char_offset(text, e.value.offset) == text.index("\n")
+    assert A.byte_offset(text, text.index("\n")) == 38
+    assert str(e.value) == "not a `fleet_alert` sentence: the text stopped fitting at byte 38: expected the end of the text"
+
+
+def test_parse_errors_compare_and_serialize() -> None:
+    with pytest.raises(A.ParseError) as e:
+        A.Claim.parse("[ACK 7fce46e0]")
+    assert e.value == A.ParseError("claim", None, 1, A.FixedMismatch("verb", "CLAIM", "ACK"))
+    assert e.value.to_dict() == {"structure": "claim", "closest": None, "offset": 1, "kind": "fixed_mismatch", "group": "verb", "expected": "CLAIM", "found": "ACK"}
+    assert isinstance(e.value, ValueError)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {1: "int key"},
+        {"a": (1, 2)},
+        {"a": math.nan},
+        {"a": math.inf},
+        {"a": 2**64},
+        {"a": -(2**63) - 1},
+        {"a": "\ud800"},
+        {"\udfff": 1},
+        {"a": {1, 2}},
+    ],
+    ids=["int-key", "tuple", "nan", "inf", "int-too-big", "int-too-small", "surrogate-value", "surrogate-key", "set"],
+)
+def test_values_rust_could_not_hold_are_not_rendered(value: dict[Any, Any]) -> None:
+    call = A.ToolCall(op="a.b", args_json=value)
+    with pytest.raises(A.JsonError):
+        call.render()
+
+
+def test_json_rendering_matches_json_dumps_and_reads_back() -> None:
+    value = {"a": [1, 2.5, -0.0, None, True], "é": {"x": "\n\u2028"}, "big": 2**64 - 1, "f": 1e16}
+    text = strict_json.render_object(value)
+    assert text == json.dumps(value, ensure_ascii=False)
+    assert strict_json.parse_object(text) == value
+
+
+def test_to_dict_copies_json_objects() -> None:
+    call = A.ToolCall.parse('[TOOL a.b {"x": [1]}]')
+    d = call.to_dict()
+    d["args_json"]["x"].append(2)
+    assert call.args_json == {"x": [1]}
+
+
+def test_depth_limit() -> None:
+    ok = '{"a": ' * 63 + "{}" + "}" * 63
+    assert strict_json.parse_object(ok)
+    with pytest.raises(A.JsonError, match="deeper than 64"):
+        strict_json.parse_object('{"a": ' * 64 + "{}" + "}" * 64)
+    with pytest.raises(A.JsonError):
+        strict_json.parse_object("[" * 100000 + "]" * 100000)
+
+
+def test_every_structure_has_metadata_and_a_parser() -> None:
+    assert [k.key for k in A.KINDS] == list(A.PARSERS)
+    for kind in A.KINDS:
+        value = A.PARSERS[kind.key](kind.example_sentence)
+        assert value.KIND is kind and A.kind_from_key(kind.key) is kind
+        assert value.render() == kind.example_sentence
+        assert [f.name for f in kind.fields] == list(value.to_dict())
+    assert A.kind_from_key("nope") is None
+
+
+def test_a_script_next_to_the_package_needs_no_install(tmp_path: Path) -> None:
+    shutil.copytree(PACKAGE / "agent_sentences", tmp_path / "agent_sentences")
+    (tmp_path / "reply.py").write_text(
+        "import agent_sentences\n"
+        "print(agent_sentences.parse('[RESULT 7fce46e0] OK done').to_sentence_dict())\n",
+        encoding="utf-8",
+    )
+    # -E -s: no PYTHONPATH, no user site: only the script's own directory.
+    out = subprocess.run([sys.executable, "-E", "-s", "reply.py"], cwd=tmp_path, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "{'structure': 'result', 'job_id': '7fce46e0', 'summary': 'done', 'status': 'OK'}"
+
+
+def test_pip_installs_the_package_with_its_type_marker(tmp_path: Path) -> None:
+    source = tmp_path / "source"
+    shutil.copytree(PACKAGE, source, ignore=shutil.ignore_patterns("__pycache__"))
+    target = tmp_path / "site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "--no-index", "--no-build-isolation", "--target", str(target), str(source)],
+        check=True,
+        capture_output=True,
+    )
+    assert (target / "agent_sentences" / "py.typed").is_file()
+    assert (target / "agent_sentences" / "sentences.py").is_file()
+    code = "import agent_sentences as a; print(a.__file__); print(a.parse('[CLAIM 7fce46e0]'))"
+    out = subprocess.run(
+        [sys.executable, "-s", "-c", code], cwd=tmp_path, env={"PYTHONPATH": str(target)}, capture_output=True, text=True, check=True
+    )
+    where, claim = out.stdout.splitlines()
+    assert Path(where).is_relative_to(target)
+    assert claim == "[CLAIM 7fce46e0]"
