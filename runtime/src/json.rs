@@ -89,74 +89,225 @@ pub fn parse_object_with(text: &str, limits: Limits) -> Result<Map<String, Value
 /// Why [`scan_object`] found no object.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScanError {
-    /// Byte offset (into the whole text) of the first byte that could not be
-    /// part of the object; scanning may resume there without skipping any
-    /// byte the object did not claim.
+    /// Byte offset (into the whole text) where scanning may resume: the
+    /// first byte that cannot continue the JSON value, or, when the value is
+    /// well-formed JSON but not an acceptable object (too deep, too large,
+    /// duplicate keys, …), the byte just after it. No byte inside the value
+    /// is ever rescanned, so text inside its strings is never read as markers.
     pub at: usize,
-    /// True when the text ended (or the size limit was reached) before the
-    /// object closed.
+    /// True when the text ended before the value did.
     pub truncated: bool,
     /// What is wrong.
     pub error: JsonError,
 }
 
-/// Scans one strict JSON object that starts at byte `start` of `text` (which
-/// must be `{`), validating as it goes, so it stops at the first byte that
-/// cannot continue the object. Returns the object and the byte offset just
-/// after it. Runs in time linear in the bytes it examines, at most
-/// `limits.max_bytes` of them.
+/// Where a JSON value that starts at byte `start` ends, by JSON syntax alone
+/// (RFC 8259: strings with their escapes, numbers, literals, nesting), and the
+/// deepest nesting it reached. Iterative (a byte per open container, no
+/// recursion) and linear in the bytes it reads; it stops at the first byte
+/// that cannot continue the value. The Python package ports this function
+/// byte for byte, so both scanners resume at the same offsets.
 ///
 /// # Errors
-/// [`ScanError`] with the offset where the object stopped being valid.
-pub fn scan_object(text: &str, start: usize, limits: Limits) -> Result<(Map<String, Value>, usize), ScanError> {
-    let mut end = text.len().min(start.saturating_add(limits.max_bytes));
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    let slice = &text[start..end];
-    let capped = end < text.len();
-    let mut de = serde_json::Deserializer::from_str(slice);
-    let offset_of = |e: &serde_json::Error| -> usize {
-        // serde_json reports 1-based lines and the byte column within the line.
-        let mut line_start = 0;
-        for _ in 1..e.line() {
-            match slice[line_start..].find('\n') {
-                Some(i) => line_start += i + 1,
-                None => break,
+/// `(offset, truncated, message)`: the offset of the first byte that cannot
+/// continue the value (the text's length when it ended first).
+pub fn syntax_end(text: &str, start: usize) -> Result<(usize, usize), (usize, bool, String)> {
+    let b = text.as_bytes();
+    let n = b.len();
+    let mut i = start;
+    let mut stack: Vec<u8> = Vec::new();
+    let mut deepest = 0usize;
+    let fail = |i: usize, what: &str| -> Result<(usize, usize), (usize, bool, String)> {
+        if i >= n {
+            Err((n, true, format!("the text ends inside the JSON value (expected {what})")))
+        } else {
+            Err((i, false, format!("expected {what} at byte {i}")))
+        }
+    };
+    let ws = |mut i: usize| {
+        while i < n && matches!(b[i], b' ' | b'\t' | b'\n' | b'\r') {
+            i += 1;
+        }
+        i
+    };
+    // States: expecting a value; after a value (inside a container or at the end).
+    'value: loop {
+        i = ws(i);
+        if i >= n {
+            return fail(i, "a value");
+        }
+        match b[i] {
+            b'{' | b'[' => {
+                stack.push(b[i]);
+                deepest = deepest.max(stack.len());
+                i = ws(i + 1);
+                let top = *stack.last().expect("just pushed");
+                if i < n && b[i] == if top == b'{' { b'}' } else { b']' } {
+                    stack.pop();
+                    i += 1;
+                } else if top == b'{' {
+                    // A key, then a colon, then the value.
+                    if i >= n || b[i] != b'"' {
+                        return fail(i, "a string key or `}`");
+                    }
+                    i = string_end(b, i).map_err(|(at, t)| (at, t, "unterminated or invalid string".to_owned()))?;
+                    i = ws(i);
+                    if i >= n || b[i] != b':' {
+                        return fail(i, "`:`");
+                    }
+                    i += 1;
+                    continue 'value;
+                } else {
+                    continue 'value;
+                }
             }
+            b'"' => {
+                i = string_end(b, i).map_err(|(at, t)| (at, t, "unterminated or invalid string".to_owned()))?;
+            }
+            b't' | b'f' | b'n' => {
+                let lit: &[u8] = match b[i] {
+                    b't' => b"true",
+                    b'f' => b"false",
+                    _ => b"null",
+                };
+                for (k, &c) in lit.iter().enumerate() {
+                    if i + k >= n || b[i + k] != c {
+                        return fail(i + k, "a literal");
+                    }
+                }
+                i += lit.len();
+            }
+            b'-' | b'0'..=b'9' => i = number_end(b, i).map_err(|at| (at, at >= n, format!("invalid number at byte {at}")))?,
+            _ => return fail(i, "a value"),
         }
-        (line_start + e.column()).min(slice.len())
+        // After a value: close containers or continue with `,`.
+        loop {
+            let Some(&top) = stack.last() else { return Ok((i, deepest)) };
+            i = ws(i);
+            if i >= n {
+                return fail(i, "`,` or a closing bracket");
+            }
+            let close = if top == b'{' { b'}' } else { b']' };
+            if b[i] == close {
+                stack.pop();
+                i += 1;
+                continue;
+            }
+            if b[i] != b',' {
+                return fail(i, "`,` or a closing bracket");
+            }
+            i = ws(i + 1);
+            if top == b'{' {
+                if i >= n || b[i] != b'"' {
+                    return fail(i, "a string key");
+                }
+                i = string_end(b, i).map_err(|(at, t)| (at, t, "unterminated or invalid string".to_owned()))?;
+                i = ws(i);
+                if i >= n || b[i] != b':' {
+                    return fail(i, "`:`");
+                }
+                i += 1;
+            }
+            continue 'value;
+        }
+    }
+}
+
+/// The end of the string starting with the `"` at `i`: escapes must be
+/// valid, raw control characters (below U+0020) are not allowed.
+fn string_end(b: &[u8], mut i: usize) -> Result<usize, (usize, bool)> {
+    let n = b.len();
+    i += 1;
+    while i < n {
+        match b[i] {
+            b'"' => return Ok(i + 1),
+            b'\\' => {
+                match b.get(i + 1) {
+                    None => return Err((n, true)),
+                    Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => i += 2,
+                    Some(b'u') => {
+                        for k in 2..6 {
+                            match b.get(i + k) {
+                                None => return Err((n, true)),
+                                Some(c) if c.is_ascii_hexdigit() => {}
+                                Some(_) => return Err((i + k, false)),
+                            }
+                        }
+                        i += 6;
+                    }
+                    Some(_) => return Err((i + 1, false)),
+                }
+            }
+            c if c < 0x20 => return Err((i, false)),
+            _ => i += 1,
+        }
+    }
+    Err((n, true))
+}
+
+/// The end of the number starting at `i` (`-? (0|[1-9][0-9]*) (.[0-9]+)? ([eE][+-]?[0-9]+)?`).
+fn number_end(b: &[u8], mut i: usize) -> Result<usize, usize> {
+    let n = b.len();
+    let digits = |mut i: usize| {
+        let s = i;
+        while i < n && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        (i, i > s)
     };
-    let value = match (StrictValue { depth: 0, max_depth: limits.max_depth }).deserialize(&mut de) {
-        Ok(v) => v,
-        Err(e) => {
-            let truncated = e.is_eof();
-            let at = start + offset_of(&e).saturating_sub(1).max(1);
-            let error = if truncated && capped {
-                JsonError { message: format!("the arguments are longer than {} bytes", limits.max_bytes) }
-            } else {
-                JsonError { message: e.to_string() }
-            };
-            return Err(ScanError { at, truncated, error });
+    if b[i] == b'-' {
+        i += 1;
+    }
+    match b.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => i = digits(i).0,
+        _ => return Err(i),
+    }
+    if i < n && b[i] == b'.' {
+        let (j, any) = digits(i + 1);
+        if !any {
+            return Err(j);
+        }
+        i = j;
+    }
+    if i < n && (b[i] == b'e' || b[i] == b'E') {
+        i += 1;
+        if i < n && (b[i] == b'+' || b[i] == b'-') {
+            i += 1;
+        }
+        let (j, any) = digits(i);
+        if !any {
+            return Err(j);
+        }
+        i = j;
+    }
+    Ok(i)
+}
+
+/// Scans one strict JSON object that starts at byte `start` of `text` (which
+/// must be `{`): [`syntax_end`] finds where it ends, then the object is read
+/// strictly ([`parse_object_with`]: duplicate keys, integer range, lone
+/// surrogates, depth and size limits). Returns the object and the byte offset
+/// just after it. Linear in the bytes of the value.
+///
+/// # Errors
+/// [`ScanError`]: at the first byte that cannot continue the value, or just
+/// after a well-formed value that is not an acceptable object.
+pub fn scan_object(text: &str, start: usize, limits: Limits) -> Result<(Map<String, Value>, usize), ScanError> {
+    let (end, depth) = match syntax_end(text, start) {
+        Ok(x) => x,
+        Err((at, truncated, message)) => {
+            return Err(ScanError { at: at.max(start + 1), truncated, error: JsonError { message } })
         }
     };
-    // The object ended; find where: `end()` fails at the first trailing byte.
-    let after = match de.end() {
-        Ok(()) => slice.len(),
-        Err(e) => offset_of(&e).saturating_sub(1),
-    };
-    // Step back over the whitespace `end()` skipped.
-    let mut obj_end = after;
-    while obj_end > 0 && matches!(slice.as_bytes()[obj_end - 1], b' ' | b'\t' | b'\r' | b'\n') {
-        obj_end -= 1;
+    let err = |message: String| ScanError { at: end, truncated: false, error: JsonError { message } };
+    if end - start > limits.max_bytes {
+        return Err(err(format!("the arguments are longer than {} bytes", limits.max_bytes)));
     }
-    if let Err(error) = check_integer_literals(&slice[..obj_end]) {
-        return Err(ScanError { at: start + obj_end, truncated: false, error });
+    if depth > limits.max_depth {
+        return Err(err(format!("nested deeper than {} levels", limits.max_depth)));
     }
-    match value {
-        Value::Object(map) => Ok((map, start + obj_end)),
-        _ => Err(ScanError { at: start + 1, truncated: false, error: JsonError { message: "not a JSON object".into() } }),
-    }
+    parse_object_with(&text[start..end], limits).map(|m| (m, end)).map_err(|e| err(e.message))
 }
 
 /// Rejects integer literals (no fraction, no exponent) outside
@@ -437,6 +588,37 @@ mod tests {
         assert!(e.at <= 9 && e.at >= 7, "stops at the raw newline: {e:?}");
         let e = scan_object("{\"a\": 1", 0, Limits::default()).unwrap_err();
         assert!(e.truncated);
+    }
+
+    #[test]
+    fn syntax_end_reads_json_syntax_only() {
+        assert_eq!(syntax_end(r#"{"a": [1, -2.5e+3, true, null, "x\"}\u00e9"]} tail"#, 0), Ok((45, 2)));
+        assert_eq!(syntax_end("[[[]]]", 0), Ok((6, 3)));
+        // The first byte that cannot continue, and whether the text ran out.
+        assert_eq!(syntax_end("{\"a\" 1}", 0).unwrap_err().0, 5);
+        assert_eq!(syntax_end("{\"a\": 01}", 0).unwrap_err().0, 7);
+        assert_eq!(syntax_end("{\"a\": 1.}", 0).unwrap_err().0, 8);
+        assert_eq!(syntax_end("{\"a\": \"\\x\"}", 0).unwrap_err().0, 8);
+        assert_eq!(syntax_end("{\"a\": \"\\u12g4\"}", 0).unwrap_err().0, 11);
+        assert_eq!(syntax_end("{\"a\": tru}", 0).unwrap_err().0, 9);
+        assert_eq!(syntax_end("{\"a\": [1,]}", 0).unwrap_err().0, 9);
+        assert_eq!(syntax_end("{\"a\": 1", 0).unwrap_err(), (7, true, "the text ends inside the JSON value (expected `,` or a closing bracket)".to_owned()));
+        // Deep nesting needs no recursion.
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert_eq!(syntax_end(&deep, 0), Ok((200_000, 100_000)));
+    }
+
+    #[test]
+    fn limit_errors_resume_after_the_value() {
+        let text = format!("{{\"a\": \"{} [TOOL x {{}}]\"}} tail", "y".repeat(100));
+        let e = scan_object(&text, 0, Limits { max_depth: 64, max_bytes: 50 }).unwrap_err();
+        assert_eq!(&text[e.at..], " tail", "the oversized object's strings are not rescanned");
+        let deep = format!("{}1{} tail", "{\"a\": ".repeat(70), "}".repeat(70));
+        let e = scan_object(&deep, 0, Limits::default()).unwrap_err();
+        assert!(e.error.message.contains("deeper than 64"));
+        assert_eq!(&deep[e.at..], " tail");
+        let dup = r#"{"a": 1, "a": 2} tail"#;
+        assert_eq!(&dup[scan_object(dup, 0, Limits::default()).unwrap_err().at..], " tail");
     }
 
     #[test]

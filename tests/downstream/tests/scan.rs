@@ -252,9 +252,13 @@ fn floods_at_one_mebibyte() {
     assert!(scan(&flood("[")).is_empty());
     assert!(scan(&flood("`")).is_empty());
     assert!(scan(&flood("` `` ")).is_empty());
-    let deep = format!("[TOOL a.b {}{}]", "{\"a\": ".repeat(MIB / 6), "}".repeat(MIB / 6));
+    let deep = format!("[TOOL a.b {}1{}]", "{\"a\": ".repeat(MIB / 6), "}".repeat(MIB / 6));
     let (found, skipped) = scan_with_diagnostics(&deep);
     assert!(found.is_empty());
+    assert!(skipped[0].message.contains("longer than 65536 bytes"), "{}", skipped[0].message);
+    let deep = format!("[TOOL a.b {}1{}] [CLAIM 1]", "{\"a\": ".repeat(65), "}".repeat(65));
+    let (found, skipped) = scan_with_diagnostics(&deep);
+    assert_eq!(found.len(), 1, "the claim after the too-deep call is found");
     assert!(skipped[0].message.contains("nested deeper than 64"), "{}", skipped[0].message);
     let strings = flood("[TOOL op {\"a\": \"");
     assert!(scan(&strings).is_empty());
