@@ -197,6 +197,9 @@ pub fn syntax_end(text: &str, start: usize) -> Result<(usize, usize), (usize, bo
                 return fail(i, "`,` or a closing bracket");
             }
             i = ws(i + 1);
+            if i < n && b[i] == close {
+                return Err((i, false, format!("trailing comma before `{}` at byte {i}", close as char)));
+            }
             if top == b'{' {
                 if i >= n || b[i] != b'"' {
                     return fail(i, "a string key");
