@@ -1,7 +1,7 @@
 //! The Rust side of `cargo xtask bench`: the scanner and the parsers on the
 //! shared corpus (criterion; results land in target/criterion/).
 
-use agent_sentences::scan::scan_with_diagnostics;
+use agent_sentences::scan::scan;
 use agent_sentences::Sentence;
 use agent_sentences_bench::{hostile, prose_only, realistic};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
@@ -12,7 +12,7 @@ fn realistic_corpus(c: &mut Criterion) {
     let mut g = c.benchmark_group("realistic");
     g.throughput(Throughput::Bytes(bytes as u64));
     g.bench_function("scan", |b| {
-        b.iter(|| corpus.iter().map(|m| scan_with_diagnostics(&m.text).0.len()).sum::<usize>())
+        b.iter(|| corpus.iter().map(|m| scan(&m.text).len()).sum::<usize>())
     });
     let sentences: Vec<String> = agent_sentences::SentenceKind::ALL.iter().map(|k| k.example_sentence().to_owned()).collect();
     g.throughput(Throughput::Elements(sentences.len() as u64));
@@ -23,7 +23,7 @@ fn realistic_corpus(c: &mut Criterion) {
     let prose = prose_only(1 << 20);
     let mut g = c.benchmark_group("prose");
     g.throughput(Throughput::Bytes(prose.len() as u64));
-    g.bench_function("scan", |b| b.iter(|| scan_with_diagnostics(&prose).0.len()));
+    g.bench_function("scan", |b| b.iter(|| scan(&prose).len()));
     g.finish();
 }
 
@@ -32,7 +32,7 @@ fn hostile_inputs(c: &mut Criterion) {
     g.sample_size(10);
     for h in hostile() {
         g.throughput(Throughput::Bytes(h.size as u64));
-        g.bench_with_input(BenchmarkId::new(h.kind, h.size), &h.text, |b, text| b.iter(|| scan_with_diagnostics(text).1.len()));
+        g.bench_with_input(BenchmarkId::new(h.kind, h.size), &h.text, |b, text| b.iter(|| scan(text).len()));
     }
     g.finish();
 }

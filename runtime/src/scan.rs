@@ -204,6 +204,33 @@ pub struct Scanner<S: 'static> {
     singles: Vec<MetaRegex>,
     op: MetaRegex,
     directives: &'static DirectiveSpec,
+    /// Bytes that may follow a `[` that starts something: a cheap test that
+    /// skips most brackets in prose without running a regex.
+    after_bracket: [bool; 256],
+    /// When the op pattern is one repeated class of ASCII bytes (`[…]+`), the
+    /// class as a table: ops are then read without running a regex.
+    op_bytes: Option<[bool; 256]>,
+}
+
+/// The table of an op pattern of the form `[…]+` over ASCII, if it is one.
+fn op_byte_table(pattern: &str) -> Option<[bool; 256]> {
+    use regex_syntax::hir::{Class, HirKind};
+    let hir = regex_syntax::Parser::new().parse(pattern).ok()?;
+    let HirKind::Repetition(rep) = hir.kind() else { return None };
+    if rep.min != 1 || rep.max.is_some() || !rep.greedy {
+        return None;
+    }
+    let HirKind::Class(Class::Unicode(class)) = rep.sub.kind() else { return None };
+    let mut table = [false; 256];
+    for r in class.ranges() {
+        if !r.end().is_ascii() {
+            return None;
+        }
+        for c in r.start()..=r.end() {
+            table[c as usize] = true;
+        }
+    }
+    Some(table)
 }
 
 impl<S> fmt::Debug for Scanner<S> {
@@ -232,7 +259,16 @@ impl<S: 'static> Scanner<S> {
         let many = MetaRegex::new_many(&sources).expect("the generator compiled every pattern");
         let singles = structures.iter().map(|s| MetaRegex::new(s.source).expect("compiled by the generator")).collect();
         let op = MetaRegex::new(directives.op_pattern).expect("compiled by the generator");
-        Scanner { structures, bracketed, others, many, singles, op, directives }
+        let mut after_bracket = [false; 256];
+        let keywords = directives.bracket_engines.iter().copied().chain(directives.shorthands.iter().map(|s| s.0));
+        for head in bracketed.iter().map(|&i| &structures[i].head[1..]).chain(keywords) {
+            match head.as_bytes().first() {
+                Some(&b) => after_bracket[usize::from(b)] = true,
+                None => after_bracket = [true; 256],
+            }
+        }
+        let op_bytes = op_byte_table(directives.op_pattern);
+        Scanner { structures, bracketed, others, many, singles, op, directives, after_bracket, op_bytes }
     }
 
     /// Every sentence and directive in `text`, in order.
@@ -253,6 +289,18 @@ impl<S: 'static> Scanner<S> {
         };
         run.all();
         (run.found, run.skipped)
+    }
+
+    /// The end of the op that starts at byte `from` of `text` and ends by
+    /// `to`, if one does.
+    fn op_end(&self, text: &str, from: usize, to: usize) -> Option<usize> {
+        match &self.op_bytes {
+            Some(table) => {
+                let n = text.as_bytes()[from..to].iter().take_while(|&&b| table[usize::from(b)]).count();
+                (n > 0).then_some(from + n)
+            }
+            None => self.op.search(&Input::new(text).range(from..to).anchored(Anchored::Yes)).map(|m| m.end()),
+        }
     }
 
     fn resolve(&self, op: &str) -> String {
@@ -382,8 +430,8 @@ impl<S: 'static> Run<'_, S> {
         while p < to && is_ws(self.bytes[p]) {
             p += 1;
         }
-        let op_end = match self.s.op.search(&Input::new(body).range(p..to).anchored(Anchored::Yes)) {
-            Some(m) => m.end(),
+        let op_end = match self.s.op_end(body, p, to) {
+            Some(end) => end,
             None => return self.skip(span, SkipReason::FenceBody, "the fence body does not start with an op"),
         };
         let mut q = op_end;
@@ -456,6 +504,9 @@ impl<S: 'static> Run<'_, S> {
     fn bracket(&mut self, i: usize) -> usize {
         if let Some(next) = self.before_bracket(i) {
             return next;
+        }
+        if !self.bytes.get(i + 1).is_some_and(|&b| self.s.after_bracket[usize::from(b)]) {
+            return i + 1;
         }
         if let Some(next) = self.bracket_directive(i) {
             return next;
@@ -541,18 +592,18 @@ impl<S: 'static> Run<'_, S> {
             while p < b.len() && is_ws(b[p]) {
                 p += 1;
             }
-            let m = self.s.op.search(&Input::new(self.text).range(p..).anchored(Anchored::Yes))?;
-            let written = self.text[m.start()..m.end()].to_owned();
-            let mut q = m.end();
+            let op_end = self.s.op_end(self.text, p, b.len())?;
+            let written = self.text[p..op_end].to_owned();
+            let mut q = op_end;
             while q < b.len() && is_ws(b[q]) {
                 q += 1;
             }
             if q < b.len() && b[q] == b']' {
                 return Some(q + 1); // `[TOOL op]` advertises an op: not a call.
             }
-            if q == m.end() || q >= b.len() || b[q] != b'{' {
+            if q == op_end || q >= b.len() || b[q] != b'{' {
                 self.skip(i..q.min(b.len()), SkipReason::NoObject, format!("`[{engine} {written}` is not followed by a JSON object"));
-                return Some(m.end());
+                return Some(op_end);
             }
             return Some(self.object_then_close(i, q, DirectiveForm::Bracket, engine, &written));
         }
@@ -685,7 +736,7 @@ impl<S: 'static> Run<'_, S> {
             return Some(end);
         }
         let op = match obj.get(d.curl_op_key) {
-            Some(Value::String(op)) if self.s.op.search(&Input::new(op.as_str()).anchored(Anchored::Yes)).is_some_and(|m| m.end() == op.len()) => op.clone(),
+            Some(Value::String(op)) if !op.is_empty() && self.s.op_end(op, 0, op.len()) == Some(op.len()) => op.clone(),
             _ => {
                 self.skip(span, SkipReason::CurlPayload, format!("`{}` is not a valid op name", d.curl_op_key));
                 return Some(end);

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use agent_sentences_codegen::{generate, lint_and_generate, Drift, DriftKind, Mode, Python, Report, Severity};
 use clap::{Parser, Subcommand, ValueEnum};
 
+mod bench;
 mod python;
 mod test;
 
@@ -34,6 +35,10 @@ enum Command {
     /// Run every test: the drift check and spec lint, the Rust tests, clippy
     /// on the generated crate, and the Python tests with mypy --strict.
     Test,
+    /// Benchmark the Rust scanner, the generated Python package and the seed
+    /// approach on one corpus, and print one table (also written to
+    /// target/bench/report.md).
+    Bench,
     /// Lint the spec and check that generated/ is what the spec produces. Writes nothing.
     Check {
         /// The spec directory.
@@ -117,6 +122,10 @@ fn main() -> ExitCode {
             exit(check_with(&spec, &out, format, deny_warnings, &python))
         }
         Command::Test => exit(test::run_all()),
+        Command::Bench => exit(match python::ensure_tools() {
+            Some(py) => bench::run_all(&py).map_err(|e| eprintln!("error: {e}")).is_ok(),
+            None => false,
+        }),
     }
 }
 

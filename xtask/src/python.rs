@@ -30,7 +30,7 @@ fn venv_python() -> PathBuf {
 
 /// Creates the venv and installs the pinned tools when needed; the venv's
 /// interpreter, or `None` after printing why not.
-fn ensure_tools() -> Option<PathBuf> {
+pub fn ensure_tools() -> Option<PathBuf> {
     let python = venv_python();
     if !python.exists() {
         let base = std::env::var_os("PYTHON").unwrap_or_else(|| "python3".into());
