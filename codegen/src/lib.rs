@@ -156,3 +156,17 @@ pub fn generate(spec_dir: &Path) -> Result<Generated, Report> {
     let a = analyze(spec_dir)?;
     finish(&a).ok_or_else(|| Report::new(a.diags))
 }
+
+/// The generated Rust items of the spec in `spec_dir` as one module, for a
+/// build script that vendors the spec: write it to `OUT_DIR` and `include!`
+/// it inside a `mod` (`tests/vendored/` is a crate that does). Writes nothing.
+///
+/// # Errors
+/// As [`generate`].
+pub fn rust_module(spec_dir: &Path) -> Result<String, Report> {
+    let a = analyze(spec_dir)?;
+    if a.diags.iter().any(|d| d.severity == Severity::Error) {
+        return Err(Report::new(a.diags));
+    }
+    Ok(emit::rust::module_rs(&a.model))
+}
