@@ -36,15 +36,27 @@ pub fn table(rows: &[Vec<String>], indent: &str) -> String {
 /// leading or trailing whitespace, or a leading `"`); then JSON-quoted.
 pub fn show(s: &str) -> String {
     let ambiguous = s.is_empty()
-        || s.chars().any(char::is_control)
+        || s.chars().any(|c| c.is_control() || is_invisible(c))
         || s.starts_with(char::is_whitespace)
         || s.ends_with(char::is_whitespace)
         || s.starts_with('"');
-    if ambiguous {
-        serde_json::to_string(s).expect("a string serializes")
-    } else {
-        s.to_owned()
+    if !ambiguous {
+        return s.to_owned();
     }
+    let json = serde_json::to_string(s).expect("a string serializes");
+    // JSON leaves C1 controls and invisible format characters (bidi
+    // overrides, zero-width and line separators) raw; a terminal would act on
+    // them, so they are escaped too.
+    json.chars()
+        .map(|c| if c.is_control() || is_invisible(c) { format!("\\u{:04x}", c as u32) } else { c.to_string() })
+        .collect()
+}
+
+/// Characters that change how a terminal shows text without showing
+/// themselves: bidirectional controls, zero-width characters, line and
+/// paragraph separators, the byte order mark.
+fn is_invisible(c: char) -> bool {
+    matches!(c, '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2060}'..='\u{2069}' | '\u{feff}')
 }
 
 /// `s` quoted for a POSIX shell (single quotes).
@@ -58,6 +70,15 @@ mod tests {
 
     fn cells(items: &[&str]) -> Vec<String> {
         items.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn show_escapes_what_a_terminal_would_act_on() {
+        assert_eq!(show("plain"), "plain");
+        assert_eq!(show("a\tb"), r#""a\tb""#);
+        assert_eq!(show("x\u{9b}y"), r#""x\u009by""#);
+        assert_eq!(show("abc\u{202e}def"), r#""abc\u202edef""#);
+        assert_eq!(show("zero\u{200b}width"), r#""zero\u200bwidth""#);
     }
 
     #[test]
