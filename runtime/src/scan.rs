@@ -19,7 +19,9 @@
 //! - A structure whose head does not start with `[` (the contract footer's
 //!   `Reply:`) is tried where its head, then spaces, precede a `[`.
 //! - A line that starts with `curl` and posts a single-quoted payload to the
-//!   spec's path (`/exec`) is a directive.
+//!   spec's path (`/exec`) is a directive. A line inside a curl command already
+//!   read (after a `\` line continuation, or inside a quoted argument) is part
+//!   of that command, not the start of another.
 //! - Tool arguments are exactly one strict JSON object, found by validating
 //!   JSON as it is read (strings, escapes and nesting tracked), never by the
 //!   first `}`. A broken candidate is skipped (reported by
@@ -30,7 +32,9 @@
 //! # Cost
 //! Every byte is examined a bounded number of times: JSON is read at most once
 //! (scanning resumes where a failed object stopped), pattern attempts are
-//! anchored, and code-span closers are indexed per line. Spans are **byte**
+//! anchored, code-span closers are indexed per line, and a curl command is
+//! tokenized once (its continuation lines are not read again as commands of
+//! their own). Spans are **byte**
 //! offsets into the text (UTF-8), half-open.
 
 use std::collections::HashMap;
@@ -249,6 +253,7 @@ impl<S: 'static> Scanner<S> {
             found: Vec::new(),
             skipped: Vec::new(),
             code: None,
+            curl_end: 0,
             caps: self.many.create_captures(),
         };
         run.all();
@@ -278,6 +283,9 @@ struct Run<'a, S: 'static> {
     found: Vec<Found<S>>,
     skipped: Vec<Skipped>,
     code: Option<CodeIndex>,
+    /// Where the last curl command read that posts elsewhere ends: lines that
+    /// start before it belong to that command.
+    curl_end: usize,
     caps: regex_automata::util::captures::Captures,
 }
 
@@ -325,7 +333,7 @@ impl<S: 'static> Run<'_, S> {
         }
         let blank = b[pos..].iter().take_while(|&&c| is_blank(c)).count();
         let at = pos + blank;
-        if b[at..].starts_with(b"curl") && b.get(at + 4).is_some_and(|&c| is_blank(c)) {
+        if pos >= self.curl_end && b[at..].starts_with(b"curl") && b.get(at + 4).is_some_and(|&c| is_blank(c)) {
             return self.curl(at);
         }
         None
@@ -648,6 +656,7 @@ impl<S: 'static> Run<'_, S> {
             rest.and_then(|r| r.find('/').map(|k| &r[k..])).is_some_and(|path| path == d.curl_path || path.strip_suffix('/') == Some(d.curl_path))
         });
         if !posts_to_exec {
+            self.curl_end = end;
             return None;
         }
         let payloads: Vec<&(usize, usize, u8)> =

@@ -210,6 +210,18 @@ fn curl_payloads_must_be_strict() {
     assert_eq!(summary(multi), [(multi.to_owned(), "directive:x.y".to_owned())]);
 }
 
+/// P70: a line inside a curl command already read (here inside its
+/// double-quoted argument) is part of that command, not a command of its own.
+#[test]
+fn a_curl_line_inside_another_curl_command_is_not_a_command() {
+    let inside = "curl -H \"note\ncurl https://h/exec -d '{\"op\": \"x.y\"}'\n\" https://example.com/x\n[CLAIM 1]";
+    assert_eq!(summary(inside), [("[CLAIM 1]".to_owned(), "claim".to_owned())]);
+    assert!(skipped(inside).is_empty());
+    // The same line after the first command has ended is a command.
+    let after = "curl -H \"note\" https://example.com/x\ncurl https://h/exec -d '{\"op\": \"x.y\"}'";
+    assert_eq!(summary(after), [(after[37..].to_owned(), "directive:x.y".to_owned())]);
+}
+
 #[test]
 fn crlf_and_non_ascii() {
     let text = "[ACK:7fce46e0] [from 646]\r\n[DECLINE 7fce46e0] Ünïcode — reason ✓\r\n[CLAIM x]";
@@ -266,4 +278,7 @@ fn floods_at_one_mebibyte() {
     assert!(scan(&fences).is_empty());
     let curl = flood("curl https://h/exec -d '\n");
     assert!(scan(&curl).is_empty());
+    // Continuation lines of a command to another path: tokenized once (P70).
+    let continued = flood("curl x \\\n");
+    assert_eq!(scan_with_diagnostics(&continued), (vec![], vec![]));
 }
