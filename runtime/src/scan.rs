@@ -15,7 +15,9 @@
 //!   that byte; the first structure in spec order that matches wins. Scanning
 //!   resumes after what was found, so a marker inside another sentence's
 //!   payload (a JSON string, a work order's body, a directive's text) is never
-//!   a sentence of its own.
+//!   a sentence of its own. A match whose fields are invalid (a contract
+//!   footer whose five ids differ) is not a sentence, and its text is passed
+//!   over whole, as quoted text: its markers are not read one by one.
 //! - A structure whose head does not start with `[` (the contract footer's
 //!   `Reply:`) is tried where its head, then spaces, precede a `[`.
 //! - A line that starts with `curl` and posts a single-quoted payload to the
@@ -156,7 +158,8 @@ pub enum SkipReason {
     /// The arguments are not one strict JSON object (syntax, duplicate keys,
     /// depth, size, or truncation).
     InvalidJson,
-    /// Text other than whitespace between the object and the closing `]`.
+    /// Text other than whitespace between the object and the closing `]`, or
+    /// the end of the text before it.
     TrailingText,
     /// `[TOOL op …]` / `[EXEC op …]` whose arguments do not start with `{`.
     NoObject,
@@ -472,10 +475,12 @@ impl<S: 'static> Run<'_, S> {
         self.s.many.search_captures(&input, &mut self.caps);
         if let Some(m) = self.caps.get_match() {
             let st = &self.s.structures[self.s.bracketed[m.pattern().as_usize()]];
+            // A match whose fields are invalid is passed over whole, as quoted
+            // text: its markers are not read one by one (P71).
             if let Ok(v) = (st.from_groups)(&AutomataGroups { caps: &self.caps, text: self.text }) {
                 self.found.push(Found { span: m.start()..m.end(), item: Item::Sentence { value: v } });
-                return m.end().max(i + 1);
             }
+            return m.end().max(i + 1);
         }
         for st in self.s.structures.iter().filter(|st| st.quotes_brackets) {
             if self.text[i..].starts_with(st.head) {
@@ -509,10 +514,11 @@ impl<S: 'static> Run<'_, S> {
             let mut caps = self.s.singles[k].create_captures();
             self.s.singles[k].search_captures(&input, &mut caps);
             if let Some(m) = caps.get_match() {
+                // Fields invalid (a footer whose ids differ): passed over whole (P71).
                 if let Ok(v) = (st.from_groups)(&AutomataGroups { caps: &caps, text: self.text }) {
                     self.found.push(Found { span: m.start()..m.end(), item: Item::Sentence { value: v } });
-                    return Some(m.end());
                 }
+                return Some(m.end());
             }
         }
         None
@@ -600,7 +606,12 @@ impl<S: 'static> Run<'_, S> {
                     self.directive(i..q + 1, form, engine, written, args);
                     q + 1
                 } else {
-                    self.skip(i..q, SkipReason::TrailingText, "text between the JSON object and the closing `]`");
+                    let message = if q < b.len() {
+                        "text between the JSON object and the closing `]`"
+                    } else {
+                        "the text ends before the closing `]`"
+                    };
+                    self.skip(i..q, SkipReason::TrailingText, message);
                     q
                 }
             }

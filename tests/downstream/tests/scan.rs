@@ -58,6 +58,26 @@ fn echoed_footer_is_one_contract_footer() {
     assert_eq!(summary(text), [(text[7..].to_owned(), "contract_footer".to_owned())]);
 }
 
+/// P71: a footer whose ids differ is no footer (P11), and its markers are
+/// not read one by one either: a mangled echo must not ack, claim or close
+/// a loop. The text is passed over whole; what follows it is read.
+#[test]
+fn a_footer_with_invalid_fields_is_passed_over_whole() {
+    let text = "Reply: [ACK 7f] seen | [CLAIM 8a] mine | [RESULT 7f] done | [DECLINE 7f] | [NO-ACTION 7f]. [CLAIM 9]";
+    assert_eq!(summary(text), [("[CLAIM 9]".to_owned(), "claim".to_owned())]);
+    assert!(skipped(text).is_empty());
+}
+
+#[test]
+fn a_call_cut_off_before_its_bracket_says_so() {
+    let (found, skipped) = scan_with_diagnostics("[TOOL a.b {\"x\": 1}  ");
+    assert!(found.is_empty());
+    assert_eq!((skipped[0].span.clone(), skipped[0].reason), (0..20, SkipReason::TrailingText));
+    assert_eq!(skipped[0].message, "the text ends before the closing `]`");
+    let (_, skipped) = scan_with_diagnostics("[TOOL a.b {\"x\": 1} x]");
+    assert_eq!(skipped[0].message, "text between the JSON object and the closing `]`");
+}
+
 #[test]
 fn markers_inside_payloads_are_not_sentences() {
     // Inside a work order's body.
