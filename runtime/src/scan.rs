@@ -8,6 +8,8 @@
 //! - A fenced code block (```` ``` ```` or `~~~`, up to three spaces of indent)
 //!   is quoted text, unless its info string is a directive fence (`tool`,
 //!   `exec`, `box`): then its body must be `<op> {json}` and it is a directive.
+//!   Where a broken call leaves scanning inside a line's indentation, the line
+//!   is still read as a line start (fences, curl commands).
 //!   An inline code span (a backtick run closed by a run of the same length on
 //!   the same line) is quoted text.
 //! - At a `[`, the bracket directive forms (`[TOOL op {…}]`, `[EXEC op {…}]`,
@@ -309,8 +311,8 @@ impl<S: 'static> Run<'_, S> {
     fn all(&mut self) {
         let mut pos = 0;
         while pos < self.bytes.len() {
-            if pos == 0 || self.bytes[pos - 1] == b'\n' {
-                if let Some(next) = self.line_start(pos) {
+            if let Some(line) = self.line_of(pos) {
+                if let Some(next) = self.line_start(line) {
                     pos = next;
                     continue;
                 }
@@ -324,13 +326,25 @@ impl<S: 'static> Run<'_, S> {
         }
     }
 
+    /// The start of the line when `pos` is at it or inside its indentation
+    /// (where a broken call that ended there leaves scanning, P72); else `None`.
+    /// Looks back only over the blanks before `pos`, which the call consumed.
+    fn line_of(&self, pos: usize) -> Option<usize> {
+        let b = self.bytes;
+        let mut p = pos;
+        while p > 0 && is_blank(b[p - 1]) {
+            p -= 1;
+        }
+        (p == 0 || b[p - 1] == b'\n').then_some(p)
+    }
+
     /// Fences and curl commands at a line start; `None` when neither.
     fn line_start(&mut self, pos: usize) -> Option<usize> {
         let b = self.bytes;
         let indent = b[pos..].iter().take(4).take_while(|&&c| c == b' ').count();
         let at = pos + indent;
         if indent <= 3 && at < b.len() && (b[at] == b'`' || b[at] == b'~') {
-            if let Some(end) = self.fence(pos, at) {
+            if let Some(end) = self.fence(at) {
                 return Some(end);
             }
         }
@@ -342,8 +356,9 @@ impl<S: 'static> Run<'_, S> {
         None
     }
 
-    /// A fenced block opening at `at`; returns where scanning resumes.
-    fn fence(&mut self, start: usize, at: usize) -> Option<usize> {
+    /// A fenced block opening at `at` (its span starts at the opening run, not
+    /// at the indentation, as a curl command's does); returns where scanning resumes.
+    fn fence(&mut self, at: usize) -> Option<usize> {
         let b = self.bytes;
         let ch = b[at];
         let n = b[at..].iter().take_while(|&&c| c == ch).count();
@@ -376,12 +391,13 @@ impl<S: 'static> Run<'_, S> {
             (None, Some((_, end))) => Some((end + 1).min(b.len())),
             (None, None) => Some(b.len()),
             (Some(_), None) => {
-                self.skip(start..b.len(), SkipReason::UnclosedFence, format!("the ```{word} fence is never closed"));
+                let run = &self.text[at..at + n];
+                self.skip(at..b.len(), SkipReason::UnclosedFence, format!("the {run}{word} fence is never closed"));
                 Some(b.len())
             }
             (Some(engine), Some((cl, end))) => {
                 let body_start = (open_end + 1).min(cl);
-                self.fence_body(start..end, body_start, cl, engine);
+                self.fence_body(at..end, body_start, cl, engine);
                 Some((end + 1).min(b.len()))
             }
         }
@@ -564,8 +580,15 @@ impl<S: 'static> Run<'_, S> {
             if q < b.len() && b[q] == b']' {
                 return Some(q + 1); // `[TOOL op]` advertises an op: not a call.
             }
-            if q == m.end() || q >= b.len() || b[q] != b'{' {
-                self.skip(i..q.min(b.len()), SkipReason::NoObject, format!("`[{engine} {written}` is not followed by a JSON object"));
+            let message = format!("`[{engine} {written}` is not followed by a JSON object");
+            if q == m.end() && q < b.len() {
+                // The op runs into other text (`[TOOL Reply: …`): it is no word of
+                // its own, so the candidate ends before it and its text is read again (P73).
+                self.skip(i..p, SkipReason::NoObject, message);
+                return Some(p);
+            }
+            if q >= b.len() || b[q] != b'{' {
+                self.skip(i..q.min(b.len()), SkipReason::NoObject, message);
                 return Some(m.end());
             }
             return Some(self.object_then_close(i, q, DirectiveForm::Bracket, engine, &written));

@@ -11,7 +11,8 @@ vectors in ``tests/vectors/scan/`` check it); :meth:`Found.to_dict` and
 
 Rules:
 
-- A fenced code block (```` ``` ```` or ``~~~``, up to three spaces of indent)
+- A fenced code block (```` ``` ```` or ``~~~``, up to three spaces of indent;
+  also where a broken call leaves scanning inside a line's indentation, P72)
   is quoted text, unless its info string is a directive fence (``tool``, ``exec``, ``box``):
   then its body must be ``<op> {json}`` and it is a directive. An inline code
   span (a backtick run closed by a run of the same length on the same line) is
@@ -386,11 +387,13 @@ class _Run:
         pos = 0
         search = _NEXT.search
         while pos < n:
-            if (pos == 0 or text[pos - 1] == "\n") and text[pos] in " \t`~c":
-                nxt = self.line_start(pos)
-                if nxt is not None:
-                    pos = nxt
-                    continue
+            if text[pos] in " \t`~c":
+                line = self.line_of(pos)
+                if line is not None:
+                    nxt = self.line_start(line)
+                    if nxt is not None:
+                        pos = nxt
+                        continue
             found = search(text, pos)
             if found is None:
                 break
@@ -403,6 +406,16 @@ class _Run:
             else:
                 pos = self.bracket(i)
 
+    def line_of(self, pos: int) -> int | None:
+        """The start of the line when ``pos`` is at it or inside its indentation (where a
+        broken call that ended there leaves scanning, P72); else ``None``. Looks back
+        only over the blanks before ``pos``, which the call consumed."""
+        text = self.text
+        p = pos
+        while p > 0 and text[p - 1] in " \t":
+            p -= 1
+        return p if p == 0 or text[p - 1] == "\n" else None
+
     def line_start(self, pos: int) -> int | None:
         """Fences and curl commands at a line start; ``None`` when neither."""
         text, n = self.text, self.n
@@ -411,7 +424,7 @@ class _Run:
             indent += 1
         at = pos + indent
         if indent <= 3 and at < n and text[at] in "`~":
-            nxt = self.fence(pos, at)
+            nxt = self.fence(at)
             if nxt is not None:
                 return nxt
         at = self.blanks(pos)
@@ -423,8 +436,9 @@ class _Run:
         found = _BLANK_RUN.match(self.text, i)
         return i if found is None else found.end()
 
-    def fence(self, start: int, at: int) -> int | None:
-        """A fenced block opening at ``at``; where scanning resumes."""
+    def fence(self, at: int) -> int | None:
+        """A fenced block opening at ``at`` (its span starts at the opening run, not at
+        the indentation, as a curl command's does); where scanning resumes."""
         text, n = self.text, self.n
         ch = text[at]
         runs = _BACKTICKS if ch == "`" else _TILDES
@@ -457,10 +471,10 @@ class _Run:
         if engine is None:
             return n if close is None else min(close[1] + 1, n)
         if close is None:
-            self.skip(start, n, "unclosed-fence", f"the ```{word} fence is never closed")
+            self.skip(at, n, "unclosed-fence", f"the {opened.group()}{word} fence is never closed")
             return n
         closing_line, end = close
-        self.fence_body(start, end, min(open_end + 1, closing_line), closing_line, engine)
+        self.fence_body(at, end, min(open_end + 1, closing_line), closing_line, engine)
         return min(end + 1, n)
 
     def fence_body(self, start: int, end: int, body_from: int, to: int, engine: str) -> None:
@@ -599,8 +613,14 @@ class _Run:
                 q = self.ws(op.end())
                 if q < n and text[q] == "]":
                     return q + 1  # `[TOOL op]` advertises an op: not a call.
-                if q == op.end() or q >= n or text[q] != "{":
-                    self.skip(i, min(q, n), "no-object", f"`[{engine} {written}` is not followed by a JSON object")
+                message = f"`[{engine} {written}` is not followed by a JSON object"
+                if q == op.end() and q < n:
+                    # The op runs into other text (`[TOOL Reply: …`): it is no word of
+                    # its own, so the candidate ends before it and its text is read again (P73).
+                    self.skip(i, op.start(), "no-object", message)
+                    return op.start()
+                if q >= n or text[q] != "{":
+                    self.skip(i, q, "no-object", message)
                     return op.end()
                 return self.object_then_close(i, q, "bracket", engine, written)
         for keyword, op_name, engine in _SHORTHANDS:

@@ -242,6 +242,33 @@ fn a_curl_line_inside_another_curl_command_is_not_a_command() {
     assert_eq!(summary(after), [(after[37..].to_owned(), "directive:x.y".to_owned())]);
 }
 
+/// P72: where a broken call leaves scanning inside a line's indentation, the
+/// line is still read as a line start, as it is without the indentation.
+#[test]
+fn a_line_indented_after_a_broken_call_is_still_a_line_start() {
+    for indent in ["", "  "] {
+        let fence = format!("[TOOL a {{\n{indent}```text\n[CLAIM 1]\n{indent}```\n[CLAIM 2]");
+        assert_eq!(summary(&fence), [("[CLAIM 2]".to_owned(), "claim".to_owned())], "{fence:?}");
+        let curl = format!("[TOOL a {{}}\n{indent}curl https://h/exec -d '{{\"op\": \"b\"}}'");
+        assert_eq!(summary(&curl), [(curl[11 + indent.len()..].to_owned(), "directive:b".to_owned())], "{curl:?}");
+    }
+    // A fence's span starts at its opening run, as a curl command's does.
+    let text = "[TOOL op\n  ```tool\nx.y {}\n  ```";
+    let (found, skipped) = scan_with_diagnostics(text);
+    assert_eq!((found[0].span.clone(), skipped[0].span.clone()), (11..31, 0..11));
+}
+
+/// P73: an op that runs into other text is no op: the candidate ends before
+/// it, and an echoed footer right after `[TOOL` is still one footer.
+#[test]
+fn an_op_that_runs_into_text_is_read_again() {
+    let text = "[TOOL\n\nReply: [ACK 7f] seen | [CLAIM 7f] mine | [RESULT 7f] done | [DECLINE 7f] | [NO-ACTION 7f].";
+    assert_eq!(summary(text), [(text[7..].to_owned(), "contract_footer".to_owned())]);
+    assert_eq!(skipped(text), [("[TOOL\n\n".to_owned(), SkipReason::NoObject)]);
+    assert_eq!(skipped("[TOOL c.d{}]"), [("[TOOL ".to_owned(), SkipReason::NoObject)]);
+    assert_eq!(skipped("[TOOL c.d x]"), [("[TOOL c.d ".to_owned(), SkipReason::NoObject)], "unchanged when a blank follows the op");
+}
+
 #[test]
 fn crlf_and_non_ascii() {
     let text = "[ACK:7fce46e0] [from 646]\r\n[DECLINE 7fce46e0] Ünïcode — reason ✓\r\n[CLAIM x]";
