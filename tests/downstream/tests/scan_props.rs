@@ -1,0 +1,163 @@
+//! Property tests of the scanner, the same as the Python package's
+//! (`tests/python/test_scan.py`): over arbitrary strings, strings of the
+//! scanner's own tokens, and valid messages with random edits, `scan` never
+//! panics, every span is in range, on character boundaries, ordered and
+//! disjoint from every other, every sentence found reads back as itself, and
+//! `scan` is the first half of `scan_with_diagnostics`. 2000 cases each
+//! (`PROPTEST_CASES` overrides); `fuzz/` runs the same checks for longer.
+
+use std::ops::Range;
+
+use agent_sentences::scan::{scan, scan_with_diagnostics, Item};
+use agent_sentences::{SentenceKind, ToolCall};
+use proptest::collection::vec;
+use proptest::prelude::*;
+use proptest::sample::select;
+
+/// Pieces the scanner reacts to, plus ordinary text, non-ASCII and controls
+/// (the pool of `tests/python/scan_props.py`).
+const TOKENS: &[&str] = &[
+    "[", "]", "{", "}", "\"", "\\", "`", "``", "```", "~~~", "\n", "\r\n", "\r", " ", "  ", "\t", ":", ",", "[TOOL ", "[EXEC ",
+    "[DM ", "[DM{", "[TOOL\n", "op", "a.b", "dm", "box", "tools", " {", "{}", "{\"a\": 1}", "\"x\"", "\"k\": ", "true", "null",
+    "-0", "1e5", "18446744073709551616", "\\u00e9", "\\ud800", "\\n", "[RESULT ", "[ACK:", "[ACK ", "[CLAIM ", "[DECLINE ",
+    "[NO-ACTION ", "[JOB ", "[NUDGE ", "[nudge 1/3] ", "Deadline ", "[WO:", "[from super] ", "—", "Reply: ", " seen | ",
+    " mine | ", " done | ", "[fleet-alert] ", "CRITICAL: ", "[Directive: ", "[Runtime Context: ", "https://h/x",
+    "[SUBAGENT-UPDATE] ", "Subagent 'x' ", "(a1b2c3) has posted new output.", "7fce46e0", "OK ", "FAIL ", "curl ", "curl -d ",
+    "https://h/exec", "http://h/exec/", " -d ", " --json ", "'", "tool", "exec", "box\n", "é", "🔥", "✓", "\u{2028}", "\u{a0}",
+    "\0", "\u{1c}", "text ", "word", "\u{feff}",
+];
+
+/// Valid messages to join and edit.
+const PIECES: &[&str] = &[
+    "[WO:7fce46e0] [from super] Audit endpoints — check them",
+    "[ACK:7fce46e0] [from 646]",
+    "[CLAIM 7fce46e0]",
+    "[RESULT 7fce46e0] OK Verified 14 endpoints",
+    "[DECLINE 7fce46e0] outside my domain",
+    "[NO-ACTION 7fce46e0] transient flap",
+    "[JOB swarm-4a2b/1]",
+    "[NUDGE 7fce46e0] [nudge 1/3] Deadline 19:45 UTC: please ack",
+    "[fleet-alert] CRITICAL: disk full",
+    "Reply: [ACK 7f] seen | [CLAIM 7f] mine | [RESULT 7f] done | [DECLINE 7f] | [NO-ACTION 7f].",
+    "[Directive: run the audit with [CLAIM 1] ]",
+    "[Runtime Context: https://example.com/t/1]",
+    "[SUBAGENT-UPDATE] Subagent 'audit' (a1b2c3d4) has posted new output.",
+    "[TOOL followup.create {\"in_m\": 5, \"prompt\": \"check [CLAIM 1]\"}]",
+    "[EXEC\n  health.check\n  {\"deep\": {\"a\": [1, {\"b\": \"}]\"}]}}\n]",
+    "[DM {\"to\": \"646\", \"text\": \"hi ✓\"}]",
+    "```tool\nfollowup.create {\"in_m\": 5}\n```",
+    "~~~box\nbox {\"action\": \"status\"}\n~~~",
+    "```text\n[CLAIM 2]\n```",
+    "curl -s https://exec.example/exec -d '{\"op\": \"tools.list\", \"args\": {}}'",
+    "Use `[CLAIM 1]` to claim.",
+    "[TOOL swarm.spawn] [TOOL cron.create]",
+    "plain prose, nothing to find.",
+];
+
+const SEPARATORS: &[&str] = &[" ", "\n", "\r\n", " and ", "\n\n", ""];
+
+/// Checks every property on one text.
+fn check(text: &str) -> Result<(), TestCaseError> {
+    let (found, skipped) = scan_with_diagnostics(text);
+    let mut spans: Vec<Range<usize>> = found.iter().map(|f| f.span.clone()).chain(skipped.iter().map(|s| s.span.clone())).collect();
+    for s in &spans {
+        prop_assert!(s.start < s.end && s.end <= text.len(), "{text:?}: {s:?}");
+        prop_assert!(text.is_char_boundary(s.start) && text.is_char_boundary(s.end), "{text:?}: {s:?}");
+    }
+    prop_assert!(found.windows(2).all(|w| w[0].span.start < w[1].span.start), "{text:?}: found out of order");
+    prop_assert!(skipped.windows(2).all(|w| w[0].span.start < w[1].span.start), "{text:?}: skipped out of order");
+    spans.sort_by_key(|s| s.start);
+    for w in spans.windows(2) {
+        prop_assert!(w[0].end <= w[1].start, "{text:?}: {:?} overlaps {:?}", w[0], w[1]);
+    }
+    prop_assert_eq!(&scan(text), &found);
+    for f in &found {
+        let piece = &text[f.span.clone()];
+        match &f.item {
+            Item::Sentence { value } => {
+                let again = value.kind().parse(piece);
+                prop_assert_eq!(again.as_ref(), Ok(value), "{:?}: {:?}", text, piece);
+            }
+            Item::Directive { directive } => {
+                prop_assert!(!directive.written_op.is_empty() && directive.written_op.bytes().all(|b| b.is_ascii_alphanumeric() || b"_.-".contains(&b)));
+                // The call written as a `tool_call` sentence reads back as itself.
+                let call = ToolCall { op: directive.op.clone(), args_json: directive.args.clone() };
+                let again = call.to_string().parse::<ToolCall>();
+                prop_assert_eq!(again.as_ref(), Ok(&call));
+            }
+        }
+    }
+    for s in &skipped {
+        prop_assert!(!s.message.is_empty());
+    }
+    Ok(())
+}
+
+/// `text` with one edit at character `at` (modulo the length): `op` picks a
+/// deletion, an insertion of `token`, a duplicated slice, a slice moved to
+/// `to`, or an upper-cased slice.
+fn edit(text: &str, op: u8, at: usize, len: usize, token: &str, to: usize) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let i = at % (chars.len() + 1);
+    let j = (i + len).min(chars.len());
+    let s = |r: Range<usize>| chars[r].iter().collect::<String>();
+    let (head, piece, tail) = (s(0..i), s(i..j), s(j..chars.len()));
+    match op {
+        0 => head + &tail,
+        1 => head + token + &piece + &tail,
+        2 => head + &piece + &piece + &tail,
+        3 => {
+            let rest: Vec<char> = (head + &tail).chars().collect();
+            let k = to % (rest.len() + 1);
+            rest[..k].iter().collect::<String>() + &piece + &rest[k..].iter().collect::<String>()
+        }
+        _ => head + &piece.to_uppercase() + &tail,
+    }
+}
+
+/// 2000 cases, or `PROPTEST_CASES`.
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(2000)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
+
+    #[test]
+    fn arbitrary_strings(text in any::<String>()) {
+        check(&text)?;
+    }
+
+    #[test]
+    fn strings_of_scanner_tokens(parts in vec(select(TOKENS), 0..40)) {
+        check(&parts.concat())?;
+    }
+
+    #[test]
+    fn mutated_valid_messages(
+        pieces in vec((select(PIECES), select(SEPARATORS)), 1..5),
+        edits in vec((0..5u8, any::<usize>(), 0..12usize, select(TOKENS), any::<usize>()), 1..4),
+    ) {
+        let mut text: String = pieces.iter().map(|(p, s)| format!("{p}{s}")).collect();
+        for (op, at, len, token, to) in edits {
+            text = edit(&text, op, at, len, token, to);
+        }
+        check(&text)?;
+    }
+}
+
+/// The generators do what they say: each edit, and every scanned structure
+/// among the pieces.
+#[test]
+fn the_generators_edit_as_intended() {
+    assert!(check("[CLAIM 1] [TOOL a.b {\"x\": 1,}]").is_ok());
+    assert_eq!(edit("abcdef", 0, 7, 2, "X", 0), "cdef");
+    assert_eq!(edit("abcdef", 1, 1, 2, "X", 0), "aXbcdef");
+    assert_eq!(edit("abcdef", 2, 0, 2, "X", 0), "ababcdef");
+    assert_eq!(edit("abcdef", 3, 0, 2, "X", 3), "cdeabf");
+    assert_eq!(edit("éabc", 4, 0, 2, "X", 0), "ÉAbc");
+    // Edits change what is found: a deleted bracket, an inserted quote.
+    assert!(scan(&edit("[CLAIM 1]", 0, 0, 1, "", 0)).is_empty());
+    assert!(scan(&edit("[CLAIM 1]", 1, 0, 0, "`", 0)).len() == 1);
+    assert_eq!(SentenceKind::ALL.iter().filter(|k| PIECES.iter().any(|p| scan(p).iter().any(|f| matches!(&f.item, Item::Sentence { value } if value.kind() == **k)))).count(), 13, "every scanned structure is in the pieces");
+}
