@@ -8,8 +8,8 @@
 
 use std::ops::Range;
 
-use agent_sentences::scan::{scan, scan_with_diagnostics, Item};
-use agent_sentences::{SentenceKind, ToolCall};
+use agent_sentences::scan::{scan, Item};
+use agent_sentences::SentenceKind;
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::sample::select;
@@ -56,41 +56,9 @@ const PIECES: &[&str] = &[
 
 const SEPARATORS: &[&str] = &[" ", "\n", "\r\n", " and ", "\n\n", ""];
 
-/// Checks every property on one text.
+/// Checks every property on one text (`downstream_example::scan_invariants`).
 fn check(text: &str) -> Result<(), TestCaseError> {
-    let (found, skipped) = scan_with_diagnostics(text);
-    let mut spans: Vec<Range<usize>> = found.iter().map(|f| f.span.clone()).chain(skipped.iter().map(|s| s.span.clone())).collect();
-    for s in &spans {
-        prop_assert!(s.start < s.end && s.end <= text.len(), "{text:?}: {s:?}");
-        prop_assert!(text.is_char_boundary(s.start) && text.is_char_boundary(s.end), "{text:?}: {s:?}");
-    }
-    prop_assert!(found.windows(2).all(|w| w[0].span.start < w[1].span.start), "{text:?}: found out of order");
-    prop_assert!(skipped.windows(2).all(|w| w[0].span.start < w[1].span.start), "{text:?}: skipped out of order");
-    spans.sort_by_key(|s| s.start);
-    for w in spans.windows(2) {
-        prop_assert!(w[0].end <= w[1].start, "{text:?}: {:?} overlaps {:?}", w[0], w[1]);
-    }
-    prop_assert_eq!(&scan(text), &found);
-    for f in &found {
-        let piece = &text[f.span.clone()];
-        match &f.item {
-            Item::Sentence { value } => {
-                let again = value.kind().parse(piece);
-                prop_assert_eq!(again.as_ref(), Ok(value), "{:?}: {:?}", text, piece);
-            }
-            Item::Directive { directive } => {
-                prop_assert!(!directive.written_op.is_empty() && directive.written_op.bytes().all(|b| b.is_ascii_alphanumeric() || b"_.-".contains(&b)));
-                // The call written as a `tool_call` sentence reads back as itself.
-                let call = ToolCall { op: directive.op.clone(), args_json: directive.args.clone() };
-                let again = call.to_string().parse::<ToolCall>();
-                prop_assert_eq!(again.as_ref(), Ok(&call));
-            }
-        }
-    }
-    for s in &skipped {
-        prop_assert!(!s.message.is_empty());
-    }
-    Ok(())
+    downstream_example::scan_invariants(text).map_err(TestCaseError::fail)
 }
 
 /// `text` with one edit at character `at` (modulo the length): `op` picks a
@@ -151,6 +119,7 @@ proptest! {
 #[test]
 fn the_generators_edit_as_intended() {
     assert!(check("[CLAIM 1] [TOOL a.b {\"x\": 1,}]").is_ok());
+    assert!(downstream_example::scan_invariants("[TOOL\n\nReply: [ACK 7f] seen | [CLAIM 7f] mine | [RESULT 7f] done | [DECLINE 7f] | [NO-ACTION 7f].").is_ok());
     assert_eq!(edit("abcdef", 0, 7, 2, "X", 0), "cdef");
     assert_eq!(edit("abcdef", 1, 1, 2, "X", 0), "aXbcdef");
     assert_eq!(edit("abcdef", 2, 0, 2, "X", 0), "ababcdef");
