@@ -328,4 +328,20 @@ fn floods_at_one_mebibyte() {
     // Continuation lines of a command to another path: tokenized once (P70).
     let continued = flood("curl x \\\n");
     assert_eq!(scan_with_diagnostics(&continued), (vec![], vec![]));
+    assert_eq!(scan_with_diagnostics(&flood("Reply: [")), (vec![], vec![]));
+    assert_eq!(scan_with_diagnostics(&flood(" [")), (vec![], vec![]));
+    let footer = "Reply: [ACK 7f] seen | [CLAIM 7f] mine | [RESULT 7f] done | [DECLINE 7f] | [NO-ACTION 7f]. ";
+    assert_eq!(scan(&flood(footer)).len(), MIB / footer.len() + 1);
+    assert_eq!(scan_with_diagnostics(&flood(&footer.replace("[CLAIM 7f]", "[CLAIM 8a]"))), (vec![], vec![]), "P71");
+    let (found, skipped) = scan_with_diagnostics(&flood("[Directive: ["));
+    assert!(found.is_empty());
+    assert_eq!((skipped.len(), skipped[0].reason), (1, SkipReason::UnclosedDirective));
+    let unterminated = format!("[TOOL op {{\"a\": \"{}", "x".repeat(MIB));
+    let (_, skipped) = scan_with_diagnostics(&unterminated);
+    assert_eq!((skipped[0].span.clone(), skipped[0].message.as_str()), (0..MIB + 16, "unterminated or invalid string"));
+    let arrays = format!("[TOOL a.b {{\"a\": {}", "[".repeat(MIB));
+    let (_, skipped) = scan_with_diagnostics(&arrays);
+    assert_eq!(skipped[0].message, "the text ends inside the JSON value (expected a value)");
+    let (_, skipped) = scan_with_diagnostics(&flood("[DM "));
+    assert_eq!(skipped.len(), MIB / 4 + 1);
 }
