@@ -4,38 +4,20 @@ the scanner's own tokens, and valid messages with random mutations."""
 
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
 
-import agent_sentences as A
+with (Path(__file__).resolve().parents[1] / "scan_pool.json").open(encoding="utf-8") as _f:
+    _POOL = json.load(_f)
 
-# Pieces the scanner reacts to, plus ordinary text, non-ASCII and controls.
-TOKENS = [
-    "[", "]", "{", "}", '"', "\\", "`", "``", "```", "~~~", "\n", "\r\n", "\r", " ", "  ", "\t", ":", ",",
-    "[TOOL ", "[EXEC ", "[DM ", "[DM{", "[TOOL\n", "op", "a.b", "dm", "box", "tools", " {", "{}", '{"a": 1}',
-    '"x"', '"k": ', "true", "null", "-0", "1e5", "18446744073709551616", "\\u00e9", "\\ud800", "\\n",
-    "[RESULT ", "[ACK:", "[ACK ", "[CLAIM ", "[DECLINE ", "[NO-ACTION ", "[JOB ", "[NUDGE ", "[nudge 1/3] ",
-    "Deadline ", "[WO:", "[from super] ", "—", "Reply: ", " seen | ", " mine | ", " done | ", "[fleet-alert] ",
-    "CRITICAL: ", "[Directive: ", "[Runtime Context: ", "https://h/x", "[SUBAGENT-UPDATE] ", "Subagent 'x' ",
-    "(a1b2c3) has posted new output.", "7fce46e0", "OK ", "FAIL ", "curl ", "curl -d ", "https://h/exec",
-    "http://h/exec/", " -d ", " --json ", "'", "tool", "exec", "box\n", "é", "🔥", "✓", "\u2028", "\u00a0",
-    "\x00", "\x1c", "text ", "word", "\ufeff",
-]
-
-# Valid messages: each structure's example and every directive form.
-PIECES = [k.example_sentence for k in A.KINDS if k.key != "tool_call"] + [
-    '[TOOL followup.create {"in_m": 5, "prompt": "check [CLAIM 1]"}]',
-    '[EXEC\n  health.check\n  {"deep": {"a": [1, {"b": "}]"}]}}\n]',
-    '[DM {"to": "646", "text": "hi ✓"}]',
-    '[TOOL dm {"to": "pip"}]',
-    "```tool\nfollowup.create {\"in_m\": 5}\n```",
-    "~~~box\nbox {\"action\": \"status\"}\n~~~",
-    "```text\n[CLAIM 2]\n```",
-    "curl -s https://exec.example/exec -d '{\"op\": \"tools.list\", \"args\": {}}'",
-    "Use `[CLAIM 1]` to claim.",
-    "[TOOL swarm.spawn] [TOOL cron.create]",
-    "Reply: [ACK 7f] seen | [CLAIM 7f] mine | [RESULT 7f] done | [DECLINE 7f] | [NO-ACTION 7f].",
-    "plain prose, nothing to find.",
-]
+TOKENS: list[str] = _POOL["tokens"]
+"""Pieces the scanner reacts to, plus ordinary text, non-ASCII and controls (``tests/scan_pool.json``,
+shared with the Rust property tests)."""
+PIECES: list[str] = _POOL["pieces"]
+"""Valid messages: each scanned structure's sentence and every directive form."""
+SEPARATORS: list[str] = _POOL["separators"]
+"""What joins pieces into a message."""
 
 
 def random_text(rng: random.Random, max_tokens: int = 40) -> str:
@@ -55,7 +37,7 @@ def random_text(rng: random.Random, max_tokens: int = 40) -> str:
 def valid_message(rng: random.Random) -> str:
     """Several valid pieces joined by prose, blanks or line breaks."""
     parts = [rng.choice(PIECES) for _ in range(rng.randint(1, 5))]
-    return "".join(p + rng.choice([" ", "\n", "\r\n", " and ", "\n\n", ""]) for p in parts)
+    return "".join(p + rng.choice(SEPARATORS) for p in parts)
 
 
 def mutated_message(rng: random.Random) -> str:

@@ -45,7 +45,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final, Literal, Union
+from typing import Any, Final, Literal, Union, get_args
 
 from .errors import NoMatch, ParseError, byte_offset
 from .sentences import (
@@ -85,7 +85,7 @@ __all__ = [
 DirectiveForm = Literal["bracket", "shorthand", "fence", "curl"]
 """Where a directive was written: ``[TOOL op {…}]`` / ``[EXEC op {…}]`` (``bracket``),
 ``[DM {…}]`` (``shorthand``), a directive fence (``fence``), a curl command (``curl``)."""
-DIRECTIVE_FORMS: Final[tuple[DirectiveForm, ...]] = ("bracket", "shorthand", "fence", "curl")
+DIRECTIVE_FORMS: Final[tuple[DirectiveForm, ...]] = get_args(DirectiveForm)
 """Every :data:`DirectiveForm`."""
 
 SkipReason = Literal[
@@ -113,16 +113,7 @@ SkipReason = Literal[
 - ``unclosed-directive``: a quoting structure (``[Directive:``) that does not
   close; its text is quoted to the end of the line.
 """
-SKIP_REASONS: Final[tuple[SkipReason, ...]] = (
-    "invalid-json",
-    "trailing-text",
-    "no-object",
-    "shorthand-without-object",
-    "unclosed-fence",
-    "fence-body",
-    "curl-payload",
-    "unclosed-directive",
-)
+SKIP_REASONS: Final[tuple[SkipReason, ...]] = get_args(SkipReason)
 """Every :data:`SkipReason`."""
 
 
@@ -542,18 +533,10 @@ class _Run:
             return nxt
         text = self.text
         for st in _BRACKETED:
-            if not text.startswith(st.head, i):
-                continue
-            found = st.regex.match(text, i)
-            if found is None:
-                continue
-            # A match whose fields are invalid is passed over whole, as quoted
-            # text: its markers are not read one by one (P71).
-            try:
-                self.found.append((found.start(), found.end(), st.build(found, _index_only)))
-            except ParseError:
-                pass
-            return max(found.end(), i + 1)
+            if text.startswith(st.head, i):
+                end = self.attempt(st, i)
+                if end is not None:
+                    return max(end, i + 1)
         for st in _QUOTING:
             if text.startswith(st.head, i):
                 return self.quoted_brackets(i, st.key)
@@ -574,16 +557,23 @@ class _Run:
             # Do not reach back over what was already found.
             if self.found and self.found[-1][1] > start:
                 continue
-            found = st.regex.match(text, start)
-            if found is None:
-                continue
-            # Fields invalid (a footer whose ids differ): passed over whole (P71).
-            try:
-                self.found.append((found.start(), found.end(), st.build(found, _index_only)))
-            except ParseError:
-                pass
-            return found.end()
+            end = self.attempt(st, start)
+            if end is not None:
+                return end
         return None
+
+    def attempt(self, st: _Structure, start: int) -> int | None:
+        """Matches ``st`` anchored at ``start``. On a match, records the sentence and returns
+        the match's end; a match whose fields are invalid (a footer whose ids differ) is
+        passed over whole, as quoted text, its markers not read one by one (P71)."""
+        found = st.regex.match(self.text, start)
+        if found is None:
+            return None
+        try:
+            self.found.append((found.start(), found.end(), st.build(found, _index_only)))
+        except ParseError:
+            pass
+        return found.end()
 
     def quoted_brackets(self, i: int, key: str) -> int:
         """The bracketed text of a failed quoting structure: passed over to its matching

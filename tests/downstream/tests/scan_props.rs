@@ -7,6 +7,7 @@
 //! (`PROPTEST_CASES` overrides); `fuzz/` runs the same checks for longer.
 
 use std::ops::Range;
+use std::sync::LazyLock;
 
 use agent_sentences::scan::{scan, Item};
 use agent_sentences::SentenceKind;
@@ -14,47 +15,21 @@ use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::sample::select;
 
-/// Pieces the scanner reacts to, plus ordinary text, non-ASCII and controls
-/// (the pool of `tests/python/scan_props.py`).
-const TOKENS: &[&str] = &[
-    "[", "]", "{", "}", "\"", "\\", "`", "``", "```", "~~~", "\n", "\r\n", "\r", " ", "  ", "\t", ":", ",", "[TOOL ", "[EXEC ",
-    "[DM ", "[DM{", "[TOOL\n", "op", "a.b", "dm", "box", "tools", " {", "{}", "{\"a\": 1}", "\"x\"", "\"k\": ", "true", "null",
-    "-0", "1e5", "18446744073709551616", "\\u00e9", "\\ud800", "\\n", "[RESULT ", "[ACK:", "[ACK ", "[CLAIM ", "[DECLINE ",
-    "[NO-ACTION ", "[JOB ", "[NUDGE ", "[nudge 1/3] ", "Deadline ", "[WO:", "[from super] ", "—", "Reply: ", " seen | ",
-    " mine | ", " done | ", "[fleet-alert] ", "CRITICAL: ", "[Directive: ", "[Runtime Context: ", "https://h/x",
-    "[SUBAGENT-UPDATE] ", "Subagent 'x' ", "(a1b2c3) has posted new output.", "7fce46e0", "OK ", "FAIL ", "curl ", "curl -d ",
-    "https://h/exec", "http://h/exec/", " -d ", " --json ", "'", "tool", "exec", "box\n", "é", "🔥", "✓", "\u{2028}", "\u{a0}",
-    "\0", "\u{1c}", "text ", "word", "\u{feff}",
-];
+/// The text pieces of `tests/scan_pool.json`, shared with the Python
+/// property tests: tokens the scanner reacts to, valid pieces, separators.
+struct Pool {
+    tokens: Vec<String>,
+    pieces: Vec<String>,
+    separators: Vec<String>,
+}
 
-/// Valid messages to join and edit.
-const PIECES: &[&str] = &[
-    "[WO:7fce46e0] [from super] Audit endpoints — check them",
-    "[ACK:7fce46e0] [from 646]",
-    "[CLAIM 7fce46e0]",
-    "[RESULT 7fce46e0] OK Verified 14 endpoints",
-    "[DECLINE 7fce46e0] outside my domain",
-    "[NO-ACTION 7fce46e0] transient flap",
-    "[JOB swarm-4a2b/1]",
-    "[NUDGE 7fce46e0] [nudge 1/3] Deadline 19:45 UTC: please ack",
-    "[fleet-alert] CRITICAL: disk full",
-    "Reply: [ACK 7f] seen | [CLAIM 7f] mine | [RESULT 7f] done | [DECLINE 7f] | [NO-ACTION 7f].",
-    "[Directive: run the audit with [CLAIM 1] ]",
-    "[Runtime Context: https://example.com/t/1]",
-    "[SUBAGENT-UPDATE] Subagent 'audit' (a1b2c3d4) has posted new output.",
-    "[TOOL followup.create {\"in_m\": 5, \"prompt\": \"check [CLAIM 1]\"}]",
-    "[EXEC\n  health.check\n  {\"deep\": {\"a\": [1, {\"b\": \"}]\"}]}}\n]",
-    "[DM {\"to\": \"646\", \"text\": \"hi ✓\"}]",
-    "```tool\nfollowup.create {\"in_m\": 5}\n```",
-    "~~~box\nbox {\"action\": \"status\"}\n~~~",
-    "```text\n[CLAIM 2]\n```",
-    "curl -s https://exec.example/exec -d '{\"op\": \"tools.list\", \"args\": {}}'",
-    "Use `[CLAIM 1]` to claim.",
-    "[TOOL swarm.spawn] [TOOL cron.create]",
-    "plain prose, nothing to find.",
-];
-
-const SEPARATORS: &[&str] = &[" ", "\n", "\r\n", " and ", "\n\n", ""];
+static POOL: LazyLock<Pool> = LazyLock::new(|| {
+    let v: serde_json::Value = serde_json::from_str(include_str!("../../scan_pool.json")).expect("tests/scan_pool.json is JSON");
+    let strings = |key: &str| -> Vec<String> {
+        v[key].as_array().unwrap_or_else(|| panic!("`{key}` is an array")).iter().map(|s| s.as_str().expect("a string").to_owned()).collect()
+    };
+    Pool { tokens: strings("tokens"), pieces: strings("pieces"), separators: strings("separators") }
+});
 
 /// Checks every property on one text (`downstream_example::scan_invariants`).
 fn check(text: &str) -> Result<(), TestCaseError> {
@@ -97,18 +72,18 @@ proptest! {
     }
 
     #[test]
-    fn strings_of_scanner_tokens(parts in vec(select(TOKENS), 0..40)) {
+    fn strings_of_scanner_tokens(parts in vec(select(POOL.tokens.clone()), 0..40)) {
         check(&parts.concat())?;
     }
 
     #[test]
     fn mutated_valid_messages(
-        pieces in vec((select(PIECES), select(SEPARATORS)), 1..5),
-        edits in vec((0..5u8, any::<usize>(), 0..12usize, select(TOKENS), any::<usize>()), 1..4),
+        pieces in vec((select(POOL.pieces.clone()), select(POOL.separators.clone())), 1..5),
+        edits in vec((0..5u8, any::<usize>(), 0..12usize, select(POOL.tokens.clone()), any::<usize>()), 1..4),
     ) {
         let mut text: String = pieces.iter().map(|(p, s)| format!("{p}{s}")).collect();
         for (op, at, len, token, to) in edits {
-            text = edit(&text, op, at, len, token, to);
+            text = edit(&text, op, at, len, &token, to);
         }
         check(&text)?;
     }
@@ -128,5 +103,5 @@ fn the_generators_edit_as_intended() {
     // Edits change what is found: a deleted bracket, an inserted quote.
     assert!(scan(&edit("[CLAIM 1]", 0, 0, 1, "", 0)).is_empty());
     assert!(scan(&edit("[CLAIM 1]", 1, 0, 0, "`", 0)).len() == 1);
-    assert_eq!(SentenceKind::ALL.iter().filter(|k| PIECES.iter().any(|p| scan(p).iter().any(|f| matches!(&f.item, Item::Sentence { value } if value.kind() == **k)))).count(), 13, "every scanned structure is in the pieces");
+    assert_eq!(SentenceKind::ALL.iter().filter(|k| POOL.pieces.iter().any(|p| scan(p).iter().any(|f| matches!(&f.item, Item::Sentence { value } if value.kind() == **k)))).count(), 13, "every scanned structure is in the pieces");
 }
