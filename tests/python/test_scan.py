@@ -268,3 +268,22 @@ def test_aliases_and_engines_follow_the_spec() -> None:
     for info, engine in d["fences"]["info_strings"].items():
         (found,) = A.scan(f"```{info}\nx.y {{}}\n```")
         assert isinstance(found.item, A.ToolDirective) and (found.item.form, found.item.engine) == ("fence", engine)
+
+
+def test_heads_dispatch_as_rust_leftmost_first() -> None:
+    # Rust tries every bracketed structure at once (one multi-pattern regex,
+    # leftmost-first: the first pattern in spec order that matches wins);
+    # Python tries them one by one in spec order, each only where its head
+    # starts. The same winner, as long as the head is a prefix of every match
+    # (checked here on each structure's example) — and today no head is a
+    # prefix of another, so at most one structure can match at a `[`.
+    from agent_sentences import scanner
+
+    heads = [s.head for s in scanner._STRUCTURES]
+    assert len(heads) == len(A.SCAN_SOURCES) and all(heads)
+    assert not [(a, b) for a in heads for b in heads if a != b and b.startswith(a)]
+    for s in scanner._STRUCTURES:
+        kind = A.kind_from_key(s.key)
+        assert kind is not None
+        found = s.regex.search(kind.example_sentence)
+        assert found is not None and kind.example_sentence[found.start() :].startswith(s.head), s.key
