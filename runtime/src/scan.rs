@@ -8,6 +8,8 @@
 //! - A fenced code block (```` ``` ```` or `~~~`, up to three spaces of indent)
 //!   is quoted text, unless its info string is a directive fence (`tool`,
 //!   `exec`, `box`): then its body must be `<op> {json}` and it is a directive.
+//!   Where a broken call leaves scanning inside a line's indentation, the line
+//!   is still read as a line start (fences, curl commands).
 //!   An inline code span (a backtick run closed by a run of the same length on
 //!   the same line) is quoted text.
 //! - At a `[`, the bracket directive forms (`[TOOL op {…}]`, `[EXEC op {…}]`,
@@ -15,11 +17,15 @@
 //!   that byte; the first structure in spec order that matches wins. Scanning
 //!   resumes after what was found, so a marker inside another sentence's
 //!   payload (a JSON string, a work order's body, a directive's text) is never
-//!   a sentence of its own.
+//!   a sentence of its own. A match whose fields are invalid (a contract
+//!   footer whose five ids differ) is not a sentence, and its text is passed
+//!   over whole, as quoted text: its markers are not read one by one.
 //! - A structure whose head does not start with `[` (the contract footer's
 //!   `Reply:`) is tried where its head, then spaces, precede a `[`.
 //! - A line that starts with `curl` and posts a single-quoted payload to the
-//!   spec's path (`/exec`) is a directive.
+//!   spec's path (`/exec`) is a directive. A line inside a curl command already
+//!   read (after a `\` line continuation, or inside a quoted argument) is part
+//!   of that command, not the start of another.
 //! - Tool arguments are exactly one strict JSON object, found by validating
 //!   JSON as it is read (strings, escapes and nesting tracked), never by the
 //!   first `}`. A broken candidate is skipped (reported by
@@ -30,7 +36,9 @@
 //! # Cost
 //! Every byte is examined a bounded number of times: JSON is read at most once
 //! (scanning resumes where a failed object stopped), pattern attempts are
-//! anchored, and code-span closers are indexed per line. Spans are **byte**
+//! anchored, code-span closers are indexed per line, and a curl command is
+//! tokenized once (its continuation lines are not read again as commands of
+//! their own). Spans are **byte**
 //! offsets into the text (UTF-8), half-open.
 
 use std::collections::HashMap;
@@ -152,7 +160,8 @@ pub enum SkipReason {
     /// The arguments are not one strict JSON object (syntax, duplicate keys,
     /// depth, size, or truncation).
     InvalidJson,
-    /// Text other than whitespace between the object and the closing `]`.
+    /// Text other than whitespace between the object and the closing `]`, or
+    /// the end of the text before it.
     TrailingText,
     /// `[TOOL op …]` / `[EXEC op …]` whose arguments do not start with `{`.
     NoObject,
@@ -285,6 +294,7 @@ impl<S: 'static> Scanner<S> {
             found: Vec::new(),
             skipped: Vec::new(),
             code: None,
+            curl_end: 0,
             caps: self.many.create_captures(),
         };
         run.all();
@@ -326,6 +336,9 @@ struct Run<'a, S: 'static> {
     found: Vec<Found<S>>,
     skipped: Vec<Skipped>,
     code: Option<CodeIndex>,
+    /// Where the last curl command read that posts elsewhere ends: lines that
+    /// start before it belong to that command.
+    curl_end: usize,
     caps: regex_automata::util::captures::Captures,
 }
 
@@ -346,8 +359,8 @@ impl<S: 'static> Run<'_, S> {
     fn all(&mut self) {
         let mut pos = 0;
         while pos < self.bytes.len() {
-            if pos == 0 || self.bytes[pos - 1] == b'\n' {
-                if let Some(next) = self.line_start(pos) {
+            if let Some(line) = self.line_of(pos) {
+                if let Some(next) = self.line_start(line) {
                     pos = next;
                     continue;
                 }
@@ -361,26 +374,39 @@ impl<S: 'static> Run<'_, S> {
         }
     }
 
+    /// The start of the line when `pos` is at it or inside its indentation
+    /// (where a broken call that ended there leaves scanning, P72); else `None`.
+    /// Looks back only over the blanks before `pos`, which the call consumed.
+    fn line_of(&self, pos: usize) -> Option<usize> {
+        let b = self.bytes;
+        let mut p = pos;
+        while p > 0 && is_blank(b[p - 1]) {
+            p -= 1;
+        }
+        (p == 0 || b[p - 1] == b'\n').then_some(p)
+    }
+
     /// Fences and curl commands at a line start; `None` when neither.
     fn line_start(&mut self, pos: usize) -> Option<usize> {
         let b = self.bytes;
         let indent = b[pos..].iter().take(4).take_while(|&&c| c == b' ').count();
         let at = pos + indent;
         if indent <= 3 && at < b.len() && (b[at] == b'`' || b[at] == b'~') {
-            if let Some(end) = self.fence(pos, at) {
+            if let Some(end) = self.fence(at) {
                 return Some(end);
             }
         }
         let blank = b[pos..].iter().take_while(|&&c| is_blank(c)).count();
         let at = pos + blank;
-        if b[at..].starts_with(b"curl") && b.get(at + 4).is_some_and(|&c| is_blank(c)) {
+        if pos >= self.curl_end && b[at..].starts_with(b"curl") && b.get(at + 4).is_some_and(|&c| is_blank(c)) {
             return self.curl(at);
         }
         None
     }
 
-    /// A fenced block opening at `at`; returns where scanning resumes.
-    fn fence(&mut self, start: usize, at: usize) -> Option<usize> {
+    /// A fenced block opening at `at` (its span starts at the opening run, not
+    /// at the indentation, as a curl command's does); returns where scanning resumes.
+    fn fence(&mut self, at: usize) -> Option<usize> {
         let b = self.bytes;
         let ch = b[at];
         let n = b[at..].iter().take_while(|&&c| c == ch).count();
@@ -413,12 +439,13 @@ impl<S: 'static> Run<'_, S> {
             (None, Some((_, end))) => Some((end + 1).min(b.len())),
             (None, None) => Some(b.len()),
             (Some(_), None) => {
-                self.skip(start..b.len(), SkipReason::UnclosedFence, format!("the ```{word} fence is never closed"));
+                let run = &self.text[at..at + n];
+                self.skip(at..b.len(), SkipReason::UnclosedFence, format!("the {run}{word} fence is never closed"));
                 Some(b.len())
             }
             (Some(engine), Some((cl, end))) => {
                 let body_start = (open_end + 1).min(cl);
-                self.fence_body(start..end, body_start, cl, engine);
+                self.fence_body(at..end, body_start, cl, engine);
                 Some((end + 1).min(b.len()))
             }
         }
@@ -515,10 +542,12 @@ impl<S: 'static> Run<'_, S> {
         self.s.many.search_captures(&input, &mut self.caps);
         if let Some(m) = self.caps.get_match() {
             let st = &self.s.structures[self.s.bracketed[m.pattern().as_usize()]];
+            // A match whose fields are invalid is passed over whole, as quoted
+            // text: its markers are not read one by one (P71).
             if let Ok(v) = (st.from_groups)(&AutomataGroups { caps: &self.caps, text: self.text }) {
                 self.found.push(Found { span: m.start()..m.end(), item: Item::Sentence { value: v } });
-                return m.end().max(i + 1);
             }
+            return m.end().max(i + 1);
         }
         for st in self.s.structures.iter().filter(|st| st.quotes_brackets) {
             if self.text[i..].starts_with(st.head) {
@@ -552,10 +581,11 @@ impl<S: 'static> Run<'_, S> {
             let mut caps = self.s.singles[k].create_captures();
             self.s.singles[k].search_captures(&input, &mut caps);
             if let Some(m) = caps.get_match() {
+                // Fields invalid (a footer whose ids differ): passed over whole (P71).
                 if let Ok(v) = (st.from_groups)(&AutomataGroups { caps: &caps, text: self.text }) {
                     self.found.push(Found { span: m.start()..m.end(), item: Item::Sentence { value: v } });
-                    return Some(m.end());
                 }
+                return Some(m.end());
             }
         }
         None
@@ -601,8 +631,15 @@ impl<S: 'static> Run<'_, S> {
             if q < b.len() && b[q] == b']' {
                 return Some(q + 1); // `[TOOL op]` advertises an op: not a call.
             }
-            if q == op_end || q >= b.len() || b[q] != b'{' {
-                self.skip(i..q.min(b.len()), SkipReason::NoObject, format!("`[{engine} {written}` is not followed by a JSON object"));
+            let message = format!("`[{engine} {written}` is not followed by a JSON object");
+            if q == op_end && q < b.len() {
+                // The op runs into other text (`[TOOL Reply: …`): it is no word of
+                // its own, so the candidate ends before it and its text is read again (P73).
+                self.skip(i..p, SkipReason::NoObject, message);
+                return Some(p);
+            }
+            if q >= b.len() || b[q] != b'{' {
+                self.skip(i..q.min(b.len()), SkipReason::NoObject, message);
                 return Some(op_end);
             }
             return Some(self.object_then_close(i, q, DirectiveForm::Bracket, engine, &written));
@@ -643,7 +680,12 @@ impl<S: 'static> Run<'_, S> {
                     self.directive(i..q + 1, form, engine, written, args);
                     q + 1
                 } else {
-                    self.skip(i..q, SkipReason::TrailingText, "text between the JSON object and the closing `]`");
+                    let message = if q < b.len() {
+                        "text between the JSON object and the closing `]`"
+                    } else {
+                        "the text ends before the closing `]`"
+                    };
+                    self.skip(i..q, SkipReason::TrailingText, message);
                     q
                 }
             }
@@ -699,6 +741,7 @@ impl<S: 'static> Run<'_, S> {
             rest.and_then(|r| r.find('/').map(|k| &r[k..])).is_some_and(|path| path == d.curl_path || path.strip_suffix('/') == Some(d.curl_path))
         });
         if !posts_to_exec {
+            self.curl_end = end;
             return None;
         }
         let payloads: Vec<&(usize, usize, u8)> =

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -11,6 +12,7 @@ import vectors
 
 SENTENCES = vectors.load("sentences")
 PATTERNS = vectors.load("patterns")
+SCANS = vectors.load("scan")
 
 
 @pytest.mark.parametrize("case", [c for _, c in SENTENCES], ids=[n for n, _ in SENTENCES])
@@ -21,6 +23,38 @@ def test_sentence_vector(case: dict[str, Any]) -> None:
 @pytest.mark.parametrize("case", [c for _, c in PATTERNS], ids=[n for n, _ in PATTERNS])
 def test_pattern_vector(case: dict[str, Any]) -> None:
     assert vectors.check_pattern(agent_sentences, case) is None, vectors.check_pattern(agent_sentences, case)
+
+
+@pytest.mark.parametrize("case", [c for _, c in SCANS], ids=[n for n, _ in SCANS])
+def test_scan_vector(case: dict[str, Any]) -> None:
+    assert vectors.check_scan(agent_sentences, case) is None, vectors.check_scan(agent_sentences, case)
+
+
+def test_scan_vectors_cover_every_form_reason_and_scanned_structure() -> None:
+    assert len(SCANS) >= 100
+    found = [f for _, c in SCANS for f in c["found"]]
+    skipped = [s for _, c in SCANS for s in c["skipped"]]
+    assert {f["form"] for f in found if f["kind"] == "directive"} == set(agent_sentences.DIRECTIVE_FORMS)
+    assert {s["reason"] for s in skipped} == set(agent_sentences.SKIP_REASONS)
+    structures = {f["value"]["structure"] for f in found if f["kind"] == "sentence"}
+    assert structures == set(agent_sentences.SCAN_SOURCES)
+    # Reader wording (null) is the exception: most messages are compared exactly.
+    assert 0 < sum(s["message"] is None for s in skipped) < len(skipped) // 3
+
+
+def test_a_wrong_scan_expectation_is_reported() -> None:
+    case = next(c for n, c in SCANS if n == "json-duplicate-keys.json")
+    assert vectors.check_scan(agent_sentences, case) is None
+    wrong = json.loads(json.dumps(case))
+    wrong["found"][0]["span"]["end"] = 75
+    assert (vectors.check_scan(agent_sentences, wrong) or "").startswith("found ")
+    wrong = json.loads(json.dumps(case))
+    wrong["skipped"][0]["message"] = "not the message"
+    assert (vectors.check_scan(agent_sentences, wrong) or "").startswith("skipped ")
+    case = next(c for n, c in SCANS if n == "bracket-no-object.json")
+    wrong = json.loads(json.dumps(case))
+    wrong["skipped"][0]["message"] = None
+    assert "only for the JSON reader" in (vectors.check_scan(agent_sentences, wrong) or "")
 
 
 def test_there_are_vectors_of_every_structure_and_outcome() -> None:

@@ -8,7 +8,10 @@ JSON of Rust's serde ``Sentence``) and the canonical rendering, or the
 expected ``ParseError`` as JSON. The JSON reader's own message of a ``json``
 error is left out: its wording differs between the languages. A pattern case
 gives a pattern key, an input and the groups a full match captures (``null``:
-no full match).
+no full match). A scanner case (``scan/``) gives an input text and what
+``scan_with_diagnostics`` returns for it, as Rust's serde JSON: ``found``
+(spans in UTF-8 bytes) and ``skipped``; a skipped message written ``null`` is
+the JSON reader's own wording (P25), so only its span and reason are compared.
 
 Run as a script to check a package in another directory (e.g. one generated
 from an edited spec): ``python tests/python/vectors.py --package-dir DIR``.
@@ -81,10 +84,37 @@ def check_pattern(pkg: ModuleType, case: dict[str, Any]) -> str | None:
     return None
 
 
+def scan_answer(pkg: ModuleType, text: str) -> dict[str, Any]:
+    """``{"found": […], "skipped": […]}``: what the package's scanner returns, as JSON."""
+    found, skipped = pkg.scan_with_diagnostics(text)
+    return {"found": [f.to_dict() for f in found], "skipped": [s.to_dict() for s in skipped]}
+
+
+def check_scan(pkg: ModuleType, case: dict[str, Any]) -> str | None:
+    """None when the package's scanner returns exactly the case's items, else what differs."""
+    got = scan_answer(pkg, case["input"])
+    for s_got, s_expected in zip(got["skipped"], case["skipped"]):
+        if s_expected["message"] is None:
+            if s_expected["reason"] != "invalid-json":
+                return f"a `null` message stands only for the JSON reader's wording (invalid-json), not {s_expected['reason']}"
+            s_got["message"] = None
+    for key in ("found", "skipped"):
+        if canonical(got[key]) != canonical(case[key]):
+            return f"{key} {canonical(got[key])}, expected {canonical(case[key])}"
+    plain = [f.to_dict() for f in pkg.scan(case["input"])]
+    if canonical(plain) != canonical(got["found"]):
+        return f"scan() gives {canonical(plain)}, scan_with_diagnostics() {canonical(got['found'])}"
+    return None
+
+
+CHECKS = (("sentences", check_sentence), ("patterns", check_pattern), ("scan", check_scan))
+"""Each vector kind (a directory of ``tests/vectors/``) and its check."""
+
+
 def run_all(pkg: ModuleType) -> list[str]:
     """Every failing case, as ``kind/file: message``."""
     failures = []
-    for kind, check in (("sentences", check_sentence), ("patterns", check_pattern)):
+    for kind, check in CHECKS:
         for name, case in load(kind):
             message = check(pkg, case)
             if message is not None:
@@ -102,7 +132,7 @@ def main() -> int:
     failures = run_all(pkg)
     for f in failures:
         print(f)
-    total = len(load("sentences")) + len(load("patterns"))
+    total = sum(len(load(kind)) for kind, _ in CHECKS)
     print(f"{total - len(failures)} passed, {len(failures)} failed")
     return 1 if failures else 0
 

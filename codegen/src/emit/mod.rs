@@ -51,5 +51,6 @@ pub fn emit_all(spec: &Spec, model: &Model) -> BTreeMap<String, String> {
     files.insert("python/agent_sentences/strict_json.py".to_owned(), python::strict_json_py(model));
     files.insert("python/agent_sentences/patterns.py".to_owned(), python::patterns_py(model));
     files.insert("python/agent_sentences/sentences.py".to_owned(), python::sentences_py(model));
+    files.insert("python/agent_sentences/scanner.py".to_owned(), python::scanner_py(model));
     files
 }

@@ -29,6 +29,7 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("strict_json.py.tera", include_str!("../../templates/python/strict_json.py.tera")),
     ("patterns.py.tera", include_str!("../../templates/python/patterns.py.tera")),
     ("sentences.py.tera", include_str!("../../templates/python/sentences.py.tera")),
+    ("scanner.py.tera", include_str!("../../templates/python/scanner.py.tera")),
 ];
 
 /// A Python string literal with the value `s`: raw (`r"…"`) when that is
@@ -113,6 +114,40 @@ struct View<'a> {
     model: &'a Model,
     enums: Vec<PyEnum>,
     sentences: Vec<PySentence<'a>>,
+    scan: PyScan,
+}
+
+/// What the scanner module needs, in spec order: the scanned structures and
+/// the directive grammar of `schema/directives.json`.
+#[derive(Serialize)]
+struct PyScan {
+    structures: Vec<PyScanned>,
+    op_pattern: String,
+    engines: Vec<String>,
+    /// (keyword, op, engine).
+    shorthands: Vec<(String, String, String)>,
+    /// (info string, engine).
+    fences: Vec<(String, String)>,
+    curl_path: String,
+    curl_data_flags: Vec<String>,
+    curl_engine: String,
+    curl_op_key: String,
+    curl_args_key: String,
+    /// (alias, op).
+    aliases: Vec<(String, String)>,
+    max_depth: usize,
+    max_bytes: usize,
+}
+
+/// One structure the scanner matches (as Rust's `StructureScan`).
+#[derive(Serialize)]
+struct PyScanned {
+    key: String,
+    head: String,
+    source: String,
+    class: String,
+    /// `True` or `False`.
+    quotes: &'static str,
 }
 
 #[derive(Serialize)]
@@ -254,7 +289,38 @@ fn view(model: &Model) -> View<'_> {
             PySentence { ir: s, pattern_const, steps, fields, segments }
         })
         .collect();
-    View { model, enums, sentences }
+    View { model, enums, sentences, scan: scan_view(model) }
+}
+
+fn scan_view(model: &Model) -> PyScan {
+    let d = &model.directives;
+    let pairs = |m: &indexmap::IndexMap<String, String>| m.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    PyScan {
+        structures: model
+            .sentences
+            .iter()
+            .filter(|s| s.scanned)
+            .map(|s| PyScanned {
+                key: s.key.clone(),
+                head: s.head.clone(),
+                source: s.scan_source.clone(),
+                class: s.py_class.clone(),
+                quotes: if s.quotes_brackets { "True" } else { "False" },
+            })
+            .collect(),
+        op_pattern: d.op_pattern.clone(),
+        engines: d.bracket.engines.clone(),
+        shorthands: d.shorthands.iter().map(|(k, v)| (k.clone(), v.op.clone(), v.engine.clone())).collect(),
+        fences: pairs(&d.fences.info_strings),
+        curl_path: d.curl.path.clone(),
+        curl_data_flags: d.curl.data_flags.clone(),
+        curl_engine: d.curl.engine.clone(),
+        curl_op_key: d.curl.op_key.clone(),
+        curl_args_key: d.curl.args_key.clone(),
+        aliases: pairs(&d.aliases),
+        max_depth: d.limits.max_json_depth,
+        max_bytes: d.limits.max_args_bytes,
+    }
 }
 
 /// `generated/python/pyproject.toml`: makes `pip install generated/python` work.
@@ -286,6 +352,13 @@ pub fn strict_json_py(model: &Model) -> String {
 /// `generated/python/agent_sentences/patterns.py`: the pattern constants.
 pub fn patterns_py(model: &Model) -> String {
     render("patterns.py.tera", model)
+}
+
+/// `generated/python/agent_sentences/scanner.py`: `scan` and
+/// `scan_with_diagnostics`, the port of the Rust scanner, with the scanned
+/// structures and the directive grammar.
+pub fn scanner_py(model: &Model) -> String {
+    render("scanner.py.tera", model)
 }
 
 /// `generated/python/agent_sentences/sentences.py`: one frozen dataclass per

@@ -15,6 +15,10 @@ sentence the same way (the shared vectors in ``tests/vectors/`` check it).
 Ack(dm_id='7fce46e0', sender=None)
 >>> parse("[ACK:7fce46e0]").to_sentence_dict()
 {'structure': 'ack', 'dm_id': '7fce46e0', 'sender': None}
+>>> [f.to_dict() for f in scan('é [CLAIM 7f] [DM {"to": "646"}]')]  # doctest: +NORMALIZE_WHITESPACE
+[{'span': {'start': 3, 'end': 13}, 'kind': 'sentence', 'value': {'structure': 'claim', 'job_id': '7f'}},
+ {'span': {'start': 14, 'end': 32}, 'kind': 'directive', 'form': 'shorthand', 'engine': 'TOOL',
+  'op': 'dm.send', 'written_op': 'dm.send', 'args': {'to': '646'}}]
 
 Standard library only; Python 3.11+.
 """
@@ -61,6 +65,21 @@ from .sentences import (
     kind_from_key,
     parse,
 )
+from .scanner import (
+    DIRECTIVE_FORMS,
+    LIMITS,
+    SCAN_SOURCES,
+    SKIP_REASONS,
+    DirectiveForm,
+    Found,
+    Limits,
+    SkipReason,
+    Skipped,
+    Span,
+    ToolDirective,
+    scan,
+    scan_with_diagnostics,
+)
 from .strict_json import MAX_DEPTH, JsonError, JsonObject, parse_object, render_object
 
 __version__ = "1.0.0"
@@ -105,6 +124,19 @@ __all__ = [
     "SubagentUpdate",
     "kind_from_key",
     "parse",
+    "DIRECTIVE_FORMS",
+    "LIMITS",
+    "SCAN_SOURCES",
+    "SKIP_REASONS",
+    "DirectiveForm",
+    "Found",
+    "Limits",
+    "SkipReason",
+    "Skipped",
+    "Span",
+    "ToolDirective",
+    "scan",
+    "scan_with_diagnostics",
     "MAX_DEPTH",
     "JsonError",
     "JsonObject",

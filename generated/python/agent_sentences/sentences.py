@@ -178,19 +178,26 @@ def _full_match(structure: str, text: str, pattern: re.Pattern[str], steps: tupl
     return found
 
 
-def _fixed(structure: str, found: re.Match[str], text: str, group: str, expected: str) -> None:
+def _offsets_in(text: str) -> Callable[[int], int]:
+    """The byte offset of each character index of ``text`` (for errors of a whole-text parse)."""
+    return lambda index: byte_offset(text, index)
+
+
+def _fixed(structure: str, found: re.Match[str], offset: Callable[[int], int], group: str, expected: str) -> None:
     value = found.group(group)
     if value != expected:
-        offset = 0 if value is None else byte_offset(text, found.start(group))
-        raise ParseError(structure, None, offset, FixedMismatch(group, expected, value or ""))
+        at = 0 if value is None else offset(found.start(group))
+        raise ParseError(structure, None, at, FixedMismatch(group, expected, value or ""))
 
 
-def _unbound(structure: str, found: re.Match[str], text: str, group: str) -> None:
+def _unbound(structure: str, found: re.Match[str], offset: Callable[[int], int], group: str) -> None:
     if found.group(group) is not None:
-        raise ParseError(structure, None, byte_offset(text, found.start(group)), UnexpectedGroup(group))
+        raise ParseError(structure, None, offset(found.start(group)), UnexpectedGroup(group))
 
 
-def _capture(structure: str, found: re.Match[str], text: str, groups: tuple[str, ...], field: str) -> tuple[str, int] | None:
+def _capture(
+    structure: str, found: re.Match[str], offset: Callable[[int], int], groups: tuple[str, ...], field: str
+) -> tuple[str, int] | None:
     """The capture of a field (text, character index), checking that repeats are equal."""
     first: tuple[str, int] | None = None
     for group in groups:
@@ -200,34 +207,34 @@ def _capture(structure: str, found: re.Match[str], text: str, groups: tuple[str,
         if first is None:
             first = (value, found.start(group))
         elif first[0] != value:
-            raise ParseError(structure, None, byte_offset(text, found.start(group)), RepeatMismatch(field, first[0], value))
+            raise ParseError(structure, None, offset(found.start(group)), RepeatMismatch(field, first[0], value))
     return first
 
 
-def _absent(structure: str, text: str, field: str) -> ParseError:
-    return ParseError(structure, None, byte_offset(text, len(text)), NoMatch(f"<{field}>"))
+def _absent(structure: str, found: re.Match[str], offset: Callable[[int], int], field: str) -> ParseError:
+    return ParseError(structure, None, offset(found.end()), NoMatch(f"<{field}>"))
 
 
-def _integer(structure: str, text: str, capture: tuple[str, int], field: str) -> int:
+def _integer(structure: str, offset: Callable[[int], int], capture: tuple[str, int], field: str) -> int:
     digits, start = capture
     if not (digits.isascii() and digits.isdigit()) or int(digits) > 0xFFFFFFFF:
-        raise ParseError(structure, None, byte_offset(text, start), Integer(field))
+        raise ParseError(structure, None, offset(start), Integer(field))
     return int(digits)
 
 
-def _enum(structure: str, text: str, capture: tuple[str, int], field: str, lookup: Mapping[str, _T]) -> _T:
+def _enum(structure: str, offset: Callable[[int], int], capture: tuple[str, int], field: str, lookup: Mapping[str, _T]) -> _T:
     value, start = capture
     if value not in lookup:
-        raise ParseError(structure, None, byte_offset(text, start), NoMatch(f"<{field}>"))
+        raise ParseError(structure, None, offset(start), NoMatch(f"<{field}>"))
     return lookup[value]
 
 
-def _json(structure: str, text: str, capture: tuple[str, int], field: str) -> JsonObject:
+def _json(structure: str, offset: Callable[[int], int], capture: tuple[str, int], field: str) -> JsonObject:
     value, start = capture
     try:
         return parse_object(value)
     except JsonError as e:
-        raise ParseError(structure, None, byte_offset(text, start), Json(field, e.message)) from None
+        raise ParseError(structure, None, offset(start), Json(field, e.message)) from None
 
 
 _WORK_ORDER_STEPS: Final[tuple[tuple[str, str], ...]] = (
@@ -347,21 +354,31 @@ class WorkOrder:
         byte offset where the text stopped fitting, or the field whose value is invalid.
         """
         found = _full_match("work_order", text, patterns.WORK_ORDER_RE, _WORK_ORDER_STEPS)
-        c_dm_id = _capture("work_order", found, text, ("wo_id",), "dm_id")
+        return cls.from_match(found, _offsets_in(text))
+
+    @classmethod
+    def from_match(cls, found: re.Match[str], offset: Callable[[int], int]) -> WorkOrder:
+        """Builds the sentence from the named groups of one match of its pattern (fixed
+        groups checked, repeats compared, fields converted), as Rust's ``from_groups``.
+
+        Used by :meth:`parse` and by the scanner. ``offset`` turns a character index
+        of ``found.string`` into the byte offset an error reports.
+        """
+        c_dm_id = _capture("work_order", found, offset, ("wo_id",), "dm_id")
         if c_dm_id is None:
-            raise _absent("work_order", text, "dm_id")
+            raise _absent("work_order", found, offset, "dm_id")
         v_dm_id = c_dm_id[0]
-        c_sender = _capture("work_order", found, text, ("sender",), "sender")
+        c_sender = _capture("work_order", found, offset, ("sender",), "sender")
         if c_sender is None:
-            raise _absent("work_order", text, "sender")
+            raise _absent("work_order", found, offset, "sender")
         v_sender = c_sender[0]
-        c_title = _capture("work_order", found, text, ("title",), "title")
+        c_title = _capture("work_order", found, offset, ("title",), "title")
         if c_title is None:
-            raise _absent("work_order", text, "title")
+            raise _absent("work_order", found, offset, "title")
         v_title = c_title[0]
-        c_body = _capture("work_order", found, text, ("body",), "body")
+        c_body = _capture("work_order", found, offset, ("body",), "body")
         if c_body is None:
-            raise _absent("work_order", text, "body")
+            raise _absent("work_order", found, offset, "body")
         v_body = c_body[0]
         return cls(dm_id=v_dm_id, sender=v_sender, title=v_title, body=v_body)
 
@@ -467,11 +484,21 @@ class Ack:
         byte offset where the text stopped fitting, or the field whose value is invalid.
         """
         found = _full_match("ack", text, patterns.ACK_RE, _ACK_STEPS)
-        c_dm_id = _capture("ack", found, text, ("dm_id",), "dm_id")
+        return cls.from_match(found, _offsets_in(text))
+
+    @classmethod
+    def from_match(cls, found: re.Match[str], offset: Callable[[int], int]) -> Ack:
+        """Builds the sentence from the named groups of one match of its pattern (fixed
+        groups checked, repeats compared, fields converted), as Rust's ``from_groups``.
+
+        Used by :meth:`parse` and by the scanner. ``offset`` turns a character index
+        of ``found.string`` into the byte offset an error reports.
+        """
+        c_dm_id = _capture("ack", found, offset, ("dm_id",), "dm_id")
         if c_dm_id is None:
-            raise _absent("ack", text, "dm_id")
+            raise _absent("ack", found, offset, "dm_id")
         v_dm_id = c_dm_id[0]
-        c_sender = _capture("ack", found, text, ("sender",), "sender")
+        c_sender = _capture("ack", found, offset, ("sender",), "sender")
         v_sender = None if c_sender is None else c_sender[0]
         return cls(dm_id=v_dm_id, sender=v_sender)
 
@@ -565,10 +592,20 @@ class Claim:
         byte offset where the text stopped fitting, or the field whose value is invalid.
         """
         found = _full_match("claim", text, patterns.VERB_RE, _CLAIM_STEPS)
-        _fixed("claim", found, text, "verb", "CLAIM")
-        c_job_id = _capture("claim", found, text, ("job_id",), "job_id")
+        return cls.from_match(found, _offsets_in(text))
+
+    @classmethod
+    def from_match(cls, found: re.Match[str], offset: Callable[[int], int]) -> Claim:
+        """Builds the sentence from the named groups of one match of its pattern (fixed
+        groups checked, repeats compared, fields converted), as Rust's ``from_groups``.
+
+        Used by :meth:`parse` and by the scanner. ``offset`` turns a character index
+        of ``found.string`` into the byte offset an error reports.
+        """
+        _fixed("claim", found, offset, "verb", "CLAIM")
+        c_job_id = _capture("claim", found, offset, ("job_id",), "job_id")
         if c_job_id is None:
-            raise _absent("claim", text, "job_id")
+            raise _absent("claim", found, offset, "job_id")
         v_job_id = c_job_id[0]
         return cls(job_id=v_job_id)
 
@@ -686,16 +723,26 @@ class Result:
         byte offset where the text stopped fitting, or the field whose value is invalid.
         """
         found = _full_match("result", text, patterns.RESULT_RE, _RESULT_STEPS)
-        c_job_id = _capture("result", found, text, ("job_id",), "job_id")
+        return cls.from_match(found, _offsets_in(text))
+
+    @classmethod
+    def from_match(cls, found: re.Match[str], offset: Callable[[int], int]) -> Result:
+        """Builds the sentence from the named groups of one match of its pattern (fixed
+        groups checked, repeats compared, fields converted), as Rust's ``from_groups``.
+
+        Used by :meth:`parse` and by the scanner. ``offset`` turns a character index
+        of ``found.string`` into the byte offset an error reports.
+        """
+        c_job_id = _capture("result", found, offset, ("job_id",), "job_id")
         if c_job_id is None:
-            raise _absent("result", text, "job_id")
+            raise _absent("result", found, offset, "job_id")
         v_job_id = c_job_id[0]
-        c_summary = _capture("result", found, text, ("summary",), "summary")
+        c_summary = _capture("result", found, offset, ("summary",), "summary")
         if c_summary is None:
-            raise _absent("result", text, "summary")
+            raise _absent("result", found, offset, "summary")
         v_summary = c_summary[0]
-        c_status = _capture("result", found, text, ("status",), "status")
-        v_status = None if c_status is None else _enum("result", text, c_status, "status", _STATUS_BY_TEXT)
+        c_status = _capture("result", found, offset, ("status",), "status")
+        v_status = None if c_status is None else _enum("result", offset, c_status, "status", _STATUS_BY_TEXT)
         return cls(job_id=v_job_id, summary=v_summary, status=v_status)
 
     def render(self) -> str:
@@ -804,13 +851,23 @@ class Decline:
         byte offset where the text stopped fitting, or the field whose value is invalid.
         """
         found = _full_match("decline", text, patterns.DECLINE_RE, _DECLINE_STEPS)
-        c_job_id = _capture("decline", found, text, ("job_id",), "job_id")
+        return cls.from_match(found, _offsets_in(text))
+
+    @classmethod
+    def from_match(cls, found: re.Match[str], offset: Callable[[int], int]) -> Decline:
+        """Builds the sentence from the named groups of one match of its pattern (fixed
+        groups checked, repeats compared, fields converted), as Rust's ``from_groups``.
+
+        Used by :meth:`parse` and by the scanner. ``offset`` turns a character index
+        of ``found.string`` into the byte offset an error reports.
+        """
+        c_job_id = _capture("decline", found, offset, ("job_id",), "job_id")
         if c_job_id is None:
-            raise _absent("decline", text, "job_id")
+            raise _absent("decline", found, offset, "job_id")
         v_job_id = c_job_id[0]
-        c_reason = _capture("decline", found, text, ("reason",), "reason")
+        c_reason = _capture("decline", found, offset, ("reason",), "reason")
         if c_reason is None:
-            raise _absent("decline", text, "reason")
+            raise _absent("decline", found, offset, "reason")
         v_reason = c_reason[0]
         return cls(job_id=v_job_id, reason=v_reason)
 
@@ -915,13 +972,23 @@ class NoAction:
         byte offset where the text stopped fitting, or the field whose value is invalid.
         """
         found = _full_match("no_action", text, patterns.NO_ACTION_RE, _NO_ACTION_STEPS)
-        c_job_id = _capture("no_action", found, text, ("job_id",), "job_id")
+        return cls.from_match(found, _offsets_in(text))
+
+    @classmethod
+    def from_match(cls, found: re.Match[str], offset: Callable[[int], int]) -> NoAction:
+        """Builds the sentence from the named groups of one match of its pattern (fixed
+        groups checked, repeats compared, fields converted), as Rust's ``from_groups``.
+
+        Used by :meth:`parse` and by the scanner. ``offset`` turns a character index
+        of ``found.string`` into the byte offset an error reports.
+        """
+        c_job_id = _capture("no_action", found, offset, ("job_id",), "job_id")
         if c_job_id is None:
-            raise _absent("no_action", text, "job_id")
+            raise _absent("no_action", found, offset, "job_id")
         v_job_id = c_job_id[0]
-        c_reason = _capture("no_action", found, text, ("reason",), "reason")
+        c_reason = _capture("no_action", found, offset, ("reason",), "reason")
         if c_reason is None:
-            raise _absent("no_action", text, "reason")
+            raise _absent("no_action", found, offset, "reason")
         v_reason = c_reason[0]
         return cls(job_id=v_job_id, reason=v_reason)
 
@@ -1028,15 +1095,25 @@ class ToolCall:
         byte offset where the text stopped fitting, or the field whose value is invalid.
         """
         found = _full_match("tool_call", text, patterns.TOOL_CALL_RE, _TOOL_CALL_STEPS)
-        _fixed("tool_call", found, text, "engine", "TOOL")
-        c_op = _capture("tool_call", found, text, ("op",), "op")
+        return cls.from_match(found, _offsets_in(text))
+
+    @classmethod
+    def from_match(cls, found: re.Match[str], offset: Callable[[int], int]) -> ToolCall:
+        """Builds the sentence from the named groups of one match of its pattern (fixed
+        groups checked, repeats compared, fields converted), as Rust's ``from_groups``.
+
+        Used by :meth:`parse` and by the scanner. ``offset`` turns a character index
+        of ``found.string`` into the byte offset an error reports.
+        """
+        _fixed("tool_call", found, offset, "engine", "TOOL")
+        c_op = _capture("tool_call", found, offset, ("op",), "op")
         if c_op is None:
-            raise _absent("tool_call", text, "op")
+            raise _absent("tool_call", found, offset, "op")
         v_op = c_op[0]
-        c_args_json = _capture("tool_call", found, text, ("args",), "args_json")
+        c_args_json = _capture("tool_call", found, offset, ("args",), "args_json")
         if c_args_json is None:
-            raise _absent("tool_call", text, "args_json")
-        v_args_json = _json("tool_call", text, c_args_json, "args_json")
+            raise _absent("tool_call", found, offset, "args_json")
+        v_args_json = _json("tool_call", offset, c_args_json, "args_json")
         return cls(op=v_op, args_json=v_args_json)
 
     def render(self) -> str:
@@ -1138,12 +1215,22 @@ class JobMarker:
         byte offset where the text stopped fitting, or the field whose value is invalid.
         """
         found = _full_match("job_marker", text, patterns.JOB_TAG_RE, _JOB_MARKER_STEPS)
-        c_job_id = _capture("job_marker", found, text, ("job_id",), "job_id")
+        return cls.from_match(found, _offsets_in(text))
+
+    @classmethod
+    def from_match(cls, found: re.Match[str], offset: Callable[[int], int]) -> JobMarker:
+        """Builds the sentence from the named groups of one match of its pattern (fixed
+        groups checked, repeats compared, fields converted), as Rust's ``from_groups``.
+
+        Used by :meth:`parse` and by the scanner. ``offset`` turns a character index
+        of ``found.string`` into the byte offset an error reports.
+        """
+        c_job_id = _capture("job_marker", found, offset, ("job_id",), "job_id")
         if c_job_id is None:
-            raise _absent("job_marker", text, "job_id")
+            raise _absent("job_marker", found, offset, "job_id")
         v_job_id = c_job_id[0]
-        c_slot = _capture("job_marker", found, text, ("slot",), "slot")
-        v_slot = None if c_slot is None else _integer("job_marker", text, c_slot, "slot")
+        c_slot = _capture("job_marker", found, offset, ("slot",), "slot")
+        v_slot = None if c_slot is None else _integer("job_marker", offset, c_slot, "slot")
         return cls(job_id=v_job_id, slot=v_slot)
 
     def render(self) -> str:
@@ -1296,23 +1383,33 @@ class Nudge:
         byte offset where the text stopped fitting, or the field whose value is invalid.
         """
         found = _full_match("nudge", text, patterns.NUDGE_RE, _NUDGE_STEPS)
-        c_loop_id = _capture("nudge", found, text, ("loop_id",), "loop_id")
+        return cls.from_match(found, _offsets_in(text))
+
+    @classmethod
+    def from_match(cls, found: re.Match[str], offset: Callable[[int], int]) -> Nudge:
+        """Builds the sentence from the named groups of one match of its pattern (fixed
+        groups checked, repeats compared, fields converted), as Rust's ``from_groups``.
+
+        Used by :meth:`parse` and by the scanner. ``offset`` turns a character index
+        of ``found.string`` into the byte offset an error reports.
+        """
+        c_loop_id = _capture("nudge", found, offset, ("loop_id",), "loop_id")
         if c_loop_id is None:
-            raise _absent("nudge", text, "loop_id")
+            raise _absent("nudge", found, offset, "loop_id")
         v_loop_id = c_loop_id[0]
-        c_count = _capture("nudge", found, text, ("count",), "count")
+        c_count = _capture("nudge", found, offset, ("count",), "count")
         if c_count is None:
-            raise _absent("nudge", text, "count")
-        v_count = _integer("nudge", text, c_count, "count")
-        c_max_nudges = _capture("nudge", found, text, ("max_nudges",), "max_nudges")
+            raise _absent("nudge", found, offset, "count")
+        v_count = _integer("nudge", offset, c_count, "count")
+        c_max_nudges = _capture("nudge", found, offset, ("max_nudges",), "max_nudges")
         if c_max_nudges is None:
-            raise _absent("nudge", text, "max_nudges")
-        v_max_nudges = _integer("nudge", text, c_max_nudges, "max_nudges")
-        c_deadline_utc = _capture("nudge", found, text, ("deadline_utc",), "deadline_utc")
+            raise _absent("nudge", found, offset, "max_nudges")
+        v_max_nudges = _integer("nudge", offset, c_max_nudges, "max_nudges")
+        c_deadline_utc = _capture("nudge", found, offset, ("deadline_utc",), "deadline_utc")
         if c_deadline_utc is None:
-            raise _absent("nudge", text, "deadline_utc")
+            raise _absent("nudge", found, offset, "deadline_utc")
         v_deadline_utc = c_deadline_utc[0]
-        c_prompt = _capture("nudge", found, text, ("prompt",), "prompt")
+        c_prompt = _capture("nudge", found, offset, ("prompt",), "prompt")
         v_prompt = None if c_prompt is None else c_prompt[0]
         return cls(loop_id=v_loop_id, count=v_count, max_nudges=v_max_nudges, deadline_utc=v_deadline_utc, prompt=v_prompt)
 
@@ -1423,13 +1520,23 @@ class FleetAlert:
         byte offset where the text stopped fitting, or the field whose value is invalid.
         """
         found = _full_match("fleet_alert", text, patterns.FLEET_ALERT_RE, _FLEET_ALERT_STEPS)
-        c_severity = _capture("fleet_alert", found, text, ("severity",), "severity")
+        return cls.from_match(found, _offsets_in(text))
+
+    @classmethod
+    def from_match(cls, found: re.Match[str], offset: Callable[[int], int]) -> FleetAlert:
+        """Builds the sentence from the named groups of one match of its pattern (fixed
+        groups checked, repeats compared, fields converted), as Rust's ``from_groups``.
+
+        Used by :meth:`parse` and by the scanner. ``offset`` turns a character index
+        of ``found.string`` into the byte offset an error reports.
+        """
+        c_severity = _capture("fleet_alert", found, offset, ("severity",), "severity")
         if c_severity is None:
-            raise _absent("fleet_alert", text, "severity")
+            raise _absent("fleet_alert", found, offset, "severity")
         v_severity = c_severity[0]
-        c_message = _capture("fleet_alert", found, text, ("message",), "message")
+        c_message = _capture("fleet_alert", found, offset, ("message",), "message")
         if c_message is None:
-            raise _absent("fleet_alert", text, "message")
+            raise _absent("fleet_alert", found, offset, "message")
         v_message = c_message[0]
         return cls(severity=v_severity, message=v_message)
 
@@ -1555,9 +1662,19 @@ class ContractFooter:
         byte offset where the text stopped fitting, or the field whose value is invalid.
         """
         found = _full_match("contract_footer", text, patterns.CONTRACT_FOOTER_RE, _CONTRACT_FOOTER_STEPS)
-        c_id = _capture("contract_footer", found, text, ("id", "id_claim", "id_result", "id_decline", "id_no_action"), "id")
+        return cls.from_match(found, _offsets_in(text))
+
+    @classmethod
+    def from_match(cls, found: re.Match[str], offset: Callable[[int], int]) -> ContractFooter:
+        """Builds the sentence from the named groups of one match of its pattern (fixed
+        groups checked, repeats compared, fields converted), as Rust's ``from_groups``.
+
+        Used by :meth:`parse` and by the scanner. ``offset`` turns a character index
+        of ``found.string`` into the byte offset an error reports.
+        """
+        c_id = _capture("contract_footer", found, offset, ("id", "id_claim", "id_result", "id_decline", "id_no_action"), "id")
         if c_id is None:
-            raise _absent("contract_footer", text, "id")
+            raise _absent("contract_footer", found, offset, "id")
         v_id = c_id[0]
         return cls(id=v_id)
 
@@ -1646,9 +1763,19 @@ class Directive:
         byte offset where the text stopped fitting, or the field whose value is invalid.
         """
         found = _full_match("directive", text, patterns.DIRECTIVE_RE, _DIRECTIVE_STEPS)
-        c_directive = _capture("directive", found, text, ("directive",), "directive")
+        return cls.from_match(found, _offsets_in(text))
+
+    @classmethod
+    def from_match(cls, found: re.Match[str], offset: Callable[[int], int]) -> Directive:
+        """Builds the sentence from the named groups of one match of its pattern (fixed
+        groups checked, repeats compared, fields converted), as Rust's ``from_groups``.
+
+        Used by :meth:`parse` and by the scanner. ``offset`` turns a character index
+        of ``found.string`` into the byte offset an error reports.
+        """
+        c_directive = _capture("directive", found, offset, ("directive",), "directive")
         if c_directive is None:
-            raise _absent("directive", text, "directive")
+            raise _absent("directive", found, offset, "directive")
         v_directive = c_directive[0]
         return cls(directive=v_directive)
 
@@ -1737,9 +1864,19 @@ class RuntimeContext:
         byte offset where the text stopped fitting, or the field whose value is invalid.
         """
         found = _full_match("runtime_context", text, patterns.RUNTIME_CONTEXT_RE, _RUNTIME_CONTEXT_STEPS)
-        c_url = _capture("runtime_context", found, text, ("url",), "url")
+        return cls.from_match(found, _offsets_in(text))
+
+    @classmethod
+    def from_match(cls, found: re.Match[str], offset: Callable[[int], int]) -> RuntimeContext:
+        """Builds the sentence from the named groups of one match of its pattern (fixed
+        groups checked, repeats compared, fields converted), as Rust's ``from_groups``.
+
+        Used by :meth:`parse` and by the scanner. ``offset`` turns a character index
+        of ``found.string`` into the byte offset an error reports.
+        """
+        c_url = _capture("runtime_context", found, offset, ("url",), "url")
         if c_url is None:
-            raise _absent("runtime_context", text, "url")
+            raise _absent("runtime_context", found, offset, "url")
         v_url = c_url[0]
         return cls(url=v_url)
 
@@ -1858,13 +1995,23 @@ class SubagentUpdate:
         byte offset where the text stopped fitting, or the field whose value is invalid.
         """
         found = _full_match("subagent_update", text, patterns.SUBAGENT_UPDATE_RE, _SUBAGENT_UPDATE_STEPS)
-        c_title = _capture("subagent_update", found, text, ("title",), "title")
+        return cls.from_match(found, _offsets_in(text))
+
+    @classmethod
+    def from_match(cls, found: re.Match[str], offset: Callable[[int], int]) -> SubagentUpdate:
+        """Builds the sentence from the named groups of one match of its pattern (fixed
+        groups checked, repeats compared, fields converted), as Rust's ``from_groups``.
+
+        Used by :meth:`parse` and by the scanner. ``offset`` turns a character index
+        of ``found.string`` into the byte offset an error reports.
+        """
+        c_title = _capture("subagent_update", found, offset, ("title",), "title")
         if c_title is None:
-            raise _absent("subagent_update", text, "title")
+            raise _absent("subagent_update", found, offset, "title")
         v_title = c_title[0]
-        c_short_id = _capture("subagent_update", found, text, ("short_id",), "short_id")
+        c_short_id = _capture("subagent_update", found, offset, ("short_id",), "short_id")
         if c_short_id is None:
-            raise _absent("subagent_update", text, "short_id")
+            raise _absent("subagent_update", found, offset, "short_id")
         v_short_id = c_short_id[0]
         return cls(title=v_title, short_id=v_short_id)
 

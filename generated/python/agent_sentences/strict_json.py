@@ -12,6 +12,13 @@ value but an object. ``-0`` reads as the float ``-0.0``, as in Rust.
 Writing is ``json.dumps(value, ensure_ascii=False)``: ``", "`` between
 members, ``": "`` after keys, keys in their original order, floats as
 ``repr(float)`` writes them. The Rust runtime writes the same bytes.
+
+The scanner finds an argument object in free text with :func:`_syntax_end`, a
+port, byte for byte, of Rust's ``syntax_end``: it reads JSON syntax only
+(strings and escapes, numbers, literals, nesting), iteratively, and stops at the
+first character that cannot continue the value, so both scanners resume at the
+same offsets. The slice it validated is then read strictly with
+:func:`parse_object` (:func:`_scan_object`).
 """
 
 from __future__ import annotations
@@ -73,14 +80,14 @@ def _float(literal: str) -> float:
     return value
 
 
-def _check(value: Any, *, writing: bool) -> None:
+def _check(value: Any, *, writing: bool, max_depth: int = MAX_DEPTH) -> None:
     """Checks depth, strings and (when writing) types of a decoded or given value."""
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()
         if isinstance(item, dict):
-            if depth > MAX_DEPTH and not writing:
-                raise JsonError(f"nested deeper than {MAX_DEPTH} levels")
+            if depth > max_depth and not writing:
+                raise JsonError(f"nested deeper than {max_depth} levels")
             for key, member in item.items():
                 if not isinstance(key, str):
                     raise JsonError(f"object key {key!r} is not a string")
@@ -88,8 +95,8 @@ def _check(value: Any, *, writing: bool) -> None:
                     raise JsonError("lone surrogate in a string")
                 stack.append((member, depth + 1))
         elif isinstance(item, list):
-            if depth > MAX_DEPTH and not writing:
-                raise JsonError(f"nested deeper than {MAX_DEPTH} levels")
+            if depth > max_depth and not writing:
+                raise JsonError(f"nested deeper than {max_depth} levels")
             stack.extend((member, depth + 1) for member in item)
         elif isinstance(item, str):
             if _SURROGATE.search(item):
@@ -106,8 +113,8 @@ def _check(value: Any, *, writing: bool) -> None:
             raise JsonError(f"{type(item).__name__} is not a JSON value")
 
 
-def parse_object(text: str) -> JsonObject:
-    """Reads ``text`` as exactly one strict JSON object.
+def parse_object(text: str, *, max_depth: int = MAX_DEPTH) -> JsonObject:
+    """Reads ``text`` as exactly one strict JSON object, nested at most ``max_depth`` levels.
 
     Raises :class:`JsonError` when the text is not valid JSON, is not an
     object, or breaks one of the rules in the module docs.
@@ -121,12 +128,12 @@ def parse_object(text: str) -> JsonObject:
             parse_float=_float,
         )
     except RecursionError:
-        raise JsonError(f"nested deeper than {MAX_DEPTH} levels") from None
+        raise JsonError(f"nested deeper than {max_depth} levels") from None
     except json.JSONDecodeError as e:
         raise JsonError(f"{e.msg} at line {e.lineno} column {e.colno}") from None
     if not isinstance(value, dict):
         raise JsonError("the arguments are not a JSON object")
-    _check(value, writing=False)
+    _check(value, writing=False, max_depth=max_depth)
     return value
 
 
@@ -153,3 +160,216 @@ def clone_object(value: JsonObject) -> JsonObject:
 
     result: JsonObject = clone(value)
     return result
+
+
+_JSON_WS: Final = re.compile(r"[ \t\n\r]+")
+_PLAIN_STRING: Final = re.compile(r'[^"\\\x00-\x1f]+')
+_DIGITS: Final = re.compile(r"[0-9]+")
+_HEX_DIGITS: Final = frozenset("0123456789abcdefABCDEF")
+_ESCAPES: Final = frozenset('"\\/bfnrt')
+_LITERALS: Final = {"t": "true", "f": "false", "n": "null"}
+
+
+class _SyntaxFault(Exception):
+    """Where and why a JSON value stops: Rust's ``(offset, truncated, message)``.
+
+    Offsets are character indexes. A message that names an offset keeps it
+    apart, as ``byte_at``: the scanner appends `` at byte N`` with the offset
+    converted to bytes, as Rust writes it.
+    """
+
+    def __init__(self, at: int, truncated: bool, message: str, byte_at: int | None) -> None:
+        super().__init__(message)
+        self.at = at
+        self.truncated = truncated
+        self.message = message
+        self.byte_at = byte_at
+
+
+def _fail(i: int, n: int, what: str) -> _SyntaxFault:
+    if i >= n:
+        return _SyntaxFault(n, True, f"the text ends inside the JSON value (expected {what})", None)
+    return _SyntaxFault(i, False, f"expected {what}", i)
+
+
+def _ws(text: str, i: int, n: int) -> int:
+    if i < n and text[i] in " \t\n\r":
+        found = _JSON_WS.match(text, i, n)
+        assert found is not None
+        return found.end()
+    return i
+
+
+def _string_end(text: str, i: int, n: int) -> int:
+    """The end of the string starting with the ``"`` at ``i`` (escapes valid, no raw control characters)."""
+    i += 1
+    while i < n:
+        plain = _PLAIN_STRING.match(text, i, n)
+        if plain is not None:
+            i = plain.end()
+            if i >= n:
+                break
+        c = text[i]
+        if c == '"':
+            return i + 1
+        if c != "\\":
+            raise _SyntaxFault(i, False, "unterminated or invalid string", None)
+        if i + 1 >= n:
+            raise _SyntaxFault(n, True, "unterminated or invalid string", None)
+        e = text[i + 1]
+        if e in _ESCAPES:
+            i += 2
+        elif e == "u":
+            for k in range(2, 6):
+                if i + k >= n:
+                    raise _SyntaxFault(n, True, "unterminated or invalid string", None)
+                if text[i + k] not in _HEX_DIGITS:
+                    raise _SyntaxFault(i + k, False, "unterminated or invalid string", None)
+            i += 6
+        else:
+            raise _SyntaxFault(i + 1, False, "unterminated or invalid string", None)
+    raise _SyntaxFault(n, True, "unterminated or invalid string", None)
+
+
+def _digits(text: str, i: int, n: int) -> int:
+    found = _DIGITS.match(text, i, n)
+    return i if found is None else found.end()
+
+
+def _number_end(text: str, i: int, n: int) -> int:
+    """The end of the number at ``i`` (``-? (0|[1-9][0-9]*) (.[0-9]+)? ([eE][+-]?[0-9]+)?``)."""
+
+    def bad(at: int) -> _SyntaxFault:
+        return _SyntaxFault(at, at >= n, "invalid number", at)
+
+    if text[i] == "-":
+        i += 1
+    if i < n and text[i] == "0":
+        i += 1
+    elif i < n and "1" <= text[i] <= "9":
+        i = _digits(text, i, n)
+    else:
+        raise bad(i)
+    if i < n and text[i] == ".":
+        j = _digits(text, i + 1, n)
+        if j == i + 1:
+            raise bad(j)
+        i = j
+    if i < n and text[i] in "eE":
+        i += 1
+        if i < n and text[i] in "+-":
+            i += 1
+        j = _digits(text, i, n)
+        if j == i:
+            raise bad(j)
+        i = j
+    return i
+
+
+def _key_colon(text: str, i: int, n: int) -> int:
+    """A string key at ``i`` (already checked to be ``"``), whitespace and ``:``; the index after the colon."""
+    i = _ws(text, _string_end(text, i, n), n)
+    if i >= n or text[i] != ":":
+        raise _fail(i, n, "`:`")
+    return i + 1
+
+
+def _syntax_end(text: str, start: int, n: int) -> tuple[int, int]:
+    """Where the JSON value at ``start`` of ``text[:n]`` ends by JSON syntax alone, and the
+    deepest nesting it reached: the port of Rust's ``runtime::json::syntax_end``.
+
+    Iterative and linear in the characters it reads. Raises :class:`_SyntaxFault`
+    at the first character that cannot continue the value (``n`` when the text
+    ends first), with Rust's message.
+    """
+    i = start
+    stack: list[str] = []
+    deepest = 0
+    while True:
+        # Expecting a value.
+        i = _ws(text, i, n)
+        if i >= n:
+            raise _fail(i, n, "a value")
+        c = text[i]
+        if c == "{" or c == "[":
+            stack.append(c)
+            deepest = max(deepest, len(stack))
+            i = _ws(text, i + 1, n)
+            close = "}" if c == "{" else "]"
+            if i < n and text[i] == close:
+                stack.pop()
+                i += 1
+            elif c == "{":
+                if i >= n or text[i] != '"':
+                    raise _fail(i, n, "a string key or `}`")
+                i = _key_colon(text, i, n)
+                continue
+            else:
+                continue
+        elif c == '"':
+            i = _string_end(text, i, n)
+        elif c in _LITERALS:
+            literal = _LITERALS[c]
+            for k, expected in enumerate(literal):
+                if i + k >= n or text[i + k] != expected:
+                    raise _fail(i + k, n, "a literal")
+            i += len(literal)
+        elif c == "-" or "0" <= c <= "9":
+            i = _number_end(text, i, n)
+        else:
+            raise _fail(i, n, "a value")
+        # After a value: close containers or continue with `,`.
+        while True:
+            if not stack:
+                return i, deepest
+            close = "}" if stack[-1] == "{" else "]"
+            i = _ws(text, i, n)
+            if i >= n:
+                raise _fail(i, n, "`,` or a closing bracket")
+            if text[i] == close:
+                stack.pop()
+                i += 1
+                continue
+            if text[i] != ",":
+                raise _fail(i, n, "`,` or a closing bracket")
+            i = _ws(text, i + 1, n)
+            if i < n and text[i] == close:
+                raise _SyntaxFault(i, False, f"trailing comma before `{close}`", i)
+            if close == "}":
+                if i >= n or text[i] != '"':
+                    raise _fail(i, n, "a string key")
+                i = _key_colon(text, i, n)
+            break
+
+
+def _utf8_length_over(text: str, start: int, end: int, limit: int) -> bool:
+    """True when ``text[start:end]`` is longer than ``limit`` bytes in UTF-8 (encoded only when it matters)."""
+    chars = end - start
+    if chars > limit:
+        return True
+    if 4 * chars <= limit:
+        return False
+    return len(text[start:end].encode("utf-8")) > limit
+
+
+def _scan_object(text: str, start: int, n: int, max_depth: int, max_bytes: int) -> tuple[JsonObject, int]:
+    """One strict JSON object at ``start`` (a ``{``) of ``text[:n]``, as Rust's ``scan_object``:
+    :func:`_syntax_end` finds its end, then the slice is read with :func:`parse_object`.
+    Returns the object and the index just after it.
+
+    Raises :class:`_SyntaxFault`: at the first character that cannot continue the
+    value, or just after a well-formed value that is not an acceptable object.
+    """
+    try:
+        end, depth = _syntax_end(text, start, n)
+    except _SyntaxFault as e:
+        e.at = max(e.at, start + 1)
+        raise
+    if _utf8_length_over(text, start, end, max_bytes):
+        raise _SyntaxFault(end, False, f"the arguments are longer than {max_bytes} bytes", None)
+    if depth > max_depth:
+        raise _SyntaxFault(end, False, f"nested deeper than {max_depth} levels", None)
+    try:
+        return parse_object(text[start:end], max_depth=max_depth), end
+    except JsonError as e:
+        raise _SyntaxFault(end, False, e.message, None) from None

@@ -40,3 +40,58 @@ pub fn loop_event(text: &str) -> Option<LoopEvent> {
 pub fn structure_keys() -> Vec<&'static str> {
     SentenceKind::ALL.iter().map(|k| k.key()).collect()
 }
+
+/// The properties every scan result holds, checked on one text: every span
+/// is non-empty, in range and on character boundaries; found items and
+/// skipped candidates are each in text order, and no two spans overlap;
+/// every sentence found reads back as itself; every directive, written as a
+/// `tool_call`, reads back as itself; every skip has a message; `scan` is the
+/// first half of `scan_with_diagnostics`. Used by the property tests
+/// (`tests/scan_props.rs`) and the fuzz target (`fuzz/`).
+///
+/// # Errors
+/// The first property that does not hold, with the text.
+pub fn scan_invariants(text: &str) -> Result<(), String> {
+    use agent_sentences::scan::{scan, scan_with_diagnostics, Item};
+    use agent_sentences::ToolCall;
+
+    let (found, skipped) = scan_with_diagnostics(text);
+    let fail = |what: String| Err(format!("{text:?}: {what}"));
+    let mut spans: Vec<std::ops::Range<usize>> =
+        found.iter().map(|f| f.span.clone()).chain(skipped.iter().map(|s| s.span.clone())).collect();
+    for s in &spans {
+        if !(s.start < s.end && s.end <= text.len() && text.is_char_boundary(s.start) && text.is_char_boundary(s.end)) {
+            return fail(format!("span {s:?} is empty, out of range or not on character boundaries"));
+        }
+    }
+    if !found.windows(2).all(|w| w[0].span.start < w[1].span.start) || !skipped.windows(2).all(|w| w[0].span.start < w[1].span.start) {
+        return fail("items out of order".to_owned());
+    }
+    spans.sort_by_key(|s| s.start);
+    if let Some(w) = spans.windows(2).find(|w| w[0].end > w[1].start) {
+        return fail(format!("{:?} overlaps {:?}", w[0], w[1]));
+    }
+    if scan(text) != found {
+        return fail("scan() differs from scan_with_diagnostics()".to_owned());
+    }
+    for f in &found {
+        let piece = &text[f.span.clone()];
+        match &f.item {
+            Item::Sentence { value } => {
+                if value.kind().parse(piece).as_ref() != Ok(value) {
+                    return fail(format!("{piece:?} does not read back as {value:?}"));
+                }
+            }
+            Item::Directive { directive } => {
+                let call = ToolCall { op: directive.op.clone(), args_json: directive.args.clone() };
+                if call.to_string().parse::<ToolCall>().as_ref() != Ok(&call) {
+                    return fail(format!("{call} does not read back"));
+                }
+            }
+        }
+    }
+    if let Some(s) = skipped.iter().find(|s| s.message.is_empty()) {
+        return fail(format!("skip {s:?} has no message"));
+    }
+    Ok(())
+}

@@ -58,6 +58,26 @@ fn echoed_footer_is_one_contract_footer() {
     assert_eq!(summary(text), [(text[7..].to_owned(), "contract_footer".to_owned())]);
 }
 
+/// P71: a footer whose ids differ is no footer (P11), and its markers are
+/// not read one by one either: a mangled echo must not ack, claim or close
+/// a loop. The text is passed over whole; what follows it is read.
+#[test]
+fn a_footer_with_invalid_fields_is_passed_over_whole() {
+    let text = "Reply: [ACK 7f] seen | [CLAIM 8a] mine | [RESULT 7f] done | [DECLINE 7f] | [NO-ACTION 7f]. [CLAIM 9]";
+    assert_eq!(summary(text), [("[CLAIM 9]".to_owned(), "claim".to_owned())]);
+    assert!(skipped(text).is_empty());
+}
+
+#[test]
+fn a_call_cut_off_before_its_bracket_says_so() {
+    let (found, skipped) = scan_with_diagnostics("[TOOL a.b {\"x\": 1}  ");
+    assert!(found.is_empty());
+    assert_eq!((skipped[0].span.clone(), skipped[0].reason), (0..20, SkipReason::TrailingText));
+    assert_eq!(skipped[0].message, "the text ends before the closing `]`");
+    let (_, skipped) = scan_with_diagnostics("[TOOL a.b {\"x\": 1} x]");
+    assert_eq!(skipped[0].message, "text between the JSON object and the closing `]`");
+}
+
 #[test]
 fn markers_inside_payloads_are_not_sentences() {
     // Inside a work order's body.
@@ -210,6 +230,45 @@ fn curl_payloads_must_be_strict() {
     assert_eq!(summary(multi), [(multi.to_owned(), "directive:x.y".to_owned())]);
 }
 
+/// P70: a line inside a curl command already read (here inside its
+/// double-quoted argument) is part of that command, not a command of its own.
+#[test]
+fn a_curl_line_inside_another_curl_command_is_not_a_command() {
+    let inside = "curl -H \"note\ncurl https://h/exec -d '{\"op\": \"x.y\"}'\n\" https://example.com/x\n[CLAIM 1]";
+    assert_eq!(summary(inside), [("[CLAIM 1]".to_owned(), "claim".to_owned())]);
+    assert!(skipped(inside).is_empty());
+    // The same line after the first command has ended is a command.
+    let after = "curl -H \"note\" https://example.com/x\ncurl https://h/exec -d '{\"op\": \"x.y\"}'";
+    assert_eq!(summary(after), [(after[37..].to_owned(), "directive:x.y".to_owned())]);
+}
+
+/// P72: where a broken call leaves scanning inside a line's indentation, the
+/// line is still read as a line start, as it is without the indentation.
+#[test]
+fn a_line_indented_after_a_broken_call_is_still_a_line_start() {
+    for indent in ["", "  "] {
+        let fence = format!("[TOOL a {{\n{indent}```text\n[CLAIM 1]\n{indent}```\n[CLAIM 2]");
+        assert_eq!(summary(&fence), [("[CLAIM 2]".to_owned(), "claim".to_owned())], "{fence:?}");
+        let curl = format!("[TOOL a {{}}\n{indent}curl https://h/exec -d '{{\"op\": \"b\"}}'");
+        assert_eq!(summary(&curl), [(curl[11 + indent.len()..].to_owned(), "directive:b".to_owned())], "{curl:?}");
+    }
+    // A fence's span starts at its opening run, as a curl command's does.
+    let text = "[TOOL op\n  ```tool\nx.y {}\n  ```";
+    let (found, skipped) = scan_with_diagnostics(text);
+    assert_eq!((found[0].span.clone(), skipped[0].span.clone()), (11..31, 0..11));
+}
+
+/// P73: an op that runs into other text is no op: the candidate ends before
+/// it, and an echoed footer right after `[TOOL` is still one footer.
+#[test]
+fn an_op_that_runs_into_text_is_read_again() {
+    let text = "[TOOL\n\nReply: [ACK 7f] seen | [CLAIM 7f] mine | [RESULT 7f] done | [DECLINE 7f] | [NO-ACTION 7f].";
+    assert_eq!(summary(text), [(text[7..].to_owned(), "contract_footer".to_owned())]);
+    assert_eq!(skipped(text), [("[TOOL\n\n".to_owned(), SkipReason::NoObject)]);
+    assert_eq!(skipped("[TOOL c.d{}]"), [("[TOOL ".to_owned(), SkipReason::NoObject)]);
+    assert_eq!(skipped("[TOOL c.d x]"), [("[TOOL c.d ".to_owned(), SkipReason::NoObject)], "unchanged when a blank follows the op");
+}
+
 #[test]
 fn crlf_and_non_ascii() {
     let text = "[ACK:7fce46e0] [from 646]\r\n[DECLINE 7fce46e0] Ünïcode — reason ✓\r\n[CLAIM x]";
@@ -266,4 +325,23 @@ fn floods_at_one_mebibyte() {
     assert!(scan(&fences).is_empty());
     let curl = flood("curl https://h/exec -d '\n");
     assert!(scan(&curl).is_empty());
+    // Continuation lines of a command to another path: tokenized once (P70).
+    let continued = flood("curl x \\\n");
+    assert_eq!(scan_with_diagnostics(&continued), (vec![], vec![]));
+    assert_eq!(scan_with_diagnostics(&flood("Reply: [")), (vec![], vec![]));
+    assert_eq!(scan_with_diagnostics(&flood(" [")), (vec![], vec![]));
+    let footer = "Reply: [ACK 7f] seen | [CLAIM 7f] mine | [RESULT 7f] done | [DECLINE 7f] | [NO-ACTION 7f]. ";
+    assert_eq!(scan(&flood(footer)).len(), MIB / footer.len() + 1);
+    assert_eq!(scan_with_diagnostics(&flood(&footer.replace("[CLAIM 7f]", "[CLAIM 8a]"))), (vec![], vec![]), "P71");
+    let (found, skipped) = scan_with_diagnostics(&flood("[Directive: ["));
+    assert!(found.is_empty());
+    assert_eq!((skipped.len(), skipped[0].reason), (1, SkipReason::UnclosedDirective));
+    let unterminated = format!("[TOOL op {{\"a\": \"{}", "x".repeat(MIB));
+    let (_, skipped) = scan_with_diagnostics(&unterminated);
+    assert_eq!((skipped[0].span.clone(), skipped[0].message.as_str()), (0..MIB + 16, "unterminated or invalid string"));
+    let arrays = format!("[TOOL a.b {{\"a\": {}", "[".repeat(MIB));
+    let (_, skipped) = scan_with_diagnostics(&arrays);
+    assert_eq!(skipped[0].message, "the text ends inside the JSON value (expected a value)");
+    let (_, skipped) = scan_with_diagnostics(&flood("[DM "));
+    assert_eq!(skipped.len(), MIB / 4 + 1);
 }

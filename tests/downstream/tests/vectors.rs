@@ -1,9 +1,12 @@
 //! The shared conformance vectors (`tests/vectors/`), run against the generated
 //! Rust crate. The Python package runs the same files (`tests/python/vectors.py`);
-//! see there for the format.
+//! see there for the format. The expected outputs of the scanner vectors
+//! (`scan/`) are written by `cargo run -p downstream-example --example
+//! scan_vectors` and reviewed by hand.
 
 use std::path::{Path, PathBuf};
 
+use agent_sentences::scan::{scan, scan_with_diagnostics};
 use agent_sentences::{patterns, ParseError, ParseErrorKind, Sentence, SentenceKind};
 use regex::Regex;
 use serde_json::{json, Value};
@@ -104,6 +107,33 @@ fn check_pattern(case: &Value) -> Option<String> {
     (got != case["captures"]).then(|| format!("captures {got}, expected {}", case["captures"]))
 }
 
+/// `None` when the scanner returns exactly the case's `found` and `skipped`
+/// (serde JSON, byte spans), else what differs. A skipped message written
+/// `null` is the JSON reader's own wording (P25): only its span and reason count.
+fn check_scan(case: &Value) -> Option<String> {
+    let input = case["input"].as_str().expect("input is a string");
+    let (found, skipped) = scan_with_diagnostics(input);
+    let found = serde_json::to_value(&found).unwrap();
+    let mut skipped = serde_json::to_value(&skipped).unwrap();
+    let expected_skipped = case["skipped"].as_array().expect("skipped is an array");
+    for (got, expected) in skipped.as_array_mut().unwrap().iter_mut().zip(expected_skipped) {
+        if expected["message"].is_null() {
+            if expected["reason"] != "invalid-json" {
+                return Some(format!("a `null` message stands only for the JSON reader's wording, not {}", expected["reason"]));
+            }
+            got["message"] = Value::Null;
+        }
+    }
+    if found != case["found"] {
+        return Some(format!("found {found}, expected {}", case["found"]));
+    }
+    if skipped != case["skipped"] {
+        return Some(format!("skipped {skipped}, expected {}", case["skipped"]));
+    }
+    let plain = serde_json::to_value(scan(input)).unwrap();
+    (plain != found).then(|| format!("scan() gives {plain}, scan_with_diagnostics() {found}"))
+}
+
 fn run(kind: &str, check: fn(&Value) -> Option<String>) -> usize {
     let cases = load(kind);
     let failures: Vec<String> =
@@ -120,6 +150,28 @@ fn sentence_vectors() {
 #[test]
 fn pattern_vectors() {
     assert!(run("patterns", check_pattern) >= 100);
+}
+
+#[test]
+fn scan_vectors() {
+    assert!(run("scan", check_scan) >= 100);
+}
+
+#[test]
+fn a_wrong_scan_expectation_is_reported() {
+    let cases = load("scan");
+    let (_, case) = cases.iter().find(|(n, _)| n == "json-duplicate-keys.json").unwrap();
+    assert_eq!(check_scan(case), None);
+    let mut wrong = case.clone();
+    wrong["found"][0]["span"]["end"] = json!(75);
+    assert!(check_scan(&wrong).unwrap().starts_with("found "));
+    let mut wrong = case.clone();
+    wrong["skipped"][0]["message"] = json!("not the message");
+    assert!(check_scan(&wrong).unwrap().starts_with("skipped "), "a reader message is compared when the vector gives one");
+    let (_, case) = cases.iter().find(|(n, _)| n == "bracket-no-object.json").unwrap();
+    let mut wrong = case.clone();
+    wrong["skipped"][0]["message"] = Value::Null;
+    assert!(check_scan(&wrong).unwrap().contains("only for the JSON reader"));
 }
 
 #[test]

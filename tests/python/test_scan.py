@@ -1,0 +1,289 @@
+"""The Python scanner beyond the shared vectors: hostile floods at 1 MiB (the
+result is asserted, not the time), properties over random strings and mutated
+valid messages (stdlib ``random``, fixed seed, bounded cases), the JSON syntax
+scanner's offsets (the Rust unit tests' cases), and what only Python can show
+(lone surrogates, ``str`` indexes)."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+import agent_sentences as A
+from agent_sentences import strict_json
+from scan_props import mutated_message, random_text
+
+ROOT = Path(__file__).resolve().parents[2]
+MIB = 1 << 20
+SEED = 20261201
+CASES = 1500
+FOOTER = "Reply: [ACK 7f] seen | [CLAIM 7f] mine | [RESULT 7f] done | [DECLINE 7f] | [NO-ACTION 7f]. "
+
+
+def flood(unit: str) -> str:
+    """``unit`` repeated to just over 1 MiB."""
+    return unit * (MIB // len(unit) + 1)
+
+
+# (name, text, found, skipped, the first skipped item as (start, end, reason, message) or None).
+# The Rust scanner returns the same for each (checked with tests/python/differential.py's
+# machinery when they were written; the shared vectors hold the rules themselves).
+FLOODS: list[tuple[str, Callable[[], str], int, int, tuple[int, int, str, str] | None]] = [
+    ("unclosed-tool-calls", lambda: flood("[TOOL op {"), 0, MIB // 10 + 1,
+     (0, 10, "invalid-json", "expected a string key or `}` at byte 10")),
+    ("result-openers", lambda: flood("[RESULT "), 0, 0, None),
+    ("results", lambda: flood("[RESULT a] OK x "), MIB // 16 + 1, 0, None),
+    ("work-order-line-without-dash", lambda: "[WO:7f] [from super] " + " word" * (MIB // 5), 0, 0, None),
+    ("work-order-long-title", lambda: "[WO:7f] [from super] " + "x" * MIB, 0, 0, None),
+    ("brackets", lambda: flood("["), 0, 0, None),
+    ("blank-brackets", lambda: flood(" ["), 0, 0, None),
+    ("backticks", lambda: flood("`"), 0, 0, None),
+    ("backtick-runs", lambda: flood("` `` "), 0, 0, None),
+    ("deep-objects", lambda: "[TOOL a.b " + '{"a": ' * (MIB // 6) + "1" + "}" * (MIB // 6) + "]", 0, 1,
+     (0, 1223345, "invalid-json", "the arguments are longer than 65536 bytes")),
+    ("deep-arrays-unclosed", lambda: '[TOOL a.b {"a": ' + "[" * MIB, 0, 1,
+     (0, MIB + 16, "invalid-json", "the text ends inside the JSON value (expected a value)")),
+    ("strings", lambda: flood('[TOOL op {"a": "'), 0, 32769, (0, 27, "invalid-json", "expected `,` or a closing bracket at byte 27")),
+    ("unterminated-string", lambda: '[TOOL op {"a": "' + "x" * MIB, 0, 1, (0, MIB + 16, "invalid-json", "unterminated or invalid string")),
+    ("backslash-runs", lambda: '[TOOL op {"a": "' + "\\\\" * (MIB // 2) + '"}]', 0, 1,
+     (0, MIB + 18, "invalid-json", "the arguments are longer than 65536 bytes")),
+    ("fences", lambda: flood("```tool\n"), 0, 1, (0, MIB + 8, "unclosed-fence", "the ```tool fence is never closed")),
+    ("curl-lines", lambda: flood("curl https://h/exec -d '\n"), 0, 20972, None),
+    ("curl-continued-lines", lambda: flood("curl x \\\n"), 0, 0, None),
+    ("footer-heads", lambda: flood("Reply: ["), 0, 0, None),
+    ("footers", lambda: flood(FOOTER), MIB // len(FOOTER) + 1, 0, None),
+    ("footers-ids-differ", lambda: flood(FOOTER.replace("[CLAIM 7f]", "[CLAIM 8a]")), 0, 0, None),
+    ("directive-openers", lambda: flood("[Directive: ["), 0, 1,
+     (0, MIB + 4, "unclosed-directive", "a `directive` that does not close; its text is quoted to the end of the line")),
+    ("bare-dm", lambda: flood("[DM "), 0, MIB // 4 + 1, (0, 4, "shorthand-without-object", "`[DM` without a JSON object is ignored (D3)")),
+    ("newlines", lambda: flood("\n"), 0, 0, None),
+    ("non-ascii-claims", lambda: flood("é✓🔥 [CLAIM a1] "), MIB // 15 + 1, 0, None),
+    ("crlf-calls", lambda: flood('[TOOL a.b {"x": 1}]\r\n'), MIB // 21 + 1, 0, None),
+]
+
+
+@pytest.mark.parametrize("name, make, n_found, n_skipped, first", FLOODS, ids=[f[0] for f in FLOODS])
+def test_floods_at_one_mebibyte(
+    name: str, make: Callable[[], str], n_found: int, n_skipped: int, first: tuple[int, int, str, str] | None
+) -> None:
+    text = make()
+    found, skipped = A.scan_with_diagnostics(text)
+    assert (len(found), len(skipped)) == (n_found, n_skipped)
+    if first is not None:
+        assert (skipped[0].span.start, skipped[0].span.end, skipped[0].reason, skipped[0].message) == first
+    if found:
+        last = found[-1].span
+        assert last.end <= len(text.encode("utf-8")) and text[last.char_start : last.char_end]
+
+
+def test_flood_spans_are_bytes_far_into_the_text() -> None:
+    text = flood("é✓🔥 [CLAIM a1] ")
+    found = A.scan(text)
+    unit = len("é✓🔥 [CLAIM a1] ".encode("utf-8"))
+    assert [(f.span.start, f.span.end) for f in found[-2:]] == [
+        (unit * (len(found) - 2) + 10, unit * (len(found) - 2) + 20),
+        (unit * (len(found) - 1) + 10, unit * (len(found) - 1) + 20),
+    ]
+    assert found[-1].span.char_start == len("é✓🔥 [CLAIM a1] ") * (len(found) - 1) + 4
+
+
+SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def check_properties(text: str) -> None:
+    """No exception but the documented one; spans in range, ordered, non-overlapping; every
+    sentence found reads back as itself; ``scan`` is ``scan_with_diagnostics``' first half."""
+    try:
+        found, skipped = A.scan_with_diagnostics(text)
+    except A.ParseError as e:
+        assert SURROGATE.search(text), f"{text!r}: {e}"
+        assert isinstance(e.kind, A.NoMatch) and "surrogate" in e.kind.expected
+        return
+    assert not SURROGATE.search(text), text
+    data = text.encode("utf-8")
+    items: list[tuple[A.Span, Any]] = [(f.span, f) for f in found] + [(s.span, s) for s in skipped]
+    for span, _ in items:
+        assert 0 <= span.start < span.end <= len(data), (text, span)
+        assert len(text[: span.char_start].encode("utf-8")) == span.start, (text, span)
+        assert len(text[span.char_start : span.char_end].encode("utf-8")) == span.end - span.start, (text, span)
+    for group in (found, skipped):
+        assert [x.span.start for x in group] == sorted(x.span.start for x in group), text
+    items.sort(key=lambda item: item[0].start)
+    for (a, _), (b, _) in zip(items, items[1:]):
+        assert a.end <= b.start, (text, a, b)
+    assert [f.to_dict() for f in A.scan(text)] == [f.to_dict() for f in found]
+    for f in found:
+        piece = text[f.span.char_start : f.span.char_end]
+        if isinstance(f.item, A.ToolDirective):
+            assert f.item.form in A.DIRECTIVE_FORMS and re.fullmatch(r"[A-Za-z0-9_.-]+", f.item.written_op)
+            assert A.parse_object(A.render_object(f.item.args)) == f.item.args
+        else:
+            assert A.PARSERS[f.item.KIND.key](piece) == f.item, (text, piece)
+    for s in skipped:
+        assert s.reason in A.SKIP_REASONS and s.message
+    json.dumps([f.to_dict() for f in found] + [s.to_dict() for s in skipped], ensure_ascii=False)
+
+
+def test_properties_over_random_strings() -> None:
+    rng = random.Random(SEED)
+    for _ in range(CASES):
+        check_properties(random_text(rng))
+
+
+def test_properties_over_mutated_valid_messages() -> None:
+    rng = random.Random(SEED + 1)
+    found = 0
+    for _ in range(CASES):
+        text = mutated_message(rng)
+        check_properties(text)
+        found += len(A.scan(text)) if not SURROGATE.search(text) else 0
+    assert found > CASES, "mutated messages still hold many valid items"
+
+
+def test_a_broken_property_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = A.scan_with_diagnostics
+
+    def overlapping(text: str) -> tuple[list[A.Found], list[A.Skipped]]:
+        found, skipped = real(text)
+        return found, [*skipped, A.Skipped(found[0].span, "invalid-json", "overlaps the sentence")]
+
+    check_properties("[CLAIM 1]")
+    monkeypatch.setattr(A, "scan_with_diagnostics", overlapping)
+    with pytest.raises(AssertionError):
+        check_properties("[CLAIM 1]")
+
+
+# The Rust unit tests of `syntax_end` (runtime/src/json.rs), on the Python port:
+# the same end, depth and failure offsets (ASCII, so indexes are bytes).
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ('{"a": [1, -2.5e+3, true, null, "x\\"}\\u00e9"]} tail', (45, 2)),
+        ("[[[]]]", (6, 3)),
+        ("[" * 100_000 + "]" * 100_000, (200_000, 100_000)),
+    ],
+)
+def test_syntax_end_reads_json_syntax_only(text: str, expected: tuple[int, int]) -> None:
+    assert strict_json._syntax_end(text, 0, len(text)) == expected
+
+
+@pytest.mark.parametrize(
+    "text, at, truncated, message",
+    [
+        ('{"a" 1}', 5, False, "expected `:`"),
+        ('{"a": 01}', 7, False, "expected `,` or a closing bracket"),
+        ('{"a": 1.}', 8, False, "invalid number"),
+        ('{"a": "\\x"}', 8, False, "unterminated or invalid string"),
+        ('{"a": "\\u12g4"}', 11, False, "unterminated or invalid string"),
+        ('{"a": tru}', 9, False, "expected a literal"),
+        ('{"a": [1,]}', 9, False, "trailing comma before `]`"),
+        ('{"a": 1', 7, True, "the text ends inside the JSON value (expected `,` or a closing bracket)"),
+        ('{"a": "x\ny"}', 8, False, "unterminated or invalid string"),
+        ('{"a": -', 7, True, "invalid number"),
+    ],
+)
+def test_syntax_end_stops_where_rust_stops(text: str, at: int, truncated: bool, message: str) -> None:
+    with pytest.raises(strict_json._SyntaxFault) as e:
+        strict_json._syntax_end(text, 0, len(text))
+    assert (e.value.at, e.value.truncated, e.value.message) == (at, truncated, message)
+
+
+def test_scan_object_resumes_after_a_well_formed_but_unacceptable_value() -> None:
+    text = '{"a": "' + "y" * 100 + ' [TOOL x {}]"} tail'
+    with pytest.raises(strict_json._SyntaxFault) as e:
+        strict_json._scan_object(text, 0, len(text), 64, 50)
+    assert text[e.value.at :] == " tail" and "longer than 50 bytes" in e.value.message
+    dup = '{"a": 1, "a": 2} tail'
+    with pytest.raises(strict_json._SyntaxFault) as e:
+        strict_json._scan_object(dup, 0, len(dup), 64, 65536)
+    assert dup[e.value.at :] == " tail" and e.value.message == "duplicate key `a`"
+    obj, end = strict_json._scan_object('x {"a": "}]"} y', 2, 15, 64, 65536)
+    assert (obj, end) == ({"a": "}]"}, 13)
+
+
+def test_lone_surrogates_are_rejected_with_a_byte_offset() -> None:
+    with pytest.raises(A.ParseError) as e:
+        A.scan("é [CLAIM 1] \udc00")
+    assert (e.value.structure, e.value.offset) == (None, 13)
+    with pytest.raises(A.ParseError):
+        A.scan_with_diagnostics('[TOOL a {"x": "\ud800"}]')
+
+
+def test_spans_give_bytes_and_str_indexes() -> None:
+    text = "é✓ [CLAIM a1] [TOOL x.y {\"k\": \"🔥\"}]"
+    found = A.scan(text)
+    assert [(f.span.start, f.span.end) for f in found] == [(6, 16), (17, 41)]
+    assert [text[f.span.char_start : f.span.char_end] for f in found] == ["[CLAIM a1]", '[TOOL x.y {"k": "🔥"}]']
+    assert [f.kind for f in found] == ["sentence", "directive"]
+    assert found[0].item == A.Claim(job_id="a1")
+
+
+def test_serde_shape_of_found_items() -> None:
+    # The same text and JSON as the Rust test `serde_shape_of_found_items`.
+    found = A.scan('[ACK:ab] [DM {"to": "x"}]')
+    assert [f.to_dict() for f in found] == [
+        {"span": {"start": 0, "end": 8}, "kind": "sentence", "value": {"structure": "ack", "dm_id": "ab", "sender": None}},
+        {"span": {"start": 9, "end": 25}, "kind": "directive", "form": "shorthand", "engine": "TOOL", "op": "dm.send",
+         "written_op": "dm.send", "args": {"to": "x"}},
+    ]
+    _, skipped = A.scan_with_diagnostics("[DM hi]")
+    assert [s.to_dict() for s in skipped] == [
+        {"span": {"start": 0, "end": 4}, "reason": "shorthand-without-object", "message": "`[DM` without a JSON object is ignored (D3)"}
+    ]
+
+
+def test_to_dict_copies_the_arguments() -> None:
+    found = A.scan('[TOOL a.b {"n": [1]}]')
+    d = found[0].to_dict()
+    d["args"]["n"].append(2)
+    assert found[0].item.args == {"n": [1]}
+
+
+def test_grammar_comes_from_the_spec() -> None:
+    with (ROOT / "schema" / "directives.json").open(encoding="utf-8") as f:
+        directives = json.load(f)
+    assert A.LIMITS == A.Limits(directives["limits"]["max_json_depth"], directives["limits"]["max_args_bytes"])
+    with (ROOT / "schema" / "regex_patterns.json").open(encoding="utf-8") as f:
+        patterns = json.load(f)["patterns"]
+    # Every scanned structure's scan source is its bound pattern with flags inline (fixed groups reduced).
+    for key, source in A.SCAN_SOURCES.items():
+        kind = A.kind_from_key(key)
+        assert kind is not None and source.startswith(kind.flag_prefix)
+        assert (source == kind.flag_prefix + patterns[kind.pattern_key]["pattern"]) == (key != "claim"), key
+    assert "tool_call" not in A.SCAN_SOURCES, "tool calls are found as directives"
+    assert A.SCAN_SOURCES["claim"] == A.patterns.VERB.replace("(?P<verb>ACK|CLAIM|RESULT|DECLINE|NO-ACTION)", "(?P<verb>CLAIM)")
+
+
+def test_aliases_and_engines_follow_the_spec() -> None:
+    with (ROOT / "schema" / "directives.json").open(encoding="utf-8") as f:
+        d = json.load(f)
+    for alias, op in d["aliases"].items():
+        (found,) = A.scan(f"[TOOL {alias} {{}}]")
+        assert isinstance(found.item, A.ToolDirective) and (found.item.op, found.item.written_op) == (op, alias)
+    for info, engine in d["fences"]["info_strings"].items():
+        (found,) = A.scan(f"```{info}\nx.y {{}}\n```")
+        assert isinstance(found.item, A.ToolDirective) and (found.item.form, found.item.engine) == ("fence", engine)
+
+
+def test_heads_dispatch_as_rust_leftmost_first() -> None:
+    # Rust tries every bracketed structure at once (one multi-pattern regex,
+    # leftmost-first: the first pattern in spec order that matches wins);
+    # Python tries them one by one in spec order, each only where its head
+    # starts. The same winner, as long as the head is a prefix of every match
+    # (checked here on each structure's example) — and today no head is a
+    # prefix of another, so at most one structure can match at a `[`.
+    from agent_sentences import scanner
+
+    heads = [s.head for s in scanner._STRUCTURES]
+    assert len(heads) == len(A.SCAN_SOURCES) and all(heads)
+    assert not [(a, b) for a in heads for b in heads if a != b and b.startswith(a)]
+    for s in scanner._STRUCTURES:
+        kind = A.kind_from_key(s.key)
+        assert kind is not None
+        found = s.regex.search(kind.example_sentence)
+        assert found is not None and kind.example_sentence[found.start() :].startswith(s.head), s.key
