@@ -293,6 +293,22 @@ pub fn head(pattern: &str, fixed: &[(String, String)]) -> String {
     out
 }
 
+/// When `pattern` ends in a named group whose inner pattern has no capture
+/// groups: `(group name, the pattern before the group, the inner pattern)`.
+pub fn tail_split(pattern: &str) -> Option<(String, String, String)> {
+    let ast = ast::parse::Parser::new().parse(pattern).ok()?;
+    let Ast::Concat(c) = &ast else { return None };
+    let last = c.asts.last()?;
+    let Ast::Group(g) = last else { return None };
+    let GroupKind::CaptureName { name, .. } = &g.kind else { return None };
+    let inner = &pattern[g.ast.span().start.offset..g.ast.span().end.offset];
+    let nested = analyze(inner, &[]).ok()?.groups.len();
+    if nested > 0 {
+        return None;
+    }
+    Some((name.name.clone(), pattern[..last.span().start.offset].to_owned(), inner.to_owned()))
+}
+
 /// True when the pattern starts with `^` (the sentence must start a line).
 pub fn starts_line(pattern: &str) -> bool {
     match ast::parse::Parser::new().parse(pattern) {
@@ -368,6 +384,14 @@ mod tests {
         assert_eq!(head(r"^\[WO:(?P<x>a)", &[]), "[WO:");
         assert!(starts_line(r"^\[WO:"));
         assert!(!starts_line(r"\[WO:"));
+    }
+
+    #[test]
+    fn tail_splits() {
+        let (g, before, inner) = tail_split(r"\[X (?P<id>[a-z]+)\] (?P<body>.+)").unwrap();
+        assert_eq!((g.as_str(), before.as_str(), inner.as_str()), ("body", r"\[X (?P<id>[a-z]+)\] ", ".+"));
+        assert_eq!(tail_split(r"\[X (?P<id>[a-z]+)\]"), None);
+        assert_eq!(tail_split(r"a(?P<t>b(?P<u>c))"), None);
     }
 
     #[test]
