@@ -30,8 +30,11 @@
 //!   JSON as it is read (strings, escapes and nesting tracked), never by the
 //!   first `}`. A broken candidate is skipped (reported by
 //!   [`Scanner::scan_with_diagnostics`]) and scanning resumes at the first byte
-//!   the broken JSON could not claim, so it never hides the calls around it and
-//!   is never repaired into a call.
+//!   the broken JSON could not claim (a broken string as a whole: to the quote
+//!   that could close it, or its line end, P80), so it never hides the calls
+//!   on the lines after it and is never repaired into a call. A bracket form
+//!   whose object is missing or followed by other text is skipped to its
+//!   closing `]`, or its line end (P81).
 //!
 //! # Cost
 //! Every byte is examined a bounded number of times: JSON is read at most once
@@ -612,6 +615,38 @@ impl<S: 'static> Run<'_, S> {
         end
     }
 
+    /// Where a broken bracket form closes (P81), read from `from` (just after
+    /// its op, keyword or object, so a line break before the failure stops it): the `]`
+    /// that brings the nesting back to zero, JSON strings tracked (`"` opens
+    /// and closes one, `\` escapes the next byte) and `[`/`{` against `]`/`}`
+    /// counted (the candidate's own `[` is depth 1; a `}` never closes it), else
+    /// the end of the line (a newline ends a string too: JSON strings hold
+    /// none), else the end of the text. Returns the end of the skip span.
+    fn bracket_close(&self, from: usize) -> usize {
+        let b = self.bytes;
+        let mut depth = 1usize;
+        let mut in_string = false;
+        let mut p = from;
+        while p < b.len() {
+            match b[p] {
+                b'\n' => return p,
+                b'\\' if in_string && b.get(p + 1).is_some_and(|&c| c != b'\n') => p += 1,
+                b'"' => in_string = !in_string,
+                b'[' | b'{' if !in_string => depth += 1,
+                b'}' if !in_string && depth > 1 => depth -= 1,
+                b']' if !in_string => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return p + 1;
+                    }
+                }
+                _ => {}
+            }
+            p += 1;
+        }
+        b.len()
+    }
+
     /// `[TOOL op {…}]`, `[EXEC op {…}]`, `[DM {…}]` at `i`.
     fn bracket_directive(&mut self, i: usize) -> Option<usize> {
         let b = self.bytes;
@@ -632,15 +667,18 @@ impl<S: 'static> Run<'_, S> {
                 return Some(q + 1); // `[TOOL op]` advertises an op: not a call.
             }
             let message = format!("`[{engine} {written}` is not followed by a JSON object");
-            if q == op_end && q < b.len() {
+            if q == op_end && q < b.len() && b[q] != b'{' {
                 // The op runs into other text (`[TOOL Reply: …`): it is no word of
                 // its own, so the candidate ends before it and its text is read again (P73).
                 self.skip(i..p, SkipReason::NoObject, message);
                 return Some(p);
             }
-            if q >= b.len() || b[q] != b'{' {
-                self.skip(i..q.min(b.len()), SkipReason::NoObject, message);
-                return Some(op_end);
+            if q >= b.len() || b[q] != b'{' || q == op_end {
+                // The candidate runs to its closing `]` (P81); an op that runs
+                // straight into `{` (`[TOOL a{…}]`) is no word of its own either.
+                let end = self.bracket_close(op_end);
+                self.skip(i..end, SkipReason::NoObject, message);
+                return Some(end);
             }
             return Some(self.object_then_close(i, q, DirectiveForm::Bracket, engine, &written));
         }
@@ -656,8 +694,10 @@ impl<S: 'static> Run<'_, S> {
                 p += 1;
             }
             if p >= b.len() || b[p] != b'{' {
-                self.skip(i..p, SkipReason::ShorthandWithoutObject, format!("`[{kw}` without a JSON object is ignored (D3)"));
-                return Some(p);
+                // The candidate runs to its closing `]` (P81).
+                let end = self.bracket_close(i + 1 + kw.len());
+                self.skip(i..end, SkipReason::ShorthandWithoutObject, format!("`[{kw}` without a JSON object is ignored (D3)"));
+                return Some(end);
             }
             return Some(self.object_then_close(i, p, DirectiveForm::Shorthand, engine, op));
         }
@@ -685,8 +725,10 @@ impl<S: 'static> Run<'_, S> {
                     } else {
                         "the text ends before the closing `]`"
                     };
-                    self.skip(i..q, SkipReason::TrailingText, message);
-                    q
+                    // The candidate runs to its closing `]` (P81).
+                    let end = self.bracket_close(end);
+                    self.skip(i..end, SkipReason::TrailingText, message);
+                    end
                 }
             }
         }
