@@ -417,11 +417,12 @@ impl<S: 'static> Run<'_, S> {
             return None;
         }
         let open_end = self.line_end(at);
-        let info = self.text[at + n..open_end].trim();
+        // The info string and its first word: ASCII spaces and tabs only (P84).
+        let info = self.text[at + n..open_end].trim_matches([' ', '\t', '\r']);
         if ch == b'`' && info.contains('`') {
             return None;
         }
-        let word = info.split_whitespace().next().unwrap_or("");
+        let word = info.split([' ', '\t']).next().unwrap_or("");
         // Find the closing fence line.
         let mut line = open_end + 1;
         let mut close: Option<(usize, usize)> = None;
@@ -474,7 +475,7 @@ impl<S: 'static> Run<'_, S> {
         match scan_object(body, q, self.s.directives.limits) {
             Err(e) => self.skip(span, SkipReason::InvalidJson, e.error.message),
             Ok((args, end)) => {
-                if !self.text[end..to].trim().is_empty() {
+                if !self.bytes[end..to].iter().all(|&c| is_ws(c)) {
                     return self.skip(span, SkipReason::FenceBody, "text after the JSON object in the fence body");
                 }
                 let written = self.text[p..op_end].to_owned();
@@ -690,6 +691,12 @@ impl<S: 'static> Run<'_, S> {
             if !b.get(p).is_some_and(|&c| is_ws(c) || c == b'{') {
                 continue;
             }
+            if b[p] == b'{' {
+                // `[DM{…}]`: the keyword runs into the object, as `[TOOL a{}]`'s op does (P84).
+                let end = self.bracket_close(p);
+                self.skip(i..end, SkipReason::ShorthandWithoutObject, format!("`[{kw}` is not followed by whitespace and a JSON object"));
+                return Some(end);
+            }
             while p < b.len() && is_ws(b[p]) {
                 p += 1;
             }
@@ -809,7 +816,7 @@ impl<S: 'static> Run<'_, S> {
             }
         };
         let text = &self.text[payload.0..payload.1];
-        let obj = match crate::json::parse_object_with(text.trim(), d.limits) {
+        let obj = match crate::json::parse_object_with(text.trim_matches([' ', '\t', '\r', '\n']), d.limits) {
             Ok(o) => o,
             Err(e) => {
                 self.skip(span, SkipReason::InvalidJson, e.message);

@@ -290,9 +290,7 @@ _ALIASES: Final[dict[str, str]] = {
 
 # Rust's `char::is_whitespace` (Unicode White_Space), which `str::trim` and
 # `split_whitespace` use; Python's `str.isspace` also counts U+001C..U+001F.
-_WHITE_SPACE: Final = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
-_WHITE_SPACE_RUN: Final = re.compile(f"[{_WHITE_SPACE}]*")
-_WORD: Final = re.compile(f"[^{_WHITE_SPACE}]*")
+_INFO_WORD: Final = re.compile(r"[^ \t]*")
 _JSON_WS_RUN: Final = re.compile(r"[ \t\r\n]*")
 _BLANK_RUN: Final = re.compile(r"[ \t]*")
 _SPACE_RUN: Final = re.compile(r" *")
@@ -441,10 +439,11 @@ class _Run:
         if count < 3:
             return None
         open_end = self.line_end(at)
-        info = text[at + count : open_end].strip(_WHITE_SPACE)
+        # The info string and its first word: ASCII spaces and tabs only (P84).
+        info = text[at + count : open_end].strip(" \t\r")
         if ch == "`" and "`" in info:
             return None
-        word_match = _WORD.match(info)
+        word_match = _INFO_WORD.match(info)
         word = "" if word_match is None else word_match.group()
         # Find the closing fence line.
         line = open_end + 1
@@ -484,7 +483,7 @@ class _Run:
             args, args_end = _scan_object(text, q, to, LIMITS.max_depth, LIMITS.max_bytes)
         except _SyntaxFault as e:
             return self.skip_json(start, end, e)
-        tail = _WHITE_SPACE_RUN.match(text, args_end, to)
+        tail = _JSON_WS_RUN.match(text, args_end, to)
         if tail is None or tail.end() != to:
             return self.skip(start, end, "fence-body", "text after the JSON object in the fence body")
         self.directive(start, end, "fence", engine, op.group(), args)
@@ -657,6 +656,11 @@ class _Run:
             p = i + 1 + len(keyword)
             if not (p < n and text[p] in " \t\r\n{"):
                 continue
+            if text[p] == "{":
+                # `[DM{…}]`: the keyword runs into the object, as `[TOOL a{}]`'s op does (P84).
+                end = self.bracket_close(p)
+                self.skip(i, end, "shorthand-without-object", f"`[{keyword}` is not followed by whitespace and a JSON object")
+                return end
             p = self.ws(p)
             if p >= n or text[p] != "{":
                 # The candidate runs to its closing `]` (P81).
@@ -728,7 +732,7 @@ class _Run:
         if quote != "'" or p_end >= n:
             self.skip(at, end, "curl-payload", "the payload is not a closed single-quoted string")
             return end
-        payload = text[p_start:p_end].strip(_WHITE_SPACE)
+        payload = text[p_start:p_end].strip(" \t\r\n")
         try:
             if _utf8_length_over(payload, 0, len(payload), LIMITS.max_bytes):
                 raise JsonError(f"the arguments are longer than {LIMITS.max_bytes} bytes")
