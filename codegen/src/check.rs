@@ -415,6 +415,15 @@ pub fn sentence_part(example: &str, source: &str) -> Option<String> {
 /// # Errors
 /// A message saying why the text is not such a sentence.
 pub fn reference_parse(s: &SentenceIr, text: &str) -> Result<IndexMap<String, Option<String>>, String> {
+    reference_parse_within(s, text, usize::MAX)
+}
+
+/// As [`reference_parse`], with JSON object fields limited to `max_json_bytes`
+/// bytes, as the generated parsers limit tool arguments (P83).
+///
+/// # Errors
+/// A message saying why the text is not such a sentence.
+pub fn reference_parse_within(s: &SentenceIr, text: &str, max_json_bytes: usize) -> Result<IndexMap<String, Option<String>>, String> {
     let re = Regex::new(&format!(r"\A(?:{})\z", s.source)).map_err(|e| e.to_string())?;
     let caps = re.captures(text).ok_or("no full match")?;
     for (g, v) in &s.fixed {
@@ -439,7 +448,11 @@ pub fn reference_parse(s: &SentenceIr, text: &str) -> Result<IndexMap<String, Op
             (None, _) => None,
             (Some(v), FieldTy::Integer) => Some(v.parse::<u32>().map_err(|e| format!("`{}`: {e}", f.name))?.to_string()),
             (Some(v), FieldTy::JsonObject) => Some(agent_sentences_runtime::json::render_object(
-                &agent_sentences_runtime::json::parse_object(v).map_err(|e| format!("`{}`: {e}", f.name))?,
+                &agent_sentences_runtime::json::parse_object_with(
+                    v,
+                    agent_sentences_runtime::json::Limits { max_bytes: max_json_bytes, ..Default::default() },
+                )
+                .map_err(|e| format!("`{}`: {e}", f.name))?,
             )),
             (Some(v), _) => Some((*v).to_owned()),
         };

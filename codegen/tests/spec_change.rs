@@ -48,7 +48,7 @@ fn edited_spec() -> tempfile::TempDir {
 /// The first structure (spec order) whose reference parse accepts `text`,
 /// with each field's canonical text.
 fn reference_outcome(model: &Model, text: &str) -> Option<(String, IndexMap<String, Option<String>>)> {
-    model.sentences.iter().find_map(|s| check::reference_parse(s, text).ok().map(|v| (s.key.clone(), v)))
+    model.sentences.iter().find_map(|s| check::reference_parse_within(s, text, model.directives.limits.max_args_bytes).ok().map(|v| (s.key.clone(), v)))
 }
 
 /// `None` when the reference parser of `model` reads a sentence vector as the

@@ -150,7 +150,7 @@ pub fn syntax_end(text: &str, start: usize) -> Result<(usize, usize), (usize, bo
                     if i >= n || b[i] != b'"' {
                         return fail(i, "a string key or `}`");
                     }
-                    i = string_end(b, i).map_err(|(at, t)| (at, t, "unterminated or invalid string".to_owned()))?;
+                    i = string_end(text, i)?;
                     i = ws(i);
                     if i >= n || b[i] != b':' {
                         return fail(i, "`:`");
@@ -162,7 +162,7 @@ pub fn syntax_end(text: &str, start: usize) -> Result<(usize, usize), (usize, bo
                 }
             }
             b'"' => {
-                i = string_end(b, i).map_err(|(at, t)| (at, t, "unterminated or invalid string".to_owned()))?;
+                i = string_end(text, i)?;
             }
             b't' | b'f' | b'n' => {
                 let lit: &[u8] = match b[i] {
@@ -204,7 +204,7 @@ pub fn syntax_end(text: &str, start: usize) -> Result<(usize, usize), (usize, bo
                 if i >= n || b[i] != b'"' {
                     return fail(i, "a string key");
                 }
-                i = string_end(b, i).map_err(|(at, t)| (at, t, "unterminated or invalid string".to_owned()))?;
+                i = string_end(text, i)?;
                 i = ws(i);
                 if i >= n || b[i] != b':' {
                     return fail(i, "`:`");
@@ -218,34 +218,63 @@ pub fn syntax_end(text: &str, start: usize) -> Result<(usize, usize), (usize, bo
 
 /// The end of the string starting with the `"` at `i`: escapes must be
 /// valid, raw control characters (below U+0020) are not allowed.
-fn string_end(b: &[u8], mut i: usize) -> Result<usize, (usize, bool)> {
+///
+/// A string that fails before the text ends fails as a whole: the error's
+/// offset is where that string could end ([`string_resume`]), so no byte that
+/// was inside it is ever scanned again (P80). The message names the fault and
+/// the byte it starts at.
+fn string_end(text: &str, mut i: usize) -> Result<usize, (usize, bool, String)> {
+    let b = text.as_bytes();
     let n = b.len();
+    let truncated = || Err((n, true, "unterminated or invalid string".to_owned()));
     i += 1;
     while i < n {
         match b[i] {
             b'"' => return Ok(i + 1),
-            b'\\' => {
-                match b.get(i + 1) {
-                    None => return Err((n, true)),
-                    Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => i += 2,
-                    Some(b'u') => {
-                        for k in 2..6 {
-                            match b.get(i + k) {
-                                None => return Err((n, true)),
-                                Some(c) if c.is_ascii_hexdigit() => {}
-                                Some(_) => return Err((i + k, false)),
-                            }
+            b'\\' => match b.get(i + 1) {
+                None => return truncated(),
+                Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => i += 2,
+                Some(b'u') => {
+                    for k in 2..6 {
+                        match b.get(i + k) {
+                            None => return truncated(),
+                            Some(c) if c.is_ascii_hexdigit() => {}
+                            Some(_) => return Err((string_resume(b, i), false, format!("invalid `\\u` escape at byte {i}"))),
                         }
-                        i += 6;
                     }
-                    Some(_) => return Err((i + 1, false)),
+                    i += 6;
                 }
+                Some(_) => {
+                    let c = text[i + 1..].chars().next().expect("a byte follows");
+                    let shown = if c.is_control() { format!("U+{:04X}", u32::from(c)) } else { c.to_string() };
+                    return Err((string_resume(b, i), false, format!("invalid escape `\\{shown}` in a string at byte {i}")));
+                }
+            },
+            c if c < 0x20 => {
+                return Err((string_resume(b, i), false, format!("raw control character U+{:04X} in a string at byte {i}", c)));
             }
-            c if c < 0x20 => return Err((i, false)),
             _ => i += 1,
         }
     }
-    Err((n, true))
+    truncated()
+}
+
+/// Where a string that failed at byte `from` (a bad escape's `\`, or a raw
+/// control character) could end: just after the next `"` on the same line that
+/// is not escaped (a `\` escapes the next byte, whatever it is, except a
+/// newline), else the line's `\n` byte, else the end of the text.
+fn string_resume(b: &[u8], from: usize) -> usize {
+    let n = b.len();
+    let mut i = from;
+    while i < n {
+        match b[i] {
+            b'\n' => return i,
+            b'"' => return i + 1,
+            b'\\' if b.get(i + 1).is_some_and(|&c| c != b'\n') => i += 2,
+            _ => i += 1,
+        }
+    }
+    n
 }
 
 /// The end of the number starting at `i` (`-? (0|[1-9][0-9]*) (.[0-9]+)? ([eE][+-]?[0-9]+)?`).
@@ -601,8 +630,16 @@ mod tests {
         assert_eq!(syntax_end("{\"a\" 1}", 0).unwrap_err().0, 5);
         assert_eq!(syntax_end("{\"a\": 01}", 0).unwrap_err().0, 7);
         assert_eq!(syntax_end("{\"a\": 1.}", 0).unwrap_err().0, 8);
-        assert_eq!(syntax_end("{\"a\": \"\\x\"}", 0).unwrap_err().0, 8);
-        assert_eq!(syntax_end("{\"a\": \"\\u12g4\"}", 0).unwrap_err().0, 11);
+        // A string that fails resumes where it could end (P80).
+        assert_eq!(syntax_end("{\"a\": \"\\x\"}", 0).unwrap_err(), (10, false, "invalid escape `\\x` in a string at byte 7".to_owned()));
+        assert_eq!(syntax_end("{\"a\": \"\\u12g4\"}", 0).unwrap_err(), (14, false, "invalid `\\u` escape at byte 7".to_owned()));
+        assert_eq!(syntax_end("{\"a\": \"\\q \\\" [TOOL b {}]\"} tail", 0).unwrap_err().0, 25);
+        assert_eq!(syntax_end("{\"a\": \"\\\u{1}\"}", 0).unwrap_err(), (10, false, "invalid escape `\\U+0001` in a string at byte 7".to_owned()));
+        assert_eq!(
+            syntax_end("{\"a\": \"x\ty [TOOL b {}]\n[TOOL c {}]", 0).unwrap_err(),
+            (22, false, "raw control character U+0009 in a string at byte 8".to_owned())
+        );
+        assert_eq!(syntax_end("{\"a\": \"x\ny\"}", 0).unwrap_err(), (8, false, "raw control character U+000A in a string at byte 8".to_owned()));
         assert_eq!(syntax_end("{\"a\": tru}", 0).unwrap_err().0, 9);
         assert_eq!(syntax_end("{\"a\": [1,]}", 0).unwrap_err().0, 9);
         assert_eq!(syntax_end("{\"a\": 1", 0).unwrap_err(), (7, true, "the text ends inside the JSON value (expected `,` or a closing bracket)".to_owned()));

@@ -30,8 +30,11 @@
 //!   JSON as it is read (strings, escapes and nesting tracked), never by the
 //!   first `}`. A broken candidate is skipped (reported by
 //!   [`Scanner::scan_with_diagnostics`]) and scanning resumes at the first byte
-//!   the broken JSON could not claim, so it never hides the calls around it and
-//!   is never repaired into a call.
+//!   the broken JSON could not claim (a broken string as a whole: to the quote
+//!   that could close it, or its line end, P80), so it never hides the calls
+//!   on the lines after it and is never repaired into a call. A bracket form
+//!   whose object is missing or followed by other text is skipped to its
+//!   closing `]`, or its line end (P81).
 //!
 //! # Cost
 //! Every byte is examined a bounded number of times: JSON is read at most once
@@ -414,11 +417,12 @@ impl<S: 'static> Run<'_, S> {
             return None;
         }
         let open_end = self.line_end(at);
-        let info = self.text[at + n..open_end].trim();
+        // The info string and its first word: ASCII spaces and tabs only (P84).
+        let info = self.text[at + n..open_end].trim_matches([' ', '\t', '\r']);
         if ch == b'`' && info.contains('`') {
             return None;
         }
-        let word = info.split_whitespace().next().unwrap_or("");
+        let word = info.split([' ', '\t']).next().unwrap_or("");
         // Find the closing fence line.
         let mut line = open_end + 1;
         let mut close: Option<(usize, usize)> = None;
@@ -471,7 +475,7 @@ impl<S: 'static> Run<'_, S> {
         match scan_object(body, q, self.s.directives.limits) {
             Err(e) => self.skip(span, SkipReason::InvalidJson, e.error.message),
             Ok((args, end)) => {
-                if !self.text[end..to].trim().is_empty() {
+                if !self.bytes[end..to].iter().all(|&c| is_ws(c)) {
                     return self.skip(span, SkipReason::FenceBody, "text after the JSON object in the fence body");
                 }
                 let written = self.text[p..op_end].to_owned();
@@ -612,6 +616,38 @@ impl<S: 'static> Run<'_, S> {
         end
     }
 
+    /// Where a broken bracket form closes (P81), read from `from` (just after
+    /// its op, keyword or object, so a line break before the failure stops it): the `]`
+    /// that brings the nesting back to zero, JSON strings tracked (`"` opens
+    /// and closes one, `\` escapes the next byte) and `[`/`{` against `]`/`}`
+    /// counted (the candidate's own `[` is depth 1; a `}` never closes it), else
+    /// the end of the line (a newline ends a string too: JSON strings hold
+    /// none), else the end of the text. Returns the end of the skip span.
+    fn bracket_close(&self, from: usize) -> usize {
+        let b = self.bytes;
+        let mut depth = 1usize;
+        let mut in_string = false;
+        let mut p = from;
+        while p < b.len() {
+            match b[p] {
+                b'\n' => return p,
+                b'\\' if in_string && b.get(p + 1).is_some_and(|&c| c != b'\n') => p += 1,
+                b'"' => in_string = !in_string,
+                b'[' | b'{' if !in_string => depth += 1,
+                b'}' if !in_string && depth > 1 => depth -= 1,
+                b']' if !in_string => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return p + 1;
+                    }
+                }
+                _ => {}
+            }
+            p += 1;
+        }
+        b.len()
+    }
+
     /// `[TOOL op {…}]`, `[EXEC op {…}]`, `[DM {…}]` at `i`.
     fn bracket_directive(&mut self, i: usize) -> Option<usize> {
         let b = self.bytes;
@@ -632,15 +668,18 @@ impl<S: 'static> Run<'_, S> {
                 return Some(q + 1); // `[TOOL op]` advertises an op: not a call.
             }
             let message = format!("`[{engine} {written}` is not followed by a JSON object");
-            if q == op_end && q < b.len() {
+            if q == op_end && q < b.len() && b[q] != b'{' {
                 // The op runs into other text (`[TOOL Reply: …`): it is no word of
                 // its own, so the candidate ends before it and its text is read again (P73).
                 self.skip(i..p, SkipReason::NoObject, message);
                 return Some(p);
             }
-            if q >= b.len() || b[q] != b'{' {
-                self.skip(i..q.min(b.len()), SkipReason::NoObject, message);
-                return Some(op_end);
+            if q >= b.len() || b[q] != b'{' || q == op_end {
+                // The candidate runs to its closing `]` (P81); an op that runs
+                // straight into `{` (`[TOOL a{…}]`) is no word of its own either.
+                let end = self.bracket_close(op_end);
+                self.skip(i..end, SkipReason::NoObject, message);
+                return Some(end);
             }
             return Some(self.object_then_close(i, q, DirectiveForm::Bracket, engine, &written));
         }
@@ -652,12 +691,20 @@ impl<S: 'static> Run<'_, S> {
             if !b.get(p).is_some_and(|&c| is_ws(c) || c == b'{') {
                 continue;
             }
+            if b[p] == b'{' {
+                // `[DM{…}]`: the keyword runs into the object, as `[TOOL a{}]`'s op does (P84).
+                let end = self.bracket_close(p);
+                self.skip(i..end, SkipReason::ShorthandWithoutObject, format!("`[{kw}` is not followed by whitespace and a JSON object"));
+                return Some(end);
+            }
             while p < b.len() && is_ws(b[p]) {
                 p += 1;
             }
             if p >= b.len() || b[p] != b'{' {
-                self.skip(i..p, SkipReason::ShorthandWithoutObject, format!("`[{kw}` without a JSON object is ignored (D3)"));
-                return Some(p);
+                // The candidate runs to its closing `]` (P81).
+                let end = self.bracket_close(i + 1 + kw.len());
+                self.skip(i..end, SkipReason::ShorthandWithoutObject, format!("`[{kw}` without a JSON object is ignored (D3)"));
+                return Some(end);
             }
             return Some(self.object_then_close(i, p, DirectiveForm::Shorthand, engine, op));
         }
@@ -685,8 +732,10 @@ impl<S: 'static> Run<'_, S> {
                     } else {
                         "the text ends before the closing `]`"
                     };
-                    self.skip(i..q, SkipReason::TrailingText, message);
-                    q
+                    // The candidate runs to its closing `]` (P81).
+                    let end = self.bracket_close(end);
+                    self.skip(i..end, SkipReason::TrailingText, message);
+                    end
                 }
             }
         }
@@ -767,7 +816,7 @@ impl<S: 'static> Run<'_, S> {
             }
         };
         let text = &self.text[payload.0..payload.1];
-        let obj = match crate::json::parse_object_with(text.trim(), d.limits) {
+        let obj = match crate::json::parse_object_with(text.trim_matches([' ', '\t', '\r', '\n']), d.limits) {
             Ok(o) => o,
             Err(e) => {
                 self.skip(span, SkipReason::InvalidJson, e.message);

@@ -60,7 +60,13 @@ FLOODS: list[tuple[str, Callable[[], str], int, int, tuple[int, int, str, str] |
     ("footers-ids-differ", lambda: flood(FOOTER.replace("[CLAIM 7f]", "[CLAIM 8a]")), 0, 0, None),
     ("directive-openers", lambda: flood("[Directive: ["), 0, 1,
      (0, MIB + 4, "unclosed-directive", "a `directive` that does not close; its text is quoted to the end of the line")),
-    ("bare-dm", lambda: flood("[DM "), 0, MIB // 4 + 1, (0, 4, "shorthand-without-object", "`[DM` without a JSON object is ignored (D3)")),
+    # One line of bare `[DM `: the first runs to the end of the line (P81).
+    ("bare-dm", lambda: flood("[DM "), 0, 1, (0, MIB + 4, "shorthand-without-object", "`[DM` without a JSON object is ignored (D3)")),
+    ("bare-dm-lines", lambda: flood("[DM \n"), 0, MIB // 5 + 1, (0, 4, "shorthand-without-object", "`[DM` without a JSON object is ignored (D3)")),
+    ("broken-strings", lambda: flood('[TOOL a {"k": "\\q [TOOL b {}]"}] '), 0, MIB // 33 + 1,
+     (0, 30, "invalid-json", "invalid escape `\\q` in a string at byte 15")),
+    ("no-object-lines", lambda: flood('[TOOL a -v {"k": "[TOOL b {}]"}]\n'), 0, MIB // 33 + 1,
+     (0, 32, "no-object", "`[TOOL a` is not followed by a JSON object")),
     ("newlines", lambda: flood("\n"), 0, 0, None),
     ("non-ascii-claims", lambda: flood("é✓🔥 [CLAIM a1] "), MIB // 15 + 1, 0, None),
     ("crlf-calls", lambda: flood('[TOOL a.b {"x": 1}]\r\n'), MIB // 21 + 1, 0, None),
@@ -79,6 +85,20 @@ def test_floods_at_one_mebibyte(
     if found:
         last = found[-1].span
         assert last.end <= len(text.encode("utf-8")) and text[last.char_start : last.char_end]
+
+
+def test_nudge_deadline_of_colons_at_one_mebibyte() -> None:
+    # `:` then a blank separates the prompt (P82): a deadline of `a:a:…` has one
+    # reading, so the parse is linear (before, Python took quadratic time).
+    head = "[NUDGE a] [nudge 1/3] Deadline "
+    deadline = "a:" * (MIB // 2) + "a"
+    nudge = A.Nudge.parse(head + deadline)
+    assert (nudge.deadline_utc, nudge.prompt) == (deadline, None)
+    with pytest.raises(A.ParseError) as e:
+        A.Nudge.parse(head + deadline + "\n")
+    assert (e.value.structure, e.value.offset) == ("nudge", len(head) + len(deadline))
+    found = A.scan(head + deadline + "\n")
+    assert [(f.span.start, f.span.end) for f in found] == [(0, len(head) + len(deadline))]
 
 
 def test_flood_spans_are_bytes_far_into_the_text() -> None:
@@ -178,12 +198,15 @@ def test_syntax_end_reads_json_syntax_only(text: str, expected: tuple[int, int])
         ('{"a" 1}', 5, False, "expected `:`"),
         ('{"a": 01}', 7, False, "expected `,` or a closing bracket"),
         ('{"a": 1.}', 8, False, "invalid number"),
-        ('{"a": "\\x"}', 8, False, "unterminated or invalid string"),
-        ('{"a": "\\u12g4"}', 11, False, "unterminated or invalid string"),
+        ('{"a": "\\x"}', 10, False, "invalid escape `\\x` in a string"),
+        ('{"a": "\\u12g4"}', 14, False, "invalid `\\u` escape"),
+        ('{"a": "\\q \\" [TOOL b {}]"} tail', 25, False, "invalid escape `\\q` in a string"),
+        ('{"a": "\\\x01"}', 10, False, "invalid escape `\\U+0001` in a string"),
+        ('{"a": "x\ty [TOOL b {}]\n[TOOL c {}]', 22, False, "raw control character U+0009 in a string"),
         ('{"a": tru}', 9, False, "expected a literal"),
         ('{"a": [1,]}', 9, False, "trailing comma before `]`"),
         ('{"a": 1', 7, True, "the text ends inside the JSON value (expected `,` or a closing bracket)"),
-        ('{"a": "x\ny"}', 8, False, "unterminated or invalid string"),
+        ('{"a": "x\ny"}', 8, False, "raw control character U+000A in a string"),
         ('{"a": -', 7, True, "invalid number"),
     ],
 )
@@ -233,7 +256,7 @@ def test_serde_shape_of_found_items() -> None:
     ]
     _, skipped = A.scan_with_diagnostics("[DM hi]")
     assert [s.to_dict() for s in skipped] == [
-        {"span": {"start": 0, "end": 4}, "reason": "shorthand-without-object", "message": "`[DM` without a JSON object is ignored (D3)"}
+        {"span": {"start": 0, "end": 7}, "reason": "shorthand-without-object", "message": "`[DM` without a JSON object is ignored (D3)"}
     ]
 
 

@@ -161,7 +161,7 @@ Source: ``/patterns/job_tag`` in ``schema/regex_patterns.json``.
 JOB_TAG_RE: Final = re.compile(JOB_TAG)
 """``JOB_TAG``, compiled."""
 
-NUDGE: Final = r"\[NUDGE[ \t]+(?P<loop_id>[A-Za-z0-9_/-]+)\][ \t]+\[nudge[ \t]+(?P<count>0|[1-9][0-9]{0,8})/(?P<max_nudges>0|[1-9][0-9]{0,8})\][ \t]+Deadline[ \t]+(?P<deadline_utc>[^ \t\r\n:]+(?::[^ \t\r\n:]+)*(?:[ \t]+[^ \t\r\n:]+(?::[^ \t\r\n:]+)*)*)(?::[ \t]*(?P<prompt>[^ \t\r\n][^\r\n]*))?"
+NUDGE: Final = r"\[NUDGE[ \t]+(?P<loop_id>[A-Za-z0-9_/-]+)\][ \t]+\[nudge[ \t]+(?P<count>0|[1-9][0-9]{0,8})/(?P<max_nudges>0|[1-9][0-9]{0,8})\][ \t]+Deadline[ \t]+(?P<deadline_utc>[^ \t\r\n:]+(?::[^ \t\r\n:]+)*(?:[ \t]+[^ \t\r\n:]+(?::[^ \t\r\n:]+)*)*)(?::[ \t]+(?P<prompt>[^ \t\r\n][^\r\n]*))?"
 """Parses a follow-up SLA nudge: [NUDGE <id>] [nudge <count>/<max>] Deadline <time>[: <prompt>].
 
 Named groups:

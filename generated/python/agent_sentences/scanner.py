@@ -138,7 +138,7 @@ SCAN_SOURCES: Final[dict[str, str]] = {
     "decline": r"\[DECLINE[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?P<reason>[^ \t\r\n][^\r\n]*)",
     "no_action": r"\[NO-ACTION[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?P<reason>[^ \t\r\n][^\r\n]*)",
     "job_marker": r"\[JOB[ \t]+(?P<job_id>[A-Za-z0-9_.-]+(?:/(?P<slot>0|[1-9][0-9]{0,8}))?)\]",
-    "nudge": r"\[NUDGE[ \t]+(?P<loop_id>[A-Za-z0-9_/-]+)\][ \t]+\[nudge[ \t]+(?P<count>0|[1-9][0-9]{0,8})/(?P<max_nudges>0|[1-9][0-9]{0,8})\][ \t]+Deadline[ \t]+(?P<deadline_utc>[^ \t\r\n:]+(?::[^ \t\r\n:]+)*(?:[ \t]+[^ \t\r\n:]+(?::[^ \t\r\n:]+)*)*)(?::[ \t]*(?P<prompt>[^ \t\r\n][^\r\n]*))?",
+    "nudge": r"\[NUDGE[ \t]+(?P<loop_id>[A-Za-z0-9_/-]+)\][ \t]+\[nudge[ \t]+(?P<count>0|[1-9][0-9]{0,8})/(?P<max_nudges>0|[1-9][0-9]{0,8})\][ \t]+Deadline[ \t]+(?P<deadline_utc>[^ \t\r\n:]+(?::[^ \t\r\n:]+)*(?:[ \t]+[^ \t\r\n:]+(?::[^ \t\r\n:]+)*)*)(?::[ \t]+(?P<prompt>[^ \t\r\n][^\r\n]*))?",
     "fleet_alert": r"\[fleet-alert\][ \t]+(?P<severity>[A-Z][A-Z0-9_-]*):[ \t]+(?P<message>[^ \t\r\n][^\r\n]*)",
     "contract_footer": r"Reply:[ \t]+\[ACK[ \t]+(?P<id>[A-Za-z0-9_/-]+)\][ \t]+seen[ \t]+\|[ \t]+\[CLAIM[ \t]+(?P<id_claim>[A-Za-z0-9_/-]+)\][ \t]+mine[ \t]+\|[ \t]+\[RESULT[ \t]+(?P<id_result>[A-Za-z0-9_/-]+)\][ \t]+done[ \t]+\|[ \t]+\[DECLINE[ \t]+(?P<id_decline>[A-Za-z0-9_/-]+)\][ \t]+\|[ \t]+\[NO-ACTION[ \t]+(?P<id_no_action>[A-Za-z0-9_/-]+)\]\.",
     "directive": r"\[Directive:[ \t]*(?P<directive>(?:[^ \t\[\]\r\n]|\[[^\[\]\r\n]*\])(?:[^\[\]\r\n]|\[[^\[\]\r\n]*\])*)\]",
@@ -290,9 +290,7 @@ _ALIASES: Final[dict[str, str]] = {
 
 # Rust's `char::is_whitespace` (Unicode White_Space), which `str::trim` and
 # `split_whitespace` use; Python's `str.isspace` also counts U+001C..U+001F.
-_WHITE_SPACE: Final = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
-_WHITE_SPACE_RUN: Final = re.compile(f"[{_WHITE_SPACE}]*")
-_WORD: Final = re.compile(f"[^{_WHITE_SPACE}]*")
+_INFO_WORD: Final = re.compile(r"[^ \t]*")
 _JSON_WS_RUN: Final = re.compile(r"[ \t\r\n]*")
 _BLANK_RUN: Final = re.compile(r"[ \t]*")
 _SPACE_RUN: Final = re.compile(r" *")
@@ -300,6 +298,8 @@ _LINE_TAIL: Final = re.compile(r"[\r \t]*")
 _BACKTICKS: Final = re.compile(r"`+")
 _TILDES: Final = re.compile(r"~+")
 _SQUARE: Final = re.compile(r"[\[\]]")
+_CLOSE_IN_STRING: Final = re.compile(r'["\\]')
+_CLOSE_OUTSIDE: Final = re.compile(r'["\[\]{}]')
 _UNQUOTED: Final = re.compile(r"[^ \t\r\n'\"]*")
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
@@ -439,10 +439,11 @@ class _Run:
         if count < 3:
             return None
         open_end = self.line_end(at)
-        info = text[at + count : open_end].strip(_WHITE_SPACE)
+        # The info string and its first word: ASCII spaces and tabs only (P84).
+        info = text[at + count : open_end].strip(" \t\r")
         if ch == "`" and "`" in info:
             return None
-        word_match = _WORD.match(info)
+        word_match = _INFO_WORD.match(info)
         word = "" if word_match is None else word_match.group()
         # Find the closing fence line.
         line = open_end + 1
@@ -482,7 +483,7 @@ class _Run:
             args, args_end = _scan_object(text, q, to, LIMITS.max_depth, LIMITS.max_bytes)
         except _SyntaxFault as e:
             return self.skip_json(start, end, e)
-        tail = _WHITE_SPACE_RUN.match(text, args_end, to)
+        tail = _JSON_WS_RUN.match(text, args_end, to)
         if tail is None or tail.end() != to:
             return self.skip(start, end, "fence-body", "text after the JSON object in the fence body")
         self.directive(start, end, "fence", engine, op.group(), args)
@@ -590,6 +591,39 @@ class _Run:
         self.skip(i, end, "unclosed-directive", f"a `{key}` that does not close; its text is quoted to the end of the line")
         return end
 
+    def bracket_close(self, i: int) -> int:
+        """Where a broken bracket form closes (P81), read from ``i`` (just after its op,
+        keyword or object): the ``]`` that brings the nesting back to zero, JSON strings
+        tracked and ``[``/``{`` against ``]``/``}`` counted (the candidate's own ``[`` is
+        depth 1; a ``}`` never closes it), else the end of the line (a newline ends a
+        string too), else the end of the text. The port of Rust's ``bracket_close``."""
+        text, n = self.text, self.n
+        depth = 1
+        in_string = False
+        end = self.line_end(i)
+        while i < end:
+            found = (_CLOSE_IN_STRING if in_string else _CLOSE_OUTSIDE).search(text, i, end)
+            if found is None:
+                return end
+            k = found.start()
+            c = text[k]
+            if c == "\\":
+                i = k + 2 if k + 1 < end else k + 1
+                continue
+            i = k + 1
+            if c == '"':
+                in_string = not in_string
+            elif c == "[" or c == "{":
+                depth += 1
+            elif c == "}":
+                if depth > 1:
+                    depth -= 1
+            else:
+                depth -= 1
+                if depth == 0:
+                    return k + 1
+        return min(end, n)
+
     def bracket_directive(self, i: int) -> int | None:
         """``[TOOL op {…}]``, ``[EXEC op {…}]``, ``[DM {…}]`` at ``i``."""
         text, n = self.text, self.n
@@ -604,14 +638,17 @@ class _Run:
                 if q < n and text[q] == "]":
                     return q + 1  # `[TOOL op]` advertises an op: not a call.
                 message = f"`[{engine} {written}` is not followed by a JSON object"
-                if q == op.end() and q < n:
+                if q == op.end() and q < n and text[q] != "{":
                     # The op runs into other text (`[TOOL Reply: …`): it is no word of
                     # its own, so the candidate ends before it and its text is read again (P73).
                     self.skip(i, op.start(), "no-object", message)
                     return op.start()
-                if q >= n or text[q] != "{":
-                    self.skip(i, q, "no-object", message)
-                    return op.end()
+                if q >= n or text[q] != "{" or q == op.end():
+                    # The candidate runs to its closing `]` (P81); an op that runs
+                    # straight into `{` (`[TOOL a{…}]`) is no word of its own either.
+                    end = self.bracket_close(op.end())
+                    self.skip(i, end, "no-object", message)
+                    return end
                 return self.object_then_close(i, q, "bracket", engine, written)
         for keyword, op_name, engine in _SHORTHANDS:
             if not text.startswith(keyword, i + 1):
@@ -619,10 +656,17 @@ class _Run:
             p = i + 1 + len(keyword)
             if not (p < n and text[p] in " \t\r\n{"):
                 continue
+            if text[p] == "{":
+                # `[DM{…}]`: the keyword runs into the object, as `[TOOL a{}]`'s op does (P84).
+                end = self.bracket_close(p)
+                self.skip(i, end, "shorthand-without-object", f"`[{keyword}` is not followed by whitespace and a JSON object")
+                return end
             p = self.ws(p)
             if p >= n or text[p] != "{":
-                self.skip(i, p, "shorthand-without-object", f"`[{keyword}` without a JSON object is ignored (D3)")
-                return p
+                # The candidate runs to its closing `]` (P81).
+                end = self.bracket_close(i + 1 + len(keyword))
+                self.skip(i, end, "shorthand-without-object", f"`[{keyword}` without a JSON object is ignored (D3)")
+                return end
             return self.object_then_close(i, p, "shorthand", engine, op_name)
         return None
 
@@ -638,8 +682,10 @@ class _Run:
             self.directive(i, q + 1, form, engine, written, args)
             return q + 1
         message = "text between the JSON object and the closing `]`" if q < n else "the text ends before the closing `]`"
-        self.skip(i, q, "trailing-text", message)
-        return q
+        # The candidate runs to its closing `]` (P81).
+        close = self.bracket_close(end)
+        self.skip(i, close, "trailing-text", message)
+        return close
 
     def curl(self, at: int) -> int | None:
         """A curl command starting at ``at`` (line start, after blanks)."""
@@ -686,7 +732,7 @@ class _Run:
         if quote != "'" or p_end >= n:
             self.skip(at, end, "curl-payload", "the payload is not a closed single-quoted string")
             return end
-        payload = text[p_start:p_end].strip(_WHITE_SPACE)
+        payload = text[p_start:p_end].strip(" \t\r\n")
         try:
             if _utf8_length_over(payload, 0, len(payload), LIMITS.max_bytes):
                 raise JsonError(f"the arguments are longer than {LIMITS.max_bytes} bytes")

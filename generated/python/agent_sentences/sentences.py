@@ -232,7 +232,7 @@ def _enum(structure: str, offset: Callable[[int], int], capture: tuple[str, int]
 def _json(structure: str, offset: Callable[[int], int], capture: tuple[str, int], field: str) -> JsonObject:
     value, start = capture
     try:
-        return parse_object(value)
+        return parse_object(value, max_depth=64, max_bytes=65536)
     except JsonError as e:
         raise ParseError(structure, None, offset(start), Json(field, e.message)) from None
 
@@ -1270,7 +1270,7 @@ _NUDGE_STEPS: Final[tuple[tuple[str, str], ...]] = (
     (r"\[NUDGE[ \t]+(?P<loop_id>[A-Za-z0-9_/-]+)\][ \t]+\[nudge[ \t]+(?P<count>0|[1-9][0-9]{0,8})/(?P<max_nudges>0|[1-9][0-9]{0,8})\][ \t]+Deadline", "`Deadline`"),
     (r"\[NUDGE[ \t]+(?P<loop_id>[A-Za-z0-9_/-]+)\][ \t]+\[nudge[ \t]+(?P<count>0|[1-9][0-9]{0,8})/(?P<max_nudges>0|[1-9][0-9]{0,8})\][ \t]+Deadline[ \t]+", "whitespace"),
     (r"\[NUDGE[ \t]+(?P<loop_id>[A-Za-z0-9_/-]+)\][ \t]+\[nudge[ \t]+(?P<count>0|[1-9][0-9]{0,8})/(?P<max_nudges>0|[1-9][0-9]{0,8})\][ \t]+Deadline[ \t]+(?P<deadline_utc>[^ \t\r\n:]+(?::[^ \t\r\n:]+)*(?:[ \t]+[^ \t\r\n:]+(?::[^ \t\r\n:]+)*)*)", "<deadline_utc>"),
-    (r"\[NUDGE[ \t]+(?P<loop_id>[A-Za-z0-9_/-]+)\][ \t]+\[nudge[ \t]+(?P<count>0|[1-9][0-9]{0,8})/(?P<max_nudges>0|[1-9][0-9]{0,8})\][ \t]+Deadline[ \t]+(?P<deadline_utc>[^ \t\r\n:]+(?::[^ \t\r\n:]+)*(?:[ \t]+[^ \t\r\n:]+(?::[^ \t\r\n:]+)*)*)(?::[ \t]*(?P<prompt>[^ \t\r\n][^\r\n]*))?", r"text matching `(?::[ \t]*(?P<prompt>[^ \t\r\n][^\r\n]*))?`"),
+    (r"\[NUDGE[ \t]+(?P<loop_id>[A-Za-z0-9_/-]+)\][ \t]+\[nudge[ \t]+(?P<count>0|[1-9][0-9]{0,8})/(?P<max_nudges>0|[1-9][0-9]{0,8})\][ \t]+Deadline[ \t]+(?P<deadline_utc>[^ \t\r\n:]+(?::[^ \t\r\n:]+)*(?:[ \t]+[^ \t\r\n:]+(?::[^ \t\r\n:]+)*)*)(?::[ \t]+(?P<prompt>[^ \t\r\n][^\r\n]*))?", r"text matching `(?::[ \t]+(?P<prompt>[^ \t\r\n][^\r\n]*))?`"),
 )
 
 _NUDGE_KIND: Final = SentenceKind(

@@ -67,6 +67,10 @@ def _constant(name: str) -> Any:
 def _integer(literal: str) -> int | float:
     if literal == "-0":
         return -0.0
+    digits = len(literal) - literal.startswith("-")
+    if digits > 20:
+        # Beyond 64 bits whatever the digits; `int` would refuse 4,300 and more.
+        raise JsonError(f"integer `{literal}` is outside the 64-bit range")
     value = int(literal)
     if not _INT_MIN <= value <= _INT_MAX:
         raise JsonError(f"integer `{literal}` is outside the 64-bit range")
@@ -113,12 +117,15 @@ def _check(value: Any, *, writing: bool, max_depth: int = MAX_DEPTH) -> None:
             raise JsonError(f"{type(item).__name__} is not a JSON value")
 
 
-def parse_object(text: str, *, max_depth: int = MAX_DEPTH) -> JsonObject:
-    """Reads ``text`` as exactly one strict JSON object, nested at most ``max_depth`` levels.
+def parse_object(text: str, *, max_depth: int = MAX_DEPTH, max_bytes: int | None = None) -> JsonObject:
+    """Reads ``text`` as exactly one strict JSON object, nested at most ``max_depth`` levels
+    and, when ``max_bytes`` is given, at most that many bytes of UTF-8 (Rust's ``Limits``).
 
     Raises :class:`JsonError` when the text is not valid JSON, is not an
-    object, or breaks one of the rules in the module docs.
+    object, is too long, or breaks one of the rules in the module docs.
     """
+    if max_bytes is not None and _utf8_length_over(text, 0, len(text), max_bytes):
+        raise JsonError(f"the arguments are longer than {max_bytes} bytes")
     try:
         value = json.loads(
             text,
@@ -165,6 +172,7 @@ def clone_object(value: JsonObject) -> JsonObject:
 _JSON_WS: Final = re.compile(r"[ \t\n\r]+")
 _PLAIN_STRING: Final = re.compile(r'[^"\\\x00-\x1f]+')
 _DIGITS: Final = re.compile(r"[0-9]+")
+_STRING_STOP: Final = re.compile(r'["\\\n]')
 _HEX_DIGITS: Final = frozenset("0123456789abcdefABCDEF")
 _ESCAPES: Final = frozenset('"\\/bfnrt')
 _LITERALS: Final = {"t": "true", "f": "false", "n": "null"}
@@ -201,7 +209,11 @@ def _ws(text: str, i: int, n: int) -> int:
 
 
 def _string_end(text: str, i: int, n: int) -> int:
-    """The end of the string starting with the ``"`` at ``i`` (escapes valid, no raw control characters)."""
+    """The end of the string starting with the ``"`` at ``i`` (escapes valid, no raw control characters).
+
+    A string that fails before ``n`` fails as a whole: the fault's index is where
+    that string could end (:func:`_string_resume`), as in Rust (P80).
+    """
     i += 1
     while i < n:
         plain = _PLAIN_STRING.match(text, i, n)
@@ -213,7 +225,8 @@ def _string_end(text: str, i: int, n: int) -> int:
         if c == '"':
             return i + 1
         if c != "\\":
-            raise _SyntaxFault(i, False, "unterminated or invalid string", None)
+            message = f"raw control character U+{ord(c):04X} in a string"
+            raise _SyntaxFault(_string_resume(text, i, n), False, message, i)
         if i + 1 >= n:
             raise _SyntaxFault(n, True, "unterminated or invalid string", None)
         e = text[i + 1]
@@ -224,11 +237,39 @@ def _string_end(text: str, i: int, n: int) -> int:
                 if i + k >= n:
                     raise _SyntaxFault(n, True, "unterminated or invalid string", None)
                 if text[i + k] not in _HEX_DIGITS:
-                    raise _SyntaxFault(i + k, False, "unterminated or invalid string", None)
+                    raise _SyntaxFault(_string_resume(text, i, n), False, "invalid `\\u` escape", i)
             i += 6
         else:
-            raise _SyntaxFault(i + 1, False, "unterminated or invalid string", None)
+            shown = f"U+{ord(e):04X}" if _is_control(e) else e
+            raise _SyntaxFault(_string_resume(text, i, n), False, f"invalid escape `\\{shown}` in a string", i)
     raise _SyntaxFault(n, True, "unterminated or invalid string", None)
+
+
+def _is_control(c: str) -> bool:
+    """True for a character of Unicode category Cc (Rust's ``char::is_control``)."""
+    return c < " " or "\x7f" <= c <= "\x9f"
+
+
+def _string_resume(text: str, i: int, n: int) -> int:
+    """Where a string that failed at ``i`` (a bad escape's ``\\``, or a raw control
+    character) could end: just after the next ``"`` on the same line that is not
+    escaped (a ``\\`` escapes the next character, whatever it is, except a
+    newline), else the line's ``\\n``, else ``n``. The port of Rust's ``string_resume``."""
+    while i < n:
+        found = _STRING_STOP.search(text, i, n)
+        if found is None:
+            return n
+        k = found.start()
+        c = text[k]
+        if c == "\n":
+            return k
+        if c == '"':
+            return k + 1
+        if k + 1 < n and text[k + 1] != "\n":
+            i = k + 2
+        else:
+            i = k + 1
+    return n
 
 
 def _digits(text: str, i: int, n: int) -> int:

@@ -222,7 +222,7 @@ pub mod patterns {
     /// - `prompt` (String): What the recipient is asked to do; one line.
     ///
     /// Flags are inline at the start, so the same string compiles in Python `re` and Rust `regex`. Source: `/patterns/nudge` in `schema/regex_patterns.json`.
-    pub const NUDGE: &str = r#"\[NUDGE[ \t]+(?P<loop_id>[A-Za-z0-9_/-]+)\][ \t]+\[nudge[ \t]+(?P<count>0|[1-9][0-9]{0,8})/(?P<max_nudges>0|[1-9][0-9]{0,8})\][ \t]+Deadline[ \t]+(?P<deadline_utc>[^ \t\r\n:]+(?::[^ \t\r\n:]+)*(?:[ \t]+[^ \t\r\n:]+(?::[^ \t\r\n:]+)*)*)(?::[ \t]*(?P<prompt>[^ \t\r\n][^\r\n]*))?"#;
+    pub const NUDGE: &str = r#"\[NUDGE[ \t]+(?P<loop_id>[A-Za-z0-9_/-]+)\][ \t]+\[nudge[ \t]+(?P<count>0|[1-9][0-9]{0,8})/(?P<max_nudges>0|[1-9][0-9]{0,8})\][ \t]+Deadline[ \t]+(?P<deadline_utc>[^ \t\r\n:]+(?::[^ \t\r\n:]+)*(?:[ \t]+[^ \t\r\n:]+(?::[^ \t\r\n:]+)*)*)(?::[ \t]+(?P<prompt>[^ \t\r\n][^\r\n]*))?"#;
     /// [`NUDGE`], compiled once on first use (search semantics: use `captures` to find it anywhere in a text).
     pub fn nudge() -> &'static Regex {
         static RE: LazyLock<Regex> = LazyLock::new(|| {
@@ -444,7 +444,7 @@ pub mod patterns {
     fn nudge_full() -> &'static Regex {
         static RE: LazyLock<Regex> = LazyLock::new(|| {
             Regex::new(
-                    r#"\A(?:\[NUDGE[ \t]+(?P<loop_id>[A-Za-z0-9_/-]+)\][ \t]+\[nudge[ \t]+(?P<count>0|[1-9][0-9]{0,8})/(?P<max_nudges>0|[1-9][0-9]{0,8})\][ \t]+Deadline[ \t]+(?P<deadline_utc>[^ \t\r\n:]+(?::[^ \t\r\n:]+)*(?:[ \t]+[^ \t\r\n:]+(?::[^ \t\r\n:]+)*)*)(?::[ \t]*(?P<prompt>[^ \t\r\n][^\r\n]*))?)\z"#,
+                    r#"\A(?:\[NUDGE[ \t]+(?P<loop_id>[A-Za-z0-9_/-]+)\][ \t]+\[nudge[ \t]+(?P<count>0|[1-9][0-9]{0,8})/(?P<max_nudges>0|[1-9][0-9]{0,8})\][ \t]+Deadline[ \t]+(?P<deadline_utc>[^ \t\r\n:]+(?::[^ \t\r\n:]+)*(?:[ \t]+[^ \t\r\n:]+(?::[^ \t\r\n:]+)*)*)(?::[ \t]+(?P<prompt>[^ \t\r\n][^\r\n]*))?)\z"#,
                 )
                 .expect("the generator compiled this pattern")
         });
@@ -1735,7 +1735,7 @@ pub mod patterns {
             key: "nudge",
             purpose: "Parses a follow-up SLA nudge: [NUDGE <id>] [nudge <count>/<max>] Deadline <time>[: <prompt>].",
             source: NUDGE,
-            pattern: r#"\[NUDGE[ \t]+(?P<loop_id>[A-Za-z0-9_/-]+)\][ \t]+\[nudge[ \t]+(?P<count>0|[1-9][0-9]{0,8})/(?P<max_nudges>0|[1-9][0-9]{0,8})\][ \t]+Deadline[ \t]+(?P<deadline_utc>[^ \t\r\n:]+(?::[^ \t\r\n:]+)*(?:[ \t]+[^ \t\r\n:]+(?::[^ \t\r\n:]+)*)*)(?::[ \t]*(?P<prompt>[^ \t\r\n][^\r\n]*))?"#,
+            pattern: r#"\[NUDGE[ \t]+(?P<loop_id>[A-Za-z0-9_/-]+)\][ \t]+\[nudge[ \t]+(?P<count>0|[1-9][0-9]{0,8})/(?P<max_nudges>0|[1-9][0-9]{0,8})\][ \t]+Deadline[ \t]+(?P<deadline_utc>[^ \t\r\n:]+(?::[^ \t\r\n:]+)*(?:[ \t]+[^ \t\r\n:]+(?::[^ \t\r\n:]+)*)*)(?::[ \t]+(?P<prompt>[^ \t\r\n][^\r\n]*))?"#,
             flags: &[],
             seed_pattern: None,
             groups: &[
@@ -1880,7 +1880,7 @@ pub mod patterns {
             ],
             spec_json: r#"{
   "purpose": "Parses a follow-up SLA nudge: [NUDGE <id>] [nudge <count>/<max>] Deadline <time>[: <prompt>].",
-  "pattern": "\\[NUDGE[ \\t]+(?P<loop_id>[A-Za-z0-9_/-]+)\\][ \\t]+\\[nudge[ \\t]+(?P<count>0|[1-9][0-9]{0,8})/(?P<max_nudges>0|[1-9][0-9]{0,8})\\][ \\t]+Deadline[ \\t]+(?P<deadline_utc>[^ \\t\\r\\n:]+(?::[^ \\t\\r\\n:]+)*(?:[ \\t]+[^ \\t\\r\\n:]+(?::[^ \\t\\r\\n:]+)*)*)(?::[ \\t]*(?P<prompt>[^ \\t\\r\\n][^\\r\\n]*))?",
+  "pattern": "\\[NUDGE[ \\t]+(?P<loop_id>[A-Za-z0-9_/-]+)\\][ \\t]+\\[nudge[ \\t]+(?P<count>0|[1-9][0-9]{0,8})/(?P<max_nudges>0|[1-9][0-9]{0,8})\\][ \\t]+Deadline[ \\t]+(?P<deadline_utc>[^ \\t\\r\\n:]+(?::[^ \\t\\r\\n:]+)*(?:[ \\t]+[^ \\t\\r\\n:]+(?::[^ \\t\\r\\n:]+)*)*)(?::[ \\t]+(?P<prompt>[^ \\t\\r\\n][^\\r\\n]*))?",
   "flags": [],
   "groups": {
     "loop_id": {
@@ -4047,7 +4047,7 @@ impl Nudge {
     pub fn parse(text: &str) -> Result<Self, ParseError> {
         static FULL: LazyLock<Regex> = LazyLock::new(|| {
             Regex::new(
-                    r#"\A(?:\[NUDGE[ \t]+(?P<loop_id>[A-Za-z0-9_/-]+)\][ \t]+\[nudge[ \t]+(?P<count>0|[1-9][0-9]{0,8})/(?P<max_nudges>0|[1-9][0-9]{0,8})\][ \t]+Deadline[ \t]+(?P<deadline_utc>[^ \t\r\n:]+(?::[^ \t\r\n:]+)*(?:[ \t]+[^ \t\r\n:]+(?::[^ \t\r\n:]+)*)*)(?::[ \t]*(?P<prompt>[^ \t\r\n][^\r\n]*))?)\z"#,
+                    r#"\A(?:\[NUDGE[ \t]+(?P<loop_id>[A-Za-z0-9_/-]+)\][ \t]+\[nudge[ \t]+(?P<count>0|[1-9][0-9]{0,8})/(?P<max_nudges>0|[1-9][0-9]{0,8})\][ \t]+Deadline[ \t]+(?P<deadline_utc>[^ \t\r\n:]+(?::[^ \t\r\n:]+)*(?:[ \t]+[^ \t\r\n:]+(?::[^ \t\r\n:]+)*)*)(?::[ \t]+(?P<prompt>[^ \t\r\n][^\r\n]*))?)\z"#,
                 )
                 .expect("the generator compiled this pattern")
         });
@@ -4101,8 +4101,8 @@ impl Nudge {
                 "<deadline_utc>",
             ),
             Step::new(
-                r#"\A(?:\[NUDGE[ \t]+(?P<loop_id>[A-Za-z0-9_/-]+)\][ \t]+\[nudge[ \t]+(?P<count>0|[1-9][0-9]{0,8})/(?P<max_nudges>0|[1-9][0-9]{0,8})\][ \t]+Deadline[ \t]+(?P<deadline_utc>[^ \t\r\n:]+(?::[^ \t\r\n:]+)*(?:[ \t]+[^ \t\r\n:]+(?::[^ \t\r\n:]+)*)*)(?::[ \t]*(?P<prompt>[^ \t\r\n][^\r\n]*))?)"#,
-                "text matching `(?::[ \\t]*(?P<prompt>[^ \\t\\r\\n][^\\r\\n]*))?`",
+                r#"\A(?:\[NUDGE[ \t]+(?P<loop_id>[A-Za-z0-9_/-]+)\][ \t]+\[nudge[ \t]+(?P<count>0|[1-9][0-9]{0,8})/(?P<max_nudges>0|[1-9][0-9]{0,8})\][ \t]+Deadline[ \t]+(?P<deadline_utc>[^ \t\r\n:]+(?::[^ \t\r\n:]+)*(?:[ \t]+[^ \t\r\n:]+(?::[^ \t\r\n:]+)*)*)(?::[ \t]+(?P<prompt>[^ \t\r\n][^\r\n]*))?)"#,
+                "text matching `(?::[ \\t]+(?P<prompt>[^ \\t\\r\\n][^\\r\\n]*))?`",
             ),
         ];
         let Some(caps) = FULL.captures(text) else {
@@ -6532,7 +6532,7 @@ pub mod scan {
         StructureScan {
             key: "nudge",
             head: "[NUDGE",
-            source: r#"\[NUDGE[ \t]+(?P<loop_id>[A-Za-z0-9_/-]+)\][ \t]+\[nudge[ \t]+(?P<count>0|[1-9][0-9]{0,8})/(?P<max_nudges>0|[1-9][0-9]{0,8})\][ \t]+Deadline[ \t]+(?P<deadline_utc>[^ \t\r\n:]+(?::[^ \t\r\n:]+)*(?:[ \t]+[^ \t\r\n:]+(?::[^ \t\r\n:]+)*)*)(?::[ \t]*(?P<prompt>[^ \t\r\n][^\r\n]*))?"#,
+            source: r#"\[NUDGE[ \t]+(?P<loop_id>[A-Za-z0-9_/-]+)\][ \t]+\[nudge[ \t]+(?P<count>0|[1-9][0-9]{0,8})/(?P<max_nudges>0|[1-9][0-9]{0,8})\][ \t]+Deadline[ \t]+(?P<deadline_utc>[^ \t\r\n:]+(?::[^ \t\r\n:]+)*(?:[ \t]+[^ \t\r\n:]+(?::[^ \t\r\n:]+)*)*)(?::[ \t]+(?P<prompt>[^ \t\r\n][^\r\n]*))?"#,
             from_groups: parse_nudge,
             quotes_brackets: false,
         },

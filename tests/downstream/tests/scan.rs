@@ -255,7 +255,8 @@ fn a_line_indented_after_a_broken_call_is_still_a_line_start() {
     // A fence's span starts at its opening run, as a curl command's does.
     let text = "[TOOL op\n  ```tool\nx.y {}\n  ```";
     let (found, skipped) = scan_with_diagnostics(text);
-    assert_eq!((found[0].span.clone(), skipped[0].span.clone()), (11..31, 0..11));
+    // The broken call runs to the end of its line (P81).
+    assert_eq!((found[0].span.clone(), skipped[0].span.clone()), (11..31, 0..8));
 }
 
 /// P73: an op that runs into other text is no op: the candidate ends before
@@ -265,8 +266,9 @@ fn an_op_that_runs_into_text_is_read_again() {
     let text = "[TOOL\n\nReply: [ACK 7f] seen | [CLAIM 7f] mine | [RESULT 7f] done | [DECLINE 7f] | [NO-ACTION 7f].";
     assert_eq!(summary(text), [(text[7..].to_owned(), "contract_footer".to_owned())]);
     assert_eq!(skipped(text), [("[TOOL\n\n".to_owned(), SkipReason::NoObject)]);
-    assert_eq!(skipped("[TOOL c.d{}]"), [("[TOOL ".to_owned(), SkipReason::NoObject)]);
-    assert_eq!(skipped("[TOOL c.d x]"), [("[TOOL c.d ".to_owned(), SkipReason::NoObject)], "unchanged when a blank follows the op");
+    // An op that runs straight into `{` is no-object to the closing `]` (P81).
+    assert_eq!(skipped("[TOOL c.d{}]"), [("[TOOL c.d{}]".to_owned(), SkipReason::NoObject)]);
+    assert_eq!(skipped("[TOOL c.d x]"), [("[TOOL c.d x]".to_owned(), SkipReason::NoObject)], "to the closing `]` when a blank follows the op (P81)");
 }
 
 #[test]
@@ -342,6 +344,10 @@ fn floods_at_one_mebibyte() {
     let arrays = format!("[TOOL a.b {{\"a\": {}", "[".repeat(MIB));
     let (_, skipped) = scan_with_diagnostics(&arrays);
     assert_eq!(skipped[0].message, "the text ends inside the JSON value (expected a value)");
-    let (_, skipped) = scan_with_diagnostics(&flood("[DM "));
-    assert_eq!(skipped.len(), MIB / 4 + 1);
+    // One line of bare `[DM `: the first runs to the end of the line (P81).
+    let dms = flood("[DM ");
+    let (_, skipped) = scan_with_diagnostics(&dms);
+    assert_eq!((skipped.len(), skipped[0].span.clone()), (1, 0..dms.len()));
+    let dm_lines = flood("[DM \n");
+    assert_eq!(scan_with_diagnostics(&dm_lines).1.len(), dm_lines.len() / 5);
 }
