@@ -259,6 +259,11 @@ pub struct CurlForm {
     pub path: String,
     /// Flags whose following single-quoted argument is the payload.
     pub data_flags: Vec<String>,
+    /// Other curl options that take the next word as their value.
+    pub value_options: Vec<String>,
+    /// Curl options that take no value. Any option in none of the lists
+    /// rejects the command (it might take a value).
+    pub flag_options: Vec<String>,
     /// The engine curl calls run on.
     pub engine: String,
     /// Payload key of the op.

@@ -195,9 +195,9 @@ fn directive_grammar_faults_are_all_reported() {
     assert_eq!(
         found,
         vec![
-            ("unknown-engine", "/fences/info_strings/box", 27),
-            ("invalid-op", "/aliases/tools", 41),
-            ("unusable-limits", "/limits", 43),
+            ("unknown-engine", "/fences/info_strings/box", 30),
+            ("invalid-op", "/aliases/tools", 97),
+            ("unusable-limits", "/limits", 99),
         ]
     );
     let engine = &report.diagnostics[0];

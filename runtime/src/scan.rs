@@ -88,6 +88,10 @@ pub struct DirectiveSpec {
     pub curl_path: &'static str,
     /// Curl flags whose next argument is the payload.
     pub curl_data_flags: &'static [&'static str],
+    /// Other curl options that take the next word as their value.
+    pub curl_value_options: &'static [&'static str],
+    /// Curl options that take no value.
+    pub curl_flag_options: &'static [&'static str],
     /// The engine of curl directives.
     pub curl_engine: &'static str,
     /// Payload key of the op.
@@ -319,6 +323,24 @@ impl<S: 'static> Scanner<S> {
     fn resolve(&self, op: &str) -> String {
         self.directives.aliases.iter().find(|(a, _)| *a == op).map_or_else(|| op.to_owned(), |(_, o)| (*o).to_owned())
     }
+}
+
+/// The closing quote of the shell string opened by the quote `q` at `open`:
+/// single quotes end at the next `'`; in double quotes a `\` escapes the next
+/// byte.
+fn closing_quote(b: &[u8], open: usize, q: u8) -> Option<usize> {
+    if q == b'\'' {
+        return memchr::memchr(q, &b[open + 1..]).map(|k| open + 1 + k);
+    }
+    let mut i = open + 1;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'"' => return Some(i),
+            _ => i += 1,
+        }
+    }
+    None
 }
 
 /// Backtick runs of one line, in order, each with the index of the next run
@@ -741,79 +763,135 @@ impl<S: 'static> Run<'_, S> {
         }
     }
 
-    /// A curl command starting at `at` (line start, after blanks).
+    /// A curl command starting at `at` (line start, after blanks). Every curl
+    /// command is shell text: scanning resumes after it. It is a directive
+    /// only when curl would POST exactly one single-quoted payload to the
+    /// exec path (see `schema/directives.json`, `/curl`).
     fn curl(&mut self, at: usize) -> Option<usize> {
         let b = self.bytes;
         let d = self.s.directives;
-        // Tokens up to the end of the command (a newline not escaped by `\`).
-        let mut tokens: Vec<(usize, usize, u8)> = Vec::new(); // (start, end, quote)
+        // Words up to the end of the command (a newline not escaped by `\`):
+        // (start, end, quote, joined to the previous word).
+        let mut tokens: Vec<(usize, usize, u8, bool)> = Vec::new();
         let mut p = at;
+        let mut unclosed = false;
+        let mut blank = true;
         loop {
+            let before = p;
             while p < b.len() && is_blank(b[p]) {
                 p += 1;
             }
             if p + 1 < b.len() && b[p] == b'\\' && (b[p + 1] == b'\n' || (b[p + 1] == b'\r' && b.get(p + 2) == Some(&b'\n'))) {
                 p += if b[p + 1] == b'\r' { 3 } else { 2 };
+                blank = true;
                 continue;
+            }
+            if p > before {
+                blank = true;
             }
             if p >= b.len() || b[p] == b'\n' || b[p] == b'\r' {
                 break;
             }
+            let joined = !blank;
+            blank = false;
             match b[p] {
-                q @ (b'\'' | b'"') => {
-                    let close = memchr::memchr(q, &b[p + 1..]).map(|k| p + 1 + k);
-                    match close {
-                        Some(c) => {
-                            tokens.push((p + 1, c, q));
-                            p = c + 1;
-                        }
-                        None => {
-                            tokens.push((p + 1, b.len(), q));
-                            p = b.len();
-                        }
+                q @ (b'\'' | b'"') => match closing_quote(b, p, q) {
+                    Some(c) => {
+                        tokens.push((p + 1, c, q, joined));
+                        p = c + 1;
                     }
-                }
+                    None => {
+                        unclosed = true;
+                        break;
+                    }
+                },
                 _ => {
                     let s = p;
                     while p < b.len() && !is_ws(b[p]) && b[p] != b'\'' && b[p] != b'"' {
                         p += 1;
                     }
-                    tokens.push((s, p, 0));
+                    tokens.push((s, p, 0, joined));
                 }
             }
         }
-        let end = p;
-        let word = |t: &(usize, usize, u8)| &self.text[t.0..t.1];
-        let posts_to_exec = tokens.iter().any(|t| {
-            let w = word(t);
+        let end = if unclosed { self.line_end(at) } else { p };
+        self.curl_end = end;
+        let word = |t: &(usize, usize, u8, bool)| &self.text[t.0..t.1];
+        let exact = |w: &str| {
             let rest = w.strip_prefix("https://").or_else(|| w.strip_prefix("http://"));
-            rest.and_then(|r| r.find('/').map(|k| &r[k..])).is_some_and(|path| path == d.curl_path || path.strip_suffix('/') == Some(d.curl_path))
-        });
-        if !posts_to_exec {
-            self.curl_end = end;
-            return None;
+            rest.and_then(|r| r.find('/').map(|k| &r[k..])).is_some_and(|path| path == d.curl_path)
+        };
+        // Read the words as curl would: options in the value list take the
+        // next word; the URL is the positional word (or --url's value).
+        let (mut urls, mut payloads, mut methods) = (Vec::new(), Vec::new(), Vec::new());
+        let mut problem: Option<String> = None;
+        let mut k = 1;
+        while k < tokens.len() {
+            let t = tokens[k];
+            let w = word(&t);
+            if t.2 == 0 && w.starts_with('-') && w.len() > 1 {
+                if d.curl_data_flags.contains(&w) || d.curl_value_options.contains(&w) {
+                    match tokens.get(k + 1) {
+                        None => {
+                            problem.get_or_insert_with(|| format!("option `{w}` has no value"));
+                        }
+                        Some(v) if d.curl_data_flags.contains(&w) => payloads.push(*v),
+                        Some(v) if w == "--url" => urls.push(*v),
+                        Some(v) if w == "-X" || w == "--request" => methods.push(*v),
+                        Some(_) => {}
+                    }
+                    k += 2;
+                    continue;
+                }
+                if !d.curl_flag_options.contains(&w) {
+                    problem.get_or_insert_with(|| format!("unknown curl option `{w}` (it might take a value)"));
+                }
+            } else {
+                urls.push(t);
+            }
+            k += 1;
         }
-        let payloads: Vec<&(usize, usize, u8)> =
-            tokens.windows(2).filter(|w| w[0].2 == 0 && d.curl_data_flags.contains(&word(&w[0]))).map(|w| &w[1]).collect();
+        let mentions = urls.iter().any(|u| {
+            let w = word(u);
+            w.contains("://") && w.contains(d.curl_path)
+        });
+        if !mentions && !unclosed {
+            return Some(end); // Shell text that posts elsewhere: quoted, no diagnostic.
+        }
         let span = at..end;
+        let reject = |run: &mut Self, message: String| {
+            run.skip(span.clone(), SkipReason::CurlPayload, message);
+            Some(end)
+        };
+        if unclosed {
+            return reject(self, "an unclosed quote: the command is read to the end of its first line and not run".into());
+        }
+        if tokens.iter().skip(1).any(|t| t.3) {
+            return reject(self, "a word joins quoted and unquoted text".into());
+        }
+        for t in &tokens {
+            let w = word(t);
+            if t.2 == 0 && (w.starts_with('#') || w.contains([';', '|', '&', '<', '>', '`']) || w.contains("$(")) {
+                return reject(self, format!("shell syntax outside quotes: `{w}`"));
+            }
+        }
+        if let Some(message) = problem {
+            return reject(self, message);
+        }
+        match urls.as_slice() {
+            [u] if exact(word(u)) => {}
+            [_] => return reject(self, format!("the URL's path is not exactly `{}`", d.curl_path)),
+            _ => return reject(self, format!("{} URLs; a directive posts to exactly one", urls.len())),
+        }
+        if methods.iter().any(|m| word(m) != "POST") {
+            return reject(self, "the method is not POST".into());
+        }
         let payload = match payloads.as_slice() {
-            [one] if one.2 == b'\'' && one.1 < b.len() => *one,
-            [one] if one.2 == b'"' => {
-                self.skip(span, SkipReason::CurlPayload, "the payload is double-quoted; only single-quoted payloads are read");
-                return Some(end);
-            }
-            [] => {
-                self.skip(span, SkipReason::CurlPayload, "no payload after a data flag");
-                return Some(end);
-            }
-            [_] => {
-                self.skip(span, SkipReason::CurlPayload, "the payload is not a closed single-quoted string");
-                return Some(end);
-            }
-            _ => {
-                self.skip(span, SkipReason::CurlPayload, "more than one payload");
-                return Some(end);
-            }
+            [one] if one.2 == b'\'' => *one,
+            [one] if one.2 == b'"' => return reject(self, "the payload is double-quoted; only single-quoted payloads are read".into()),
+            [_] => return reject(self, "the payload is not single-quoted".into()),
+            [] => return reject(self, "no payload after a data flag".into()),
+            _ => return reject(self, "more than one payload".into()),
         };
         let text = &self.text[payload.0..payload.1];
         let obj = match crate::json::parse_object_with(text.trim_matches([' ', '\t', '\r', '\n']), d.limits) {
@@ -823,24 +901,16 @@ impl<S: 'static> Run<'_, S> {
                 return Some(end);
             }
         };
-        if obj.keys().any(|k| k != d.curl_op_key && k != d.curl_args_key) {
-            self.skip(span, SkipReason::CurlPayload, format!("the payload may hold only `{}` and `{}`", d.curl_op_key, d.curl_args_key));
-            return Some(end);
+        if obj.len() != 2 || !obj.contains_key(d.curl_op_key) || !obj.contains_key(d.curl_args_key) {
+            return reject(self, format!("the payload must hold exactly `{}` and `{}`", d.curl_op_key, d.curl_args_key));
         }
         let op = match obj.get(d.curl_op_key) {
             Some(Value::String(op)) if !op.is_empty() && self.s.op_end(op, 0, op.len()) == Some(op.len()) => op.clone(),
-            _ => {
-                self.skip(span, SkipReason::CurlPayload, format!("`{}` is not a valid op name", d.curl_op_key));
-                return Some(end);
-            }
+            _ => return reject(self, format!("`{}` is not a valid op name", d.curl_op_key)),
         };
         let args = match obj.get(d.curl_args_key) {
             Some(Value::Object(a)) => a.clone(),
-            None => Map::new(),
-            Some(_) => {
-                self.skip(span, SkipReason::CurlPayload, format!("`{}` is not a JSON object", d.curl_args_key));
-                return Some(end);
-            }
+            _ => return reject(self, format!("`{}` is not a JSON object", d.curl_args_key)),
         };
         self.directive(span, DirectiveForm::Curl, d.curl_engine, &op, args);
         Some(end)

@@ -376,6 +376,7 @@ fn scan_mod(model: &Model) -> TokenStream {
     let aliases = d.aliases.iter().map(|(k, v)| quote!((#k, #v)));
     let (path, flags, curl_engine, op_key, args_key) =
         (&d.curl.path, &d.curl.data_flags, &d.curl.engine, &d.curl.op_key, &d.curl.args_key);
+    let (value_opts, flag_opts) = (&d.curl.value_options, &d.curl.flag_options);
     let (depth, bytes) = (d.limits.max_json_depth, d.limits.max_args_bytes);
     let excluded: Vec<String> =
         model.sentences.iter().filter(|s| !s.scanned).map(|s| format!("`{}`", s.key)).collect();
@@ -415,6 +416,8 @@ fn scan_mod(model: &Model) -> TokenStream {
                 fences: &[#(#fences),*],
                 curl_path: #path,
                 curl_data_flags: &[#(#flags),*],
+                curl_value_options: &[#(#value_opts),*],
+                curl_flag_options: &[#(#flag_opts),*],
                 curl_engine: #curl_engine,
                 curl_op_key: #op_key,
                 curl_args_key: #args_key,

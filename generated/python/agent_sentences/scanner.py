@@ -278,6 +278,8 @@ _FENCES: Final[dict[str, str]] = {
 """Directive fence info string → engine."""
 _CURL_PATH: Final = "/exec"
 _CURL_DATA_FLAGS: Final = frozenset(("-d", "--data", "--data-raw", "--data-binary", "--json"))
+_CURL_VALUE_OPTIONS: Final = frozenset(("-X", "--request", "-H", "--header", "-x", "--proxy", "-e", "--referer", "-u", "--user", "-A", "--user-agent", "-o", "--output", "-b", "--cookie", "-c", "--cookie-jar", "-F", "--form", "--url", "-m", "--max-time", "--connect-timeout", "-w", "--write-out"))
+_CURL_FLAG_OPTIONS: Final = frozenset(("-s", "--silent", "-S", "--show-error", "-sS", "-Ss", "-f", "--fail", "-k", "--insecure", "-L", "--location", "-i", "--include", "-v", "--verbose", "--compressed"))
 _CURL_ENGINE: Final = "EXEC"
 _CURL_OP_KEY: Final = "op"
 _CURL_ARGS_KEY: Final = "args"
@@ -688,50 +690,102 @@ class _Run:
         return close
 
     def curl(self, at: int) -> int | None:
-        """A curl command starting at ``at`` (line start, after blanks)."""
+        """A curl command starting at ``at`` (line start, after blanks). Every curl
+        command is shell text: scanning resumes after it. It is a directive only
+        when curl would POST exactly one single-quoted payload to the exec path."""
         text, n = self.text, self.n
-        # Tokens up to the end of the command (a newline not escaped by `\`):
-        # (start, end, quote), quote "" for an unquoted word.
-        tokens: list[tuple[int, int, str]] = []
+        # Words up to the end of the command (a newline not escaped by `\`):
+        # (start, end, quote, joined to the previous word), quote "" for a bare word.
+        tokens: list[tuple[int, int, str, bool]] = []
         p = at
+        unclosed = False
+        blank = True
         while True:
+            before = p
             p = self.blanks(p)
             if p + 1 < n and text[p] == "\\" and (text[p + 1] == "\n" or (text[p + 1] == "\r" and p + 2 < n and text[p + 2] == "\n")):
                 p += 3 if text[p + 1] == "\r" else 2
+                blank = True
                 continue
+            if p > before:
+                blank = True
             if p >= n or text[p] in "\n\r":
                 break
+            joined = not blank
+            blank = False
             c = text[p]
             if c == "'" or c == '"':
-                close = text.find(c, p + 1)
-                if close >= 0:
-                    tokens.append((p + 1, close, c))
-                    p = close + 1
-                else:
-                    tokens.append((p + 1, n, c))
-                    p = n
+                close = _closing_quote(text, p, c)
+                if close < 0:
+                    unclosed = True
+                    break
+                tokens.append((p + 1, close, c, joined))
+                p = close + 1
             else:
                 word = _UNQUOTED.match(text, p)
                 assert word is not None
-                tokens.append((p, word.end(), ""))
+                tokens.append((p, word.end(), "", joined))
                 p = word.end()
-        end = p
-        words = [text[s:e] for s, e, _ in tokens]
-        if not any(_posts_to_exec(w) for w in words):
-            self.curl_end = end
-            return None
-        payloads = [tokens[k + 1] for k in range(len(tokens) - 1) if tokens[k][2] == "" and words[k] in _CURL_DATA_FLAGS]
-        if len(payloads) != 1:
-            message = "no payload after a data flag" if not payloads else "more than one payload"
+        end = self.line_end(at) if unclosed else p
+        self.curl_end = end
+        words = [text[s:e] for s, e, _, _ in tokens]
+        # Read the words as curl would: options in the value list take the next
+        # word; the URL is the positional word (or --url's value).
+        urls: list[int] = []
+        payloads: list[int] = []
+        methods: list[int] = []
+        problem: str | None = None
+        k = 1
+        while k < len(tokens):
+            w = words[k]
+            if tokens[k][2] == "" and w.startswith("-") and len(w) > 1:
+                if w in _CURL_DATA_FLAGS or w in _CURL_VALUE_OPTIONS:
+                    if k + 1 >= len(tokens):
+                        if problem is None:
+                            problem = f"option `{w}` has no value"
+                    elif w in _CURL_DATA_FLAGS:
+                        payloads.append(k + 1)
+                    elif w == "--url":
+                        urls.append(k + 1)
+                    elif w in ("-X", "--request"):
+                        methods.append(k + 1)
+                    k += 2
+                    continue
+                if w not in _CURL_FLAG_OPTIONS and problem is None:
+                    problem = f"unknown curl option `{w}` (it might take a value)"
+            else:
+                urls.append(k)
+            k += 1
+        mentions = any("://" in words[u] and _CURL_PATH in words[u] for u in urls)
+        if not mentions and not unclosed:
+            return end  # Shell text that posts elsewhere: quoted, no diagnostic.
+
+        def reject(message: str) -> int:
             self.skip(at, end, "curl-payload", message)
             return end
-        p_start, p_end, quote = payloads[0]
+
+        if unclosed:
+            return reject("an unclosed quote: the command is read to the end of its first line and not run")
+        if any(t[3] for t in tokens[1:]):
+            return reject("a word joins quoted and unquoted text")
+        for t, w in zip(tokens, words):
+            if t[2] == "" and (w.startswith("#") or any(ch in w for ch in ";|&<>`") or "$(" in w):
+                return reject(f"shell syntax outside quotes: `{w}`")
+        if problem is not None:
+            return reject(problem)
+        if len(urls) != 1:
+            return reject(f"{len(urls)} URLs; a directive posts to exactly one")
+        if not _posts_to_exec(words[urls[0]]):
+            return reject(f"the URL's path is not exactly `{_CURL_PATH}`")
+        if any(words[m] != "POST" for m in methods):
+            return reject("the method is not POST")
+        if len(payloads) != 1:
+            return reject("no payload after a data flag" if not payloads else "more than one payload")
+        p_start, p_end, quote, _ = tokens[payloads[0]]
         if quote == '"':
-            self.skip(at, end, "curl-payload", "the payload is double-quoted; only single-quoted payloads are read")
-            return end
-        if quote != "'" or p_end >= n:
-            self.skip(at, end, "curl-payload", "the payload is not a closed single-quoted string")
-            return end
+            return reject("the payload is double-quoted; only single-quoted payloads are read")
+        if quote != "'":
+            return reject("the payload is not single-quoted")
         payload = text[p_start:p_end].strip(" \t\r\n")
         try:
             if _utf8_length_over(payload, 0, len(payload), LIMITS.max_bytes):
@@ -740,32 +794,44 @@ class _Run:
         except JsonError as e:
             self.skip(at, end, "invalid-json", e.message)
             return end
-        if any(k != _CURL_OP_KEY and k != _CURL_ARGS_KEY for k in obj):
-            self.skip(at, end, "curl-payload", f"the payload may hold only `{_CURL_OP_KEY}` and `{_CURL_ARGS_KEY}`")
-            return end
-        op = obj.get(_CURL_OP_KEY)
+        if len(obj) != 2 or _CURL_OP_KEY not in obj or _CURL_ARGS_KEY not in obj:
+            return reject(f"the payload must hold exactly `{_CURL_OP_KEY}` and `{_CURL_ARGS_KEY}`")
+        op = obj[_CURL_OP_KEY]
         op_match = _OP.match(op) if isinstance(op, str) else None
         if not isinstance(op, str) or op_match is None or op_match.end() != len(op):
-            self.skip(at, end, "curl-payload", f"`{_CURL_OP_KEY}` is not a valid op name")
-            return end
-        args = obj.get(_CURL_ARGS_KEY, {})
+            return reject(f"`{_CURL_OP_KEY}` is not a valid op name")
+        args = obj[_CURL_ARGS_KEY]
         if not isinstance(args, dict):
-            self.skip(at, end, "curl-payload", f"`{_CURL_ARGS_KEY}` is not a JSON object")
-            return end
+            return reject(f"`{_CURL_ARGS_KEY}` is not a JSON object")
         self.directive(at, end, "curl", _CURL_ENGINE, op, args)
         return end
 
 
+def _closing_quote(text: str, open_at: int, quote: str) -> int:
+    """The index of the quote closing the shell string opened at ``open_at``, or
+    -1: single quotes end at the next ``'``; in double quotes a ``\\`` escapes
+    the next character."""
+    if quote == "'":
+        return text.find("'", open_at + 1)
+    i, n = open_at + 1, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\":
+            i += 2
+        elif c == '"':
+            return i
+        else:
+            i += 1
+    return -1
+
+
 def _posts_to_exec(word: str) -> bool:
-    """True when ``word`` is an http(s) URL whose path is the exec path (a trailing ``/`` allowed)."""
+    """True when ``word`` is an http(s) URL whose path is exactly the exec path."""
     for scheme in ("https://", "http://"):
         if word.startswith(scheme):
             rest = word[len(scheme) :]
             k = rest.find("/")
-            if k < 0:
-                return False
-            path = rest[k:]
-            return path == _CURL_PATH or (path.endswith("/") and path[:-1] == _CURL_PATH)
+            return k >= 0 and rest[k:] == _CURL_PATH
     return False
 
 

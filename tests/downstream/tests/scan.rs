@@ -238,7 +238,7 @@ fn a_curl_line_inside_another_curl_command_is_not_a_command() {
     assert_eq!(summary(inside), [("[CLAIM 1]".to_owned(), "claim".to_owned())]);
     assert!(skipped(inside).is_empty());
     // The same line after the first command has ended is a command.
-    let after = "curl -H \"note\" https://example.com/x\ncurl https://h/exec -d '{\"op\": \"x.y\"}'";
+    let after = "curl -H \"note\" https://example.com/x\ncurl https://h/exec -d '{\"op\": \"x.y\", \"args\": {}}'";
     assert_eq!(summary(after), [(after[37..].to_owned(), "directive:x.y".to_owned())]);
 }
 
@@ -249,7 +249,7 @@ fn a_line_indented_after_a_broken_call_is_still_a_line_start() {
     for indent in ["", "  "] {
         let fence = format!("[TOOL a {{\n{indent}```text\n[CLAIM 1]\n{indent}```\n[CLAIM 2]");
         assert_eq!(summary(&fence), [("[CLAIM 2]".to_owned(), "claim".to_owned())], "{fence:?}");
-        let curl = format!("[TOOL a {{}}\n{indent}curl https://h/exec -d '{{\"op\": \"b\"}}'");
+        let curl = format!("[TOOL a {{}}\n{indent}curl https://h/exec -d '{{\"op\": \"b\", \"args\": {{}}}}'");
         assert_eq!(summary(&curl), [(curl[11 + indent.len()..].to_owned(), "directive:b".to_owned())], "{curl:?}");
     }
     // A fence's span starts at its opening run, as a curl command's does.
