@@ -325,6 +325,23 @@ impl<S: 'static> Scanner<S> {
     }
 }
 
+/// The length of a list item marker at the start of `b` (`-`, `*`, `+`, or
+/// one to nine digits then `.` or `)`, followed by a space), or 0.
+fn list_marker(b: &[u8]) -> usize {
+    match b.first() {
+        Some(b'-' | b'*' | b'+') if b.get(1) == Some(&b' ') => 2,
+        Some(c) if c.is_ascii_digit() => {
+            let d = b.iter().take(10).take_while(|c| c.is_ascii_digit()).count();
+            if d <= 9 && matches!(b.get(d), Some(b'.' | b')')) && b.get(d + 1) == Some(&b' ') {
+                d + 2
+            } else {
+                0
+            }
+        }
+        _ => 0,
+    }
+}
+
 /// The closing quote of the shell string opened by the quote `q` at `open`:
 /// single quotes end at the next `'`; in double quotes a `\` escapes the next
 /// byte.
@@ -413,6 +430,9 @@ impl<S: 'static> Run<'_, S> {
 
     /// Fences and curl commands at a line start; `None` when neither.
     fn line_start(&mut self, pos: usize) -> Option<usize> {
+        if let Some(end) = self.quoted_lines(pos) {
+            return Some(end);
+        }
         let b = self.bytes;
         let indent = b[pos..].iter().take(4).take_while(|&&c| c == b' ').count();
         let at = pos + indent;
@@ -425,6 +445,70 @@ impl<S: 'static> Run<'_, S> {
         let at = pos + blank;
         if pos >= self.curl_end && b[at..].starts_with(b"curl") && b.get(at + 4).is_some_and(|&c| is_blank(c)) {
             return self.curl(at);
+        }
+        None
+    }
+
+    /// Markdown that shows code or quotes (P86): a blockquote line (up to three
+    /// spaces, then `>`) is quoted to its end; a fence opened after a list
+    /// marker is quoted to its closing fence (never a directive); an indented
+    /// code block (four spaces or a tab, after a blank line or at the start of
+    /// the text) is quoted with the indented and blank lines that follow.
+    /// Returns where scanning resumes.
+    fn quoted_lines(&mut self, pos: usize) -> Option<usize> {
+        let b = self.bytes;
+        let n = b.len();
+        let indent = b[pos..].iter().take(4).take_while(|&&c| c == b' ').count();
+        let at = pos + indent;
+        if indent <= 3 && at < n && b[at] == b'>' {
+            return Some(self.line_end(pos));
+        }
+        if indent <= 3 {
+            let marker = list_marker(&b[at..]);
+            if marker > 0 {
+                let mut q = at + marker;
+                while q < n && b[q] == b' ' {
+                    q += 1;
+                }
+                if q < n && (b[q] == b'`' || b[q] == b'~') {
+                    let ch = b[q];
+                    let run = b[q..].iter().take_while(|&&c| c == ch).count();
+                    if run >= 3 {
+                        let mut line = self.line_end(q) + 1;
+                        while line < n {
+                            let end = self.line_end(line);
+                            let l = &b[line..end];
+                            let lead = l.iter().take_while(|&&c| c == b' ').count();
+                            let m = l[lead..].iter().take_while(|&&c| c == ch).count();
+                            if m >= run && l[lead + m..].iter().all(|&c| is_blank(c) || c == b'\r') {
+                                return Some((end + 1).min(n));
+                            }
+                            line = end + 1;
+                        }
+                        return Some(n);
+                    }
+                }
+            }
+        }
+        let indented = |i: usize| b.get(i) == Some(&b'\t') || (i + 4 <= n && &b[i..i + 4] == b"    ");
+        let blank_line = |start: usize, end: usize| b[start..end].iter().all(|&c| is_blank(c) || c == b'\r');
+        if indented(pos) && !blank_line(pos, self.line_end(pos)) {
+            let prev_blank = pos == 0 || {
+                let prev_end = pos - 1;
+                let prev_start = memchr::memrchr(b'\n', &b[..prev_end]).map_or(0, |k| k + 1);
+                blank_line(prev_start, prev_end)
+            };
+            if prev_blank {
+                let mut line = pos;
+                while line < n {
+                    let end = self.line_end(line);
+                    if !(indented(line) || blank_line(line, end)) {
+                        return Some(line);
+                    }
+                    line = end + 1;
+                }
+                return Some(n);
+            }
         }
         None
     }

@@ -380,7 +380,7 @@ class _Run:
         pos = 0
         search = _NEXT.search
         while pos < n:
-            if text[pos] in " \t`~c":
+            if text[pos] in " \t`~c>-*+0123456789":
                 line = self.line_of(pos)
                 if line is not None:
                     nxt = self.line_start(line)
@@ -411,6 +411,9 @@ class _Run:
 
     def line_start(self, pos: int) -> int | None:
         """Fences and curl commands at a line start; ``None`` when neither."""
+        quoted = self.quoted_lines(pos)
+        if quoted is not None:
+            return quoted
         text, n = self.text, self.n
         indent = 0
         while indent < 4 and pos + indent < n and text[pos + indent] == " ":
@@ -423,6 +426,63 @@ class _Run:
         at = self.blanks(pos)
         if text.startswith("curl", at) and at + 4 < n and text[at + 4] in " \t" and pos >= self.curl_end:
             return self.curl(at)
+        return None
+
+    def quoted_lines(self, pos: int) -> int | None:
+        """Markdown that shows code or quotes (P86): a blockquote line (up to three
+        spaces, then ``>``) is quoted to its end; a fence opened after a list marker
+        is quoted to its closing fence (never a directive); an indented code block
+        (four spaces or a tab, after a blank line or at the start of the text) is
+        quoted with the indented and blank lines that follow. Where scanning resumes."""
+        text, n = self.text, self.n
+        indent = 0
+        while indent < 4 and pos + indent < n and text[pos + indent] == " ":
+            indent += 1
+        at = pos + indent
+        if indent <= 3 and at < n and text[at] == ">":
+            return self.line_end(pos)
+        if indent <= 3:
+            marker = _list_marker(text, at)
+            if marker > 0:
+                q = at + marker
+                while q < n and text[q] == " ":
+                    q += 1
+                if q < n and text[q] in "`~":
+                    ch = text[q]
+                    run = 0
+                    while q + run < n and text[q + run] == ch:
+                        run += 1
+                    if run >= 3:
+                        line = self.line_end(q) + 1
+                        while line < n:
+                            end = self.line_end(line)
+                            lead = line
+                            while lead < end and text[lead] == " ":
+                                lead += 1
+                            m = 0
+                            while lead + m < end and text[lead + m] == ch:
+                                m += 1
+                            if m >= run and text[lead + m : end].strip(" \t\r") == "":
+                                return min(end + 1, n)
+                            line = end + 1
+                        return n
+
+        def indented(i: int) -> bool:
+            return (i < n and text[i] == "\t") or text.startswith("    ", i)
+
+        def blank_line(start: int, end: int) -> bool:
+            return text[start:end].strip(" \t\r") == ""
+
+        if indented(pos) and not blank_line(pos, self.line_end(pos)):
+            prev_blank = pos == 0 or blank_line(text.rfind("\n", 0, pos - 1) + 1, pos - 1)
+            if prev_blank:
+                line = pos
+                while line < n:
+                    end = self.line_end(line)
+                    if not (indented(line) or blank_line(line, end)):
+                        return line
+                    line = end + 1
+                return n
         return None
 
     def blanks(self, i: int) -> int:
@@ -805,6 +865,20 @@ class _Run:
             return reject(f"`{_CURL_ARGS_KEY}` is not a JSON object")
         self.directive(at, end, "curl", _CURL_ENGINE, op, args)
         return end
+
+
+def _list_marker(text: str, at: int) -> int:
+    """The length of a list item marker at ``at`` (``-``, ``*``, ``+``, or one to
+    nine digits then ``.`` or ``)``, followed by a space), or 0."""
+    n = len(text)
+    if at < n and text[at] in "-*+":
+        return 2 if at + 1 < n and text[at + 1] == " " else 0
+    d = 0
+    while d < 10 and at + d < n and "0" <= text[at + d] <= "9":
+        d += 1
+    if 0 < d <= 9 and at + d + 1 < n and text[at + d] in ".)" and text[at + d + 1] == " ":
+        return d + 2
+    return 0
 
 
 def _closing_quote(text: str, open_at: int, quote: str) -> int:
