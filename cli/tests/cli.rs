@@ -326,7 +326,7 @@ fn parse_diagnostics_adds_skipped_directives_and_why() {
     assert_eq!(
         r.stdout,
         "bytes 0..10  sentence  claim\n    job_id  7f\n\
-         skipped bytes 16..42  invalid-json: duplicate key `x` at line 1 column 12\n\
+         skipped bytes 16..43  invalid-json: duplicate key `x` at line 1 column 12\n\
          bytes 48..71  directive  c.d\n    form    bracket\n    engine  TOOL\n    op      c.d\n    args    {\"ok\":true}\n\
          2 found, 1 skipped\n",
         "skipped candidates stand in text order"
@@ -335,7 +335,7 @@ fn parse_diagnostics_adds_skipped_directives_and_why() {
     assert!(!ok(&["parse", text]).stdout.contains("skipped"), "skipped only with --diagnostics");
     let v = ok(&["parse", "--diagnostics", "--json", text]).json();
     assert_eq!(v["skipped"][0]["reason"], "invalid-json");
-    assert_eq!(v["skipped"][0]["span"], json!({"start": 16, "end": 42}));
+    assert_eq!(v["skipped"][0]["span"], json!({"start": 16, "end": 43}));
     assert_eq!(v["found"].as_array().unwrap().len(), 2);
     assert!(ok(&["parse", "--json", text]).json().get("skipped").is_none());
 }

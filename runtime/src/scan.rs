@@ -821,8 +821,12 @@ impl<S: 'static> Run<'_, S> {
         let b = self.bytes;
         match scan_object(self.text, brace, self.s.directives.limits) {
             Err(e) => {
-                self.skip(i..e.at, SkipReason::InvalidJson, e.error.message);
-                e.at
+                // The broken candidate runs to its closing `]` or its line end
+                // (P87), and never ends before what the JSON reader consumed,
+                // so nothing inside its strings is read as a marker.
+                let end = e.at.max(self.bracket_close(brace));
+                self.skip(i..end, SkipReason::InvalidJson, e.error.message);
+                end
             }
             Ok((args, end)) => {
                 let mut q = end;

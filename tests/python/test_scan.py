@@ -34,8 +34,9 @@ def flood(unit: str) -> str:
 # The Rust scanner returns the same for each (checked with tests/python/differential.py's
 # machinery when they were written; the shared vectors hold the rules themselves).
 FLOODS: list[tuple[str, Callable[[], str], int, int, tuple[int, int, str, str] | None]] = [
-    ("unclosed-tool-calls", lambda: flood("[TOOL op {"), 0, MIB // 10 + 1,
-     (0, 10, "invalid-json", "expected a string key or `}` at byte 10")),
+    # The first broken call runs to its line end (P87): the flood is one line.
+    ("unclosed-tool-calls", lambda: flood("[TOOL op {"), 0, 1,
+     (0, len(flood("[TOOL op {")), "invalid-json", "expected a string key or `}` at byte 10")),
     ("result-openers", lambda: flood("[RESULT "), 0, 0, None),
     ("results", lambda: flood("[RESULT a] OK x "), MIB // 16 + 1, 0, None),
     ("work-order-line-without-dash", lambda: "[WO:7f] [from super] " + " word" * (MIB // 5), 0, 0, None),
@@ -45,13 +46,14 @@ FLOODS: list[tuple[str, Callable[[], str], int, int, tuple[int, int, str, str] |
     ("backticks", lambda: flood("`"), 0, 0, None),
     ("backtick-runs", lambda: flood("` `` "), 0, 0, None),
     ("deep-objects", lambda: "[TOOL a.b " + '{"a": ' * (MIB // 6) + "1" + "}" * (MIB // 6) + "]", 0, 1,
-     (0, 1223345, "invalid-json", "the arguments are longer than 65536 bytes")),
+     (0, 1223346, "invalid-json", "the arguments are longer than 65536 bytes")),
     ("deep-arrays-unclosed", lambda: '[TOOL a.b {"a": ' + "[" * MIB, 0, 1,
      (0, MIB + 16, "invalid-json", "the text ends inside the JSON value (expected a value)")),
-    ("strings", lambda: flood('[TOOL op {"a": "'), 0, 32769, (0, 27, "invalid-json", "expected `,` or a closing bracket at byte 27")),
+    # One line: the first broken call runs to its line end (P87).
+    ("strings", lambda: flood('[TOOL op {"a": "'), 0, 1, (0, len(flood('[TOOL op {"a": "')), "invalid-json", "expected `,` or a closing bracket at byte 27")),
     ("unterminated-string", lambda: '[TOOL op {"a": "' + "x" * MIB, 0, 1, (0, MIB + 16, "invalid-json", "unterminated or invalid string")),
     ("backslash-runs", lambda: '[TOOL op {"a": "' + "\\\\" * (MIB // 2) + '"}]', 0, 1,
-     (0, MIB + 18, "invalid-json", "the arguments are longer than 65536 bytes")),
+     (0, MIB + 19, "invalid-json", "the arguments are longer than 65536 bytes")),
     ("fences", lambda: flood("```tool\n"), 0, 1, (0, MIB + 8, "unclosed-fence", "the ```tool fence is never closed")),
     ("curl-lines", lambda: flood("curl https://h/exec -d '\n"), 0, 20972, None),
     ("curl-continued-lines", lambda: flood("curl x \\\n"), 0, 0, None),
@@ -64,7 +66,7 @@ FLOODS: list[tuple[str, Callable[[], str], int, int, tuple[int, int, str, str] |
     ("bare-dm", lambda: flood("[DM "), 0, 1, (0, MIB + 4, "shorthand-without-object", "`[DM` without a JSON object is ignored (D3)")),
     ("bare-dm-lines", lambda: flood("[DM \n"), 0, MIB // 5 + 1, (0, 4, "shorthand-without-object", "`[DM` without a JSON object is ignored (D3)")),
     ("broken-strings", lambda: flood('[TOOL a {"k": "\\q [TOOL b {}]"}] '), 0, MIB // 33 + 1,
-     (0, 30, "invalid-json", "invalid escape `\\q` in a string at byte 15")),
+     (0, 32, "invalid-json", "invalid escape `\\q` in a string at byte 15")),
     ("no-object-lines", lambda: flood('[TOOL a -v {"k": "[TOOL b {}]"}]\n'), 0, MIB // 33 + 1,
      (0, 32, "no-object", "`[TOOL a` is not followed by a JSON object")),
     ("newlines", lambda: flood("\n"), 0, 0, None),

@@ -737,8 +737,11 @@ class _Run:
         try:
             args, end = _scan_object(text, brace, n, LIMITS.max_depth, LIMITS.max_bytes)
         except _SyntaxFault as e:
-            self.skip_json(i, e.at, e)
-            return e.at
+            # The broken candidate runs to its closing `]` or its line end (P87),
+            # and never ends before what the JSON reader consumed.
+            close = max(e.at, self.bracket_close(brace))
+            self.skip_json(i, close, e)
+            return close
         q = self.ws(end)
         if q < n and text[q] == "]":
             self.directive(i, q + 1, form, engine, written, args)
