@@ -130,6 +130,17 @@ pub fn syntax_end(text: &str, start: usize) -> Result<(usize, usize), (usize, bo
         }
         i
     };
+    // A member's key and its colon, from `i`; the offset just after the colon.
+    let key_colon = |i: usize, expected: &str| -> Result<usize, (usize, bool, String)> {
+        if i >= n || b[i] != b'"' {
+            return fail(i, expected).map(|_| i);
+        }
+        let i = ws(string_end(text, i)?);
+        if i >= n || b[i] != b':' {
+            return fail(i, "`:`").map(|_| i);
+        }
+        Ok(i + 1)
+    };
     // States: expecting a value; after a value (inside a container or at the end).
     'value: loop {
         i = ws(i);
@@ -146,16 +157,7 @@ pub fn syntax_end(text: &str, start: usize) -> Result<(usize, usize), (usize, bo
                     stack.pop();
                     i += 1;
                 } else if top == b'{' {
-                    // A key, then a colon, then the value.
-                    if i >= n || b[i] != b'"' {
-                        return fail(i, "a string key or `}`");
-                    }
-                    i = string_end(text, i)?;
-                    i = ws(i);
-                    if i >= n || b[i] != b':' {
-                        return fail(i, "`:`");
-                    }
-                    i += 1;
+                    i = key_colon(i, "a string key or `}`")?;
                     continue 'value;
                 } else {
                     continue 'value;
@@ -201,15 +203,7 @@ pub fn syntax_end(text: &str, start: usize) -> Result<(usize, usize), (usize, bo
                 return Err((i, false, format!("trailing comma before `{}` at byte {i}", close as char)));
             }
             if top == b'{' {
-                if i >= n || b[i] != b'"' {
-                    return fail(i, "a string key");
-                }
-                i = string_end(text, i)?;
-                i = ws(i);
-                if i >= n || b[i] != b':' {
-                    return fail(i, "`:`");
-                }
-                i += 1;
+                i = key_colon(i, "a string key")?;
             }
             continue 'value;
         }

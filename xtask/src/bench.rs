@@ -93,7 +93,7 @@ pub fn run_all(python: &Path) -> Result<String, String> {
 
     let mut t = String::new();
     let _ = writeln!(t, "Realistic corpus: {messages} messages, {:.2} MB (Python {})\n", bytes / 1e6, py["python"].as_str().unwrap_or("?"));
-    let _ = writeln!(t, "| implementation | messages/s | MB/s | prose MB/s | Rust ÷ this |");
+    let _ = writeln!(t, "| implementation | messages/s | MB/s | prose MB/s | time ÷ Rust time |");
     let _ = writeln!(t, "| --- | ---: | ---: | ---: | ---: |");
     let prose_of = |k: &str| py[k]["prose_seconds"].as_f64().unwrap_or(f64::NAN);
     for (name, secs, prose) in [
