@@ -774,9 +774,11 @@ impl<S: 'static> Run<'_, S> {
                 return Some(q + 1); // `[TOOL op]` advertises an op: not a call.
             }
             let message = format!("`[{engine} {written}` is not followed by a JSON object");
-            if q == op_end && q < b.len() && b[q] != b'{' {
+            if q == op_end && q < b.len() && !matches!(b[q], b'{' | b'[' | b'"' | b'\'') {
                 // The op runs into other text (`[TOOL Reply: …`): it is no word of
-                // its own, so the candidate ends before it and its text is read again (P73).
+                // its own, so the candidate ends before it and its text is read again
+                // (P73). An op that runs into a quote or bracket (`[TOOL a"…"]`) is
+                // not: that candidate runs to its closing `]` (P88).
                 self.skip(i..p, SkipReason::NoObject, message);
                 return Some(p);
             }

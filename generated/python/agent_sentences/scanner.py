@@ -700,9 +700,11 @@ class _Run:
                 if q < n and text[q] == "]":
                     return q + 1  # `[TOOL op]` advertises an op: not a call.
                 message = f"`[{engine} {written}` is not followed by a JSON object"
-                if q == op.end() and q < n and text[q] != "{":
+                if q == op.end() and q < n and text[q] not in "{[\"'":
                     # The op runs into other text (`[TOOL Reply: …`): it is no word of
-                    # its own, so the candidate ends before it and its text is read again (P73).
+                    # its own, so the candidate ends before it and its text is read again
+                    # (P73). An op that runs into a quote or bracket (`[TOOL a"…"]`) is
+                    # not: that candidate runs to its closing `]` (P88).
                     self.skip(i, op.start(), "no-object", message)
                     return op.start()
                 if q >= n or text[q] != "{" or q == op.end():
