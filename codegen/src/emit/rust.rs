@@ -362,8 +362,15 @@ fn scan_mod(model: &Model) -> TokenStream {
         let head = &s.head;
         let src = lit(&s.scan_source);
         let quotes = s.quotes_brackets;
+        let tail = match &s.tail_split {
+            Some((g, before, inner)) => {
+                let (before, inner) = (lit(before), lit(inner));
+                quote!(Some((#g, #before, #inner)))
+            }
+            None => quote!(None),
+        };
         quote! {
-            StructureScan { key: #key, head: #head, source: #src, from_groups: #f, quotes_brackets: #quotes }
+            StructureScan { key: #key, head: #head, source: #src, from_groups: #f, quotes_brackets: #quotes, tail: #tail }
         }
     });
     let op_pattern = lit(&d.op_pattern);

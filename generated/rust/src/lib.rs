@@ -6486,6 +6486,11 @@ pub mod scan {
             source: r#"(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t]*(?P<body>[^ \t].*)"#,
             from_groups: parse_work_order,
             quotes_brackets: false,
+            tail: Some((
+                "body",
+                r#"(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t]*"#,
+                r#"(?ms)[^ \t].*"#,
+            )),
         },
         StructureScan {
             key: "ack",
@@ -6493,6 +6498,7 @@ pub mod scan {
             source: r#"\[ACK(?::|[ \t]+)(?P<dm_id>[a-f0-9-]+)\](?:[ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\])?"#,
             from_groups: parse_ack,
             quotes_brackets: false,
+            tail: None,
         },
         StructureScan {
             key: "claim",
@@ -6500,6 +6506,7 @@ pub mod scan {
             source: r#"\[(?P<verb>CLAIM)[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\]"#,
             from_groups: parse_claim,
             quotes_brackets: false,
+            tail: None,
         },
         StructureScan {
             key: "result",
@@ -6507,6 +6514,11 @@ pub mod scan {
             source: r#"(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^ \t\r\n\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))(?:[^\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))*(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?))"#,
             from_groups: parse_result,
             quotes_brackets: false,
+            tail: Some((
+                "summary",
+                r#"(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?"#,
+                r#"(?s)(?:(?:[^ \t\r\n\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))(?:[^\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))*(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)"#,
+            )),
         },
         StructureScan {
             key: "decline",
@@ -6514,6 +6526,11 @@ pub mod scan {
             source: r#"\[DECLINE[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?P<reason>[^ \t\r\n][^\r\n]*)"#,
             from_groups: parse_decline,
             quotes_brackets: false,
+            tail: Some((
+                "reason",
+                r#"\[DECLINE[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+"#,
+                r#"[^ \t\r\n][^\r\n]*"#,
+            )),
         },
         StructureScan {
             key: "no_action",
@@ -6521,6 +6538,11 @@ pub mod scan {
             source: r#"\[NO-ACTION[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?P<reason>[^ \t\r\n][^\r\n]*)"#,
             from_groups: parse_no_action,
             quotes_brackets: false,
+            tail: Some((
+                "reason",
+                r#"\[NO-ACTION[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+"#,
+                r#"[^ \t\r\n][^\r\n]*"#,
+            )),
         },
         StructureScan {
             key: "job_marker",
@@ -6528,6 +6550,7 @@ pub mod scan {
             source: r#"\[JOB[ \t]+(?P<job_id>[A-Za-z0-9_.-]+(?:/(?P<slot>0|[1-9][0-9]{0,8}))?)\]"#,
             from_groups: parse_job_marker,
             quotes_brackets: false,
+            tail: None,
         },
         StructureScan {
             key: "nudge",
@@ -6535,6 +6558,7 @@ pub mod scan {
             source: r#"\[NUDGE[ \t]+(?P<loop_id>[A-Za-z0-9_/-]+)\][ \t]+\[nudge[ \t]+(?P<count>0|[1-9][0-9]{0,8})/(?P<max_nudges>0|[1-9][0-9]{0,8})\][ \t]+Deadline[ \t]+(?P<deadline_utc>[^ \t\r\n:]+(?::[^ \t\r\n:]+)*(?:[ \t]+[^ \t\r\n:]+(?::[^ \t\r\n:]+)*)*)(?::[ \t]+(?P<prompt>[^ \t\r\n][^\r\n]*))?"#,
             from_groups: parse_nudge,
             quotes_brackets: false,
+            tail: None,
         },
         StructureScan {
             key: "fleet_alert",
@@ -6542,6 +6566,11 @@ pub mod scan {
             source: r#"\[fleet-alert\][ \t]+(?P<severity>[A-Z][A-Z0-9_-]*):[ \t]+(?P<message>[^ \t\r\n][^\r\n]*)"#,
             from_groups: parse_fleet_alert,
             quotes_brackets: false,
+            tail: Some((
+                "message",
+                r#"\[fleet-alert\][ \t]+(?P<severity>[A-Z][A-Z0-9_-]*):[ \t]+"#,
+                r#"[^ \t\r\n][^\r\n]*"#,
+            )),
         },
         StructureScan {
             key: "contract_footer",
@@ -6549,6 +6578,7 @@ pub mod scan {
             source: r#"Reply:[ \t]+\[ACK[ \t]+(?P<id>[A-Za-z0-9_/-]+)\][ \t]+seen[ \t]+\|[ \t]+\[CLAIM[ \t]+(?P<id_claim>[A-Za-z0-9_/-]+)\][ \t]+mine[ \t]+\|[ \t]+\[RESULT[ \t]+(?P<id_result>[A-Za-z0-9_/-]+)\][ \t]+done[ \t]+\|[ \t]+\[DECLINE[ \t]+(?P<id_decline>[A-Za-z0-9_/-]+)\][ \t]+\|[ \t]+\[NO-ACTION[ \t]+(?P<id_no_action>[A-Za-z0-9_/-]+)\]\."#,
             from_groups: parse_contract_footer,
             quotes_brackets: false,
+            tail: None,
         },
         StructureScan {
             key: "directive",
@@ -6556,6 +6586,7 @@ pub mod scan {
             source: r#"\[Directive:[ \t]*(?P<directive>(?:[^ \t\[\]\r\n]|\[[^\[\]\r\n]*\])(?:[^\[\]\r\n]|\[[^\[\]\r\n]*\])*)\]"#,
             from_groups: parse_directive,
             quotes_brackets: true,
+            tail: None,
         },
         StructureScan {
             key: "runtime_context",
@@ -6563,6 +6594,7 @@ pub mod scan {
             source: r#"\[Runtime Context:[ \t]*(?P<url>[A-Za-z][A-Za-z0-9+.-]*://[^ \t\r\n\]]+)\]"#,
             from_groups: parse_runtime_context,
             quotes_brackets: false,
+            tail: None,
         },
         StructureScan {
             key: "subagent_update",
@@ -6570,6 +6602,7 @@ pub mod scan {
             source: r#"\[SUBAGENT-UPDATE\][ \t]+Subagent[ \t]+'(?P<title>[^'\r\n]+)'[ \t]+\((?P<short_id>[0-9a-f]{6,12})\)[ \t]+has[ \t]+posted[ \t]+new[ \t]+output\."#,
             from_groups: parse_subagent_update,
             quotes_brackets: false,
+            tail: None,
         },
     ];
     static DIRECTIVES: DirectiveSpec = DirectiveSpec {
