@@ -651,10 +651,17 @@ impl<S: 'static> Run<'_, S> {
                 p = start + n;
             }
             let mut next = vec![None; runs.len()];
-            let mut last: HashMap<usize, usize> = HashMap::new();
+            // The latest run of each length seen (reading backwards): short
+            // runs in an array, long ones (rare) in a map.
+            let mut short = [usize::MAX; 32];
+            let mut long: HashMap<usize, usize> = HashMap::new();
             for (k, &(_, n)) in runs.iter().enumerate().rev() {
-                next[k] = last.get(&n).copied();
-                last.insert(n, k);
+                if n < short.len() {
+                    next[k] = (short[n] != usize::MAX).then_some(short[n]);
+                    short[n] = k;
+                } else {
+                    next[k] = long.insert(n, k);
+                }
             }
             self.code = Some(CodeIndex { line, checked: i, runs, next, cursor: 0 });
         }
