@@ -22,25 +22,12 @@ const S: SpecFile = SpecFile::Structures;
 
 fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a String>) -> Option<String> {
     candidates
-        .map(|c| (strsim_distance(name, c), c))
+        .map(|c| (strsim::levenshtein(name, c), c))
         .filter(|(d, c)| *d <= 3.max(c.len() / 3))
         .min()
         .map(|(_, c)| c.clone())
 }
 
-/// Levenshtein distance, for "did you mean" hints.
-pub fn strsim_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur.push((prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1));
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
 
 /// Checks the loaded spec. Errors block generation; warnings do not.
 pub fn check_spec(spec: &Spec) -> Vec<Diagnostic> {

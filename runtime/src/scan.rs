@@ -758,11 +758,9 @@ impl<S: 'static> Run<'_, S> {
                 continue;
             }
             let input = Input::new(self.text).range(start..).anchored(Anchored::Yes);
-            let mut caps = self.s.singles[k].create_captures();
-            self.s.singles[k].search_captures(&input, &mut caps);
-            if let Some(m) = caps.get_match() {
+            if let Some(m) = self.s.singles[k].search(&input) {
                 // Fields invalid (a footer whose ids differ): passed over whole (P71).
-                if let Ok(v) = (st.from_groups)(&AutomataGroups { caps: &caps, text: self.text }) {
+                if let Some(v) = self.build(k, m.start(), m.end()) {
                     self.found.push(Found { span: m.start()..m.end(), item: Item::Sentence { value: v } });
                 }
                 return Some(m.end());
