@@ -231,6 +231,65 @@ def test_scan_object_resumes_after_a_well_formed_but_unacceptable_value() -> Non
     assert (obj, end) == ({"a": "}]"}, 13)
 
 
+_JSON_PIECES = [
+    "{", "}", "[", "]", ",", ":", " ", "\n", '"', '"a"', '"b"', '"\\u00e9"', '"\\ud800"', '"\\ud83d\\ude00"',
+    '"\\udc00x"', '"\\\\ud800"', '"\\x"', '"\t"', "0", "-0", "1.5", "1e400", "-1e-400", "01", "1.", "123456789012345678901",
+    "18446744073709551615", "18446744073709551616", "-9223372036854775809", "true", "tru", "null", "NaN", "-Infinity",
+    '"' + "é" * 20 + '"', "}]", "x",
+]
+
+
+def _json_candidate(rng: random.Random) -> str:
+    """A JSON object, valid or nearly: random members from valid pieces, then maybe mutated."""
+
+    def value(depth: int) -> str:
+        r = rng.random()
+        if depth < 70 and r < 0.25:
+            return "{" + ", ".join(f'"{rng.choice("abc")}": {value(depth + 1)}' for _ in range(rng.randrange(3))) + "}"
+        if depth < 70 and r < 0.4:
+            return "[" + ", ".join(value(depth + 1) for _ in range(rng.randrange(3))) + "]"
+        return rng.choice(_JSON_PIECES[11:])
+
+    text = "{" + ", ".join(f'"{rng.choice("abc")}": {value(2)}' for _ in range(rng.randrange(4))) + "}"
+    if rng.random() < 0.2:
+        depth = rng.randrange(60, 70)  # Around MAX_DEPTH.
+        text = '{"a": ' + "[" * depth + "]" * depth + "}"
+    for _ in range(rng.choice([0, 0, 1, 2])):
+        at = rng.randrange(len(text) + 1)
+        text = text[:at] + rng.choice(_JSON_PIECES) + text[at + rng.randrange(3) :]
+    # The scanner calls the reader at a `{` only.
+    return "{" + text[1:] + rng.choice(["", " tail", "] x", "\n}"])
+
+
+def _strict_or_fault(text: str, n: int, max_bytes: int) -> tuple[str, int] | str:
+    try:
+        value, end = strict_json._scan_object_strict(text, 0, n, 64, max_bytes)
+    except strict_json._SyntaxFault as e:
+        return e.message
+    return json.dumps(value), end
+
+
+def test_the_json_fast_path_accepts_exactly_what_the_syntax_reader_accepts() -> None:
+    """The C decoder's fast path (`_decode_accepted`) returns the object and end that
+    `_syntax_end` + `parse_object` return, and declines exactly what they reject."""
+    rng = random.Random(7)
+    accepted = declined = 0
+    for _ in range(20_000):
+        text = _json_candidate(rng)
+        n = len(text) if rng.random() < 0.8 else rng.randrange(1, len(text) + 1)
+        max_bytes = rng.choice([65536, 65536, 40])
+        fast = strict_json._decode_accepted(text, 0, n, 64, max_bytes)
+        strict = _strict_or_fault(text, n, max_bytes)
+        if fast is None:
+            assert isinstance(strict, str), (text, n, strict)
+            declined += 1
+        else:
+            assert strict == (json.dumps(fast[0]), fast[1]), (text, n)
+            accepted += 1
+    # Both sides of the property were exercised.
+    assert accepted > 2_000 and declined > 2_000, (accepted, declined)
+
+
 def test_lone_surrogates_are_rejected_with_a_byte_offset() -> None:
     with pytest.raises(A.ParseError) as e:
         A.scan("é [CLAIM 1] \udc00")

@@ -393,14 +393,66 @@ def _utf8_length_over(text: str, start: int, end: int, limit: int) -> bool:
     return len(text[start:end].encode("utf-8")) > limit
 
 
+_DECODER: Final = json.JSONDecoder(
+    object_pairs_hook=_object,
+    parse_constant=_constant,
+    parse_int=_integer,
+    parse_float=_float,
+)
+_SURROGATE_ESCAPE: Final = re.compile(r"\\u[dD][89a-fA-F]")
+"""A ``\\u`` escape that may name a surrogate (or an escaped backslash before ``u``: a
+false alarm only costs the full check)."""
+
+
+def _decode_accepted(text: str, start: int, n: int, max_depth: int, max_bytes: int) -> tuple[JsonObject, int] | None:
+    """The fast path of :func:`_scan_object`: the object at ``start`` when the C decoder
+    reads it and it passes every strict rule, else ``None`` (the caller then reads it
+    with :func:`_syntax_end` for Rust's fault and offset).
+
+    Equivalent on acceptance: the decoder (``strict`` strings, the same hooks as
+    :func:`parse_object`) accepts exactly the syntax :func:`_syntax_end` reads, except
+    what a hook or the checks here reject, and a valid value has one end. Linear: where it
+    fails, it stopped at or before the point :func:`_syntax_end` will stop at (a hook
+    raises where its token is; the C decoder's recursion limit is deeper than
+    :data:`MAX_DEPTH`), so a candidate is read at most twice.
+    """
+    try:
+        if n == len(text):
+            value, end = _DECODER.raw_decode(text, start)
+        else:
+            value, end = _DECODER.raw_decode(text[start:n])
+            end += start
+    except (ValueError, RecursionError):  # JSONDecodeError and JsonError are ValueErrors.
+        return None
+    if not isinstance(value, dict) or _utf8_length_over(text, start, end, max_bytes):
+        return None
+    # Depth and lone surrogates: walk the value only when the text could break them.
+    if text.count("{", start, end) + text.count("[", start, end) > max_depth or _SURROGATE_ESCAPE.search(text, start, end):
+        try:
+            _check(value, writing=False, max_depth=max_depth)
+        except JsonError:
+            return None
+    return value, end
+
+
 def _scan_object(text: str, start: int, n: int, max_depth: int, max_bytes: int) -> tuple[JsonObject, int]:
     """One strict JSON object at ``start`` (a ``{``) of ``text[:n]``, as Rust's ``scan_object``:
     :func:`_syntax_end` finds its end, then the slice is read with :func:`parse_object`.
-    Returns the object and the index just after it.
+    Returns the object and the index just after it. An object that every rule accepts
+    is read by the C decoder alone (:func:`_decode_accepted`), with the same result.
 
     Raises :class:`_SyntaxFault`: at the first character that cannot continue the
     value, or just after a well-formed value that is not an acceptable object.
     """
+    accepted = _decode_accepted(text, start, n, max_depth, max_bytes)
+    if accepted is not None:
+        return accepted
+    return _scan_object_strict(text, start, n, max_depth, max_bytes)
+
+
+def _scan_object_strict(text: str, start: int, n: int, max_depth: int, max_bytes: int) -> tuple[JsonObject, int]:
+    """:func:`_scan_object` without its fast path: :func:`_syntax_end`, then
+    :func:`parse_object`. Gives the fault and its offset for a broken candidate."""
     try:
         end, depth = _syntax_end(text, start, n)
     except _SyntaxFault as e:
