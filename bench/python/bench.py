@@ -29,7 +29,7 @@ def _implementations(spec_dir: str, package_dir: str) -> dict[str, Callable[[str
     seed = seed_reference.load_seed_patterns(os.path.join(spec_dir, "regex_patterns.json"))
     return {
         "generated": lambda text: len(agent_sentences.scan(text)),
-        "seed": lambda text: seed_reference.scan(seed, text),
+        "seed": lambda text: len(seed_reference.scan(seed, text)),
     }
 
 

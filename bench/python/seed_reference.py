@@ -1,10 +1,17 @@
 """The approach the generated package replaces, as the seeds describe it.
 
-The seed's own regexes (`seed_pattern` in schema/regex_patterns.json, read
-from the spec, not copied) run with ``re.finditer`` over each message, plus
-the brace-counting tool-call scan of seed 003's harvester: from each
-``[TOOL``/``[EXEC`` opener, count braces (skipping JSON strings) until they
-balance, then ``json.loads`` the object.
+- Seed 001's own regexes (``seed_pattern`` in schema/regex_patterns.json, read
+  from the spec, not copied) run with ``re.finditer`` over each message; each
+  match gives its ``groupdict()``, the "structured dictionary mapping" that
+  seed 001's ``docs parse --json`` prints.
+- Seed 003's harvester, ``parse_tool_calls()``: from each ``[TOOL op``,
+  ``[EXEC op`` or ``[DM`` opener (the ``[DM {…}]`` shorthand for ``dm.send``),
+  count braces (skipping JSON strings) until they balance, then ``json.loads``
+  the object; and the fenced ```` ```box ````/``tool``/``exec`` blocks, whose
+  body is ``op {json}``. Broken JSON is skipped silently (D4).
+
+Not reproduced: 003's curl-to-``/exec`` payloads, for which the seeds give no
+pattern.
 """
 
 from __future__ import annotations
@@ -32,7 +39,9 @@ def load_seed_patterns(spec_path: str) -> list[re.Pattern[str]]:
     return out
 
 
-_OPENER = re.compile(r"\[(TOOL|EXEC)\s+([a-zA-Z0-9_.-]+)\s+\{")
+_OPENER = re.compile(r"\[(?:(?:TOOL|EXEC)\s+([a-zA-Z0-9_.-]+)|(DM))\s*\{")
+_FENCE = re.compile(r"^```(?:box|tool|exec)[ \t]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
+_FENCE_BODY = re.compile(r"\s*([a-zA-Z0-9_.-]+)\s+(\{.*\})\s*", re.DOTALL)
 
 
 def brace_scan(text: str) -> list[tuple[str, Any]]:
@@ -60,17 +69,29 @@ def brace_scan(text: str) -> list[tuple[str, Any]]:
                 depth -= 1
                 if depth == 0:
                     try:
-                        calls.append((m.group(2), json.loads(text[start : i + 1])))
+                        calls.append((m.group(1) or "dm.send", json.loads(text[start : i + 1])))
                     except ValueError:
                         pass
                     break
     return calls
 
 
-def scan(patterns: list[re.Pattern[str]], text: str) -> int:
-    """Everything the seed approach finds in one message; returns the count."""
-    n = 0
-    for p in patterns:
-        for _ in p.finditer(text):
-            n += 1
-    return n + len(brace_scan(text))
+def fence_calls(text: str) -> list[tuple[str, Any]]:
+    """Tool calls in directive fences: the body is ``op {json}``."""
+    calls = []
+    for m in _FENCE.finditer(text):
+        body = _FENCE_BODY.fullmatch(m.group(1))
+        if body is None:
+            continue
+        try:
+            calls.append((body.group(1), json.loads(body.group(2))))
+        except ValueError:
+            pass
+    return calls
+
+
+def scan(patterns: list[re.Pattern[str]], text: str) -> list[Any]:
+    """Everything the seed approach finds in one message: each pattern match's
+    ``groupdict()``, then the tool calls as ``(op, args)``."""
+    found: list[Any] = [m.groupdict() for p in patterns for m in p.finditer(text)]
+    return found + brace_scan(text) + fence_calls(text)

@@ -364,22 +364,18 @@ class WorkOrder:
         Used by :meth:`parse` and by the scanner. ``offset`` turns a character index
         of ``found.string`` into the byte offset an error reports.
         """
-        c_dm_id = _capture("work_order", found, offset, ("wo_id",), "dm_id")
-        if c_dm_id is None:
+        v_dm_id = found.group("wo_id")
+        if v_dm_id is None:
             raise _absent("work_order", found, offset, "dm_id")
-        v_dm_id = c_dm_id[0]
-        c_sender = _capture("work_order", found, offset, ("sender",), "sender")
-        if c_sender is None:
+        v_sender = found.group("sender")
+        if v_sender is None:
             raise _absent("work_order", found, offset, "sender")
-        v_sender = c_sender[0]
-        c_title = _capture("work_order", found, offset, ("title",), "title")
-        if c_title is None:
+        v_title = found.group("title")
+        if v_title is None:
             raise _absent("work_order", found, offset, "title")
-        v_title = c_title[0]
-        c_body = _capture("work_order", found, offset, ("body",), "body")
-        if c_body is None:
+        v_body = found.group("body")
+        if v_body is None:
             raise _absent("work_order", found, offset, "body")
-        v_body = c_body[0]
         return cls(dm_id=v_dm_id, sender=v_sender, title=v_title, body=v_body)
 
     def render(self) -> str:
@@ -494,12 +490,10 @@ class Ack:
         Used by :meth:`parse` and by the scanner. ``offset`` turns a character index
         of ``found.string`` into the byte offset an error reports.
         """
-        c_dm_id = _capture("ack", found, offset, ("dm_id",), "dm_id")
-        if c_dm_id is None:
+        v_dm_id = found.group("dm_id")
+        if v_dm_id is None:
             raise _absent("ack", found, offset, "dm_id")
-        v_dm_id = c_dm_id[0]
-        c_sender = _capture("ack", found, offset, ("sender",), "sender")
-        v_sender = None if c_sender is None else c_sender[0]
+        v_sender = found.group("sender")
         return cls(dm_id=v_dm_id, sender=v_sender)
 
     def render(self) -> str:
@@ -603,10 +597,9 @@ class Claim:
         of ``found.string`` into the byte offset an error reports.
         """
         _fixed("claim", found, offset, "verb", "CLAIM")
-        c_job_id = _capture("claim", found, offset, ("job_id",), "job_id")
-        if c_job_id is None:
+        v_job_id = found.group("job_id")
+        if v_job_id is None:
             raise _absent("claim", found, offset, "job_id")
-        v_job_id = c_job_id[0]
         return cls(job_id=v_job_id)
 
     def render(self) -> str:
@@ -733,14 +726,12 @@ class Result:
         Used by :meth:`parse` and by the scanner. ``offset`` turns a character index
         of ``found.string`` into the byte offset an error reports.
         """
-        c_job_id = _capture("result", found, offset, ("job_id",), "job_id")
-        if c_job_id is None:
+        v_job_id = found.group("job_id")
+        if v_job_id is None:
             raise _absent("result", found, offset, "job_id")
-        v_job_id = c_job_id[0]
-        c_summary = _capture("result", found, offset, ("summary",), "summary")
-        if c_summary is None:
+        v_summary = found.group("summary")
+        if v_summary is None:
             raise _absent("result", found, offset, "summary")
-        v_summary = c_summary[0]
         c_status = _capture("result", found, offset, ("status",), "status")
         v_status = None if c_status is None else _enum("result", offset, c_status, "status", _STATUS_BY_TEXT)
         return cls(job_id=v_job_id, summary=v_summary, status=v_status)
@@ -861,14 +852,12 @@ class Decline:
         Used by :meth:`parse` and by the scanner. ``offset`` turns a character index
         of ``found.string`` into the byte offset an error reports.
         """
-        c_job_id = _capture("decline", found, offset, ("job_id",), "job_id")
-        if c_job_id is None:
+        v_job_id = found.group("job_id")
+        if v_job_id is None:
             raise _absent("decline", found, offset, "job_id")
-        v_job_id = c_job_id[0]
-        c_reason = _capture("decline", found, offset, ("reason",), "reason")
-        if c_reason is None:
+        v_reason = found.group("reason")
+        if v_reason is None:
             raise _absent("decline", found, offset, "reason")
-        v_reason = c_reason[0]
         return cls(job_id=v_job_id, reason=v_reason)
 
     def render(self) -> str:
@@ -982,14 +971,12 @@ class NoAction:
         Used by :meth:`parse` and by the scanner. ``offset`` turns a character index
         of ``found.string`` into the byte offset an error reports.
         """
-        c_job_id = _capture("no_action", found, offset, ("job_id",), "job_id")
-        if c_job_id is None:
+        v_job_id = found.group("job_id")
+        if v_job_id is None:
             raise _absent("no_action", found, offset, "job_id")
-        v_job_id = c_job_id[0]
-        c_reason = _capture("no_action", found, offset, ("reason",), "reason")
-        if c_reason is None:
+        v_reason = found.group("reason")
+        if v_reason is None:
             raise _absent("no_action", found, offset, "reason")
-        v_reason = c_reason[0]
         return cls(job_id=v_job_id, reason=v_reason)
 
     def render(self) -> str:
@@ -1106,10 +1093,9 @@ class ToolCall:
         of ``found.string`` into the byte offset an error reports.
         """
         _fixed("tool_call", found, offset, "engine", "TOOL")
-        c_op = _capture("tool_call", found, offset, ("op",), "op")
-        if c_op is None:
+        v_op = found.group("op")
+        if v_op is None:
             raise _absent("tool_call", found, offset, "op")
-        v_op = c_op[0]
         c_args_json = _capture("tool_call", found, offset, ("args",), "args_json")
         if c_args_json is None:
             raise _absent("tool_call", found, offset, "args_json")
@@ -1225,10 +1211,9 @@ class JobMarker:
         Used by :meth:`parse` and by the scanner. ``offset`` turns a character index
         of ``found.string`` into the byte offset an error reports.
         """
-        c_job_id = _capture("job_marker", found, offset, ("job_id",), "job_id")
-        if c_job_id is None:
+        v_job_id = found.group("job_id")
+        if v_job_id is None:
             raise _absent("job_marker", found, offset, "job_id")
-        v_job_id = c_job_id[0]
         c_slot = _capture("job_marker", found, offset, ("slot",), "slot")
         v_slot = None if c_slot is None else _integer("job_marker", offset, c_slot, "slot")
         return cls(job_id=v_job_id, slot=v_slot)
@@ -1393,10 +1378,9 @@ class Nudge:
         Used by :meth:`parse` and by the scanner. ``offset`` turns a character index
         of ``found.string`` into the byte offset an error reports.
         """
-        c_loop_id = _capture("nudge", found, offset, ("loop_id",), "loop_id")
-        if c_loop_id is None:
+        v_loop_id = found.group("loop_id")
+        if v_loop_id is None:
             raise _absent("nudge", found, offset, "loop_id")
-        v_loop_id = c_loop_id[0]
         c_count = _capture("nudge", found, offset, ("count",), "count")
         if c_count is None:
             raise _absent("nudge", found, offset, "count")
@@ -1405,12 +1389,10 @@ class Nudge:
         if c_max_nudges is None:
             raise _absent("nudge", found, offset, "max_nudges")
         v_max_nudges = _integer("nudge", offset, c_max_nudges, "max_nudges")
-        c_deadline_utc = _capture("nudge", found, offset, ("deadline_utc",), "deadline_utc")
-        if c_deadline_utc is None:
+        v_deadline_utc = found.group("deadline_utc")
+        if v_deadline_utc is None:
             raise _absent("nudge", found, offset, "deadline_utc")
-        v_deadline_utc = c_deadline_utc[0]
-        c_prompt = _capture("nudge", found, offset, ("prompt",), "prompt")
-        v_prompt = None if c_prompt is None else c_prompt[0]
+        v_prompt = found.group("prompt")
         return cls(loop_id=v_loop_id, count=v_count, max_nudges=v_max_nudges, deadline_utc=v_deadline_utc, prompt=v_prompt)
 
     def render(self) -> str:
@@ -1530,14 +1512,12 @@ class FleetAlert:
         Used by :meth:`parse` and by the scanner. ``offset`` turns a character index
         of ``found.string`` into the byte offset an error reports.
         """
-        c_severity = _capture("fleet_alert", found, offset, ("severity",), "severity")
-        if c_severity is None:
+        v_severity = found.group("severity")
+        if v_severity is None:
             raise _absent("fleet_alert", found, offset, "severity")
-        v_severity = c_severity[0]
-        c_message = _capture("fleet_alert", found, offset, ("message",), "message")
-        if c_message is None:
+        v_message = found.group("message")
+        if v_message is None:
             raise _absent("fleet_alert", found, offset, "message")
-        v_message = c_message[0]
         return cls(severity=v_severity, message=v_message)
 
     def render(self) -> str:
@@ -1773,10 +1753,9 @@ class Directive:
         Used by :meth:`parse` and by the scanner. ``offset`` turns a character index
         of ``found.string`` into the byte offset an error reports.
         """
-        c_directive = _capture("directive", found, offset, ("directive",), "directive")
-        if c_directive is None:
+        v_directive = found.group("directive")
+        if v_directive is None:
             raise _absent("directive", found, offset, "directive")
-        v_directive = c_directive[0]
         return cls(directive=v_directive)
 
     def render(self) -> str:
@@ -1874,10 +1853,9 @@ class RuntimeContext:
         Used by :meth:`parse` and by the scanner. ``offset`` turns a character index
         of ``found.string`` into the byte offset an error reports.
         """
-        c_url = _capture("runtime_context", found, offset, ("url",), "url")
-        if c_url is None:
+        v_url = found.group("url")
+        if v_url is None:
             raise _absent("runtime_context", found, offset, "url")
-        v_url = c_url[0]
         return cls(url=v_url)
 
     def render(self) -> str:
@@ -2005,14 +1983,12 @@ class SubagentUpdate:
         Used by :meth:`parse` and by the scanner. ``offset`` turns a character index
         of ``found.string`` into the byte offset an error reports.
         """
-        c_title = _capture("subagent_update", found, offset, ("title",), "title")
-        if c_title is None:
+        v_title = found.group("title")
+        if v_title is None:
             raise _absent("subagent_update", found, offset, "title")
-        v_title = c_title[0]
-        c_short_id = _capture("subagent_update", found, offset, ("short_id",), "short_id")
-        if c_short_id is None:
+        v_short_id = found.group("short_id")
+        if v_short_id is None:
             raise _absent("subagent_update", found, offset, "short_id")
-        v_short_id = c_short_id[0]
         return cls(title=v_title, short_id=v_short_id)
 
     def render(self) -> str:
