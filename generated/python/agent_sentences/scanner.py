@@ -134,7 +134,7 @@ SCAN_SOURCES: Final[dict[str, str]] = {
     "work_order": r"(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t]*(?P<body>[^ \t].*)",
     "ack": r"\[ACK(?::|[ \t]+)(?P<dm_id>[a-f0-9-]+)\](?:[ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\])?",
     "claim": r"\[(?P<verb>CLAIM)[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\]",
-    "result": r"(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^ \t\r\n\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))(?:[^\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))*(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?))",
+    "result": r"(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^ \t\r\n\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))(?:[^\[]+|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))*(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?))",
     "decline": r"\[DECLINE[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?P<reason>[^ \t\r\n][^\r\n]*)",
     "no_action": r"\[NO-ACTION[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?P<reason>[^ \t\r\n][^\r\n]*)",
     "job_marker": r"\[JOB[ \t]+(?P<job_id>[A-Za-z0-9_.-]+(?:/(?P<slot>0|[1-9][0-9]{0,8}))?)\]",
@@ -946,19 +946,6 @@ def _posts_to_exec(word: str) -> bool:
     return False
 
 
-def _byte_offsets(text: str, indexes: set[int]) -> dict[int, int]:
-    """The UTF-8 byte offset of each character index, in one pass over the text."""
-    if text.isascii():
-        return {i: i for i in indexes}
-    out: dict[int, int] = {}
-    char, byte = 0, 0
-    for i in sorted(indexes):
-        byte += len(text[char:i].encode("utf-8"))
-        char = i
-        out[i] = byte
-    return out
-
-
 def scan_with_diagnostics(text: str) -> tuple[list[Found], list[Skipped]]:
     """As :func:`scan`, plus every skipped directive candidate with its span, reason and message.
 
@@ -966,7 +953,8 @@ def scan_with_diagnostics(text: str) -> tuple[list[Found], list[Skipped]]:
     character's byte offset) when ``text`` holds a lone surrogate, which no
     UTF-8 text, and so no Rust ``str``, can hold (decision P22).
     """
-    if not text.isascii():
+    ascii = text.isascii()
+    if not ascii:
         try:
             text.encode("utf-8")  # Four times faster than searching for a surrogate.
         except UnicodeEncodeError as e:
@@ -978,17 +966,36 @@ def scan_with_diagnostics(text: str) -> tuple[list[Found], list[Skipped]]:
             ) from None
     run = _Run(text)
     run.all()
-    indexes: set[int] = set()
-    for start, end, _ in run.found:
-        indexes.update((start, end))
-    for start, end, _, _, at in run.skipped:
-        indexes.update((start, end) if at is None else (start, end, at))
-    b = _byte_offsets(text, indexes)
-    found = [Found(Span(b[start], b[end], start, end), item) for start, end, item in run.found]
-    skipped = [
-        Skipped(Span(b[start], b[end], start, end), reason, message if at is None else f"{message} at byte {b[at]}")
-        for start, end, reason, message, at in run.skipped
-    ]
+    if ascii:
+        # Character indexes are byte offsets.
+        return (
+            [Found(Span(start, end, start, end), item) for start, end, item in run.found],
+            [
+                Skipped(Span(start, end, start, end), reason, message if at is None else f"{message} at byte {at}")
+                for start, end, reason, message, at in run.skipped
+            ],
+        )
+    # Byte offsets in one pass: each span adds the UTF-8 length of the text since the last.
+    found: list[Found] = []
+    char = byte = 0
+    for start, end, item in run.found:
+        byte += len(text[char:start].encode("utf-8"))
+        byte_start = byte
+        byte += len(text[start:end].encode("utf-8"))
+        char = end
+        found.append(Found(Span(byte_start, byte, start, end), item))
+    skipped: list[Skipped] = []
+    char = byte = 0
+    for start, end, reason, message, at in run.skipped:
+        byte += len(text[char:start].encode("utf-8"))
+        byte_start = byte
+        if at is not None:
+            # A fault lies inside its candidate; the other way round costs no more.
+            at_byte = byte + len(text[start:at].encode("utf-8")) if at >= start else byte - len(text[at:start].encode("utf-8"))
+            message = f"{message} at byte {at_byte}"
+        byte += len(text[start:end].encode("utf-8"))
+        char = end
+        skipped.append(Skipped(Span(byte_start, byte, start, end), reason, message))
     return found, skipped
 
 
