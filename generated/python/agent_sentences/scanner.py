@@ -295,9 +295,9 @@ _ALIASES: Final[dict[str, str]] = {
 _INFO_WORD: Final = re.compile(r"[^ \t]*")
 _JSON_WS_RUN: Final = re.compile(r"[ \t\r\n]*")
 _BLANK_RUN: Final = re.compile(r"[ \t]*")
-_SPACE_RUN: Final = re.compile(r" *")
-_LINE_TAIL: Final = re.compile(r"[\r \t]*")
 _BACKTICKS: Final = re.compile(r"`+")
+_CLOSING_FENCES: Final = {ch: re.compile(r"(?m)^ {0,3}(" + ch + r"{3,})[\r \t]*$") for ch in "`~"}
+"""A line that can close a fence of ``ch`` (group 1: its run, as long as the opening's or longer)."""
 _TILDES: Final = re.compile(r"~+")
 _SQUARE: Final = re.compile(r"[\[\]]")
 _CLOSE_IN_STRING: Final = re.compile(r'["\\]')
@@ -329,20 +329,19 @@ _AT_BRACKET: Final[dict[str, tuple[bool, tuple[_Structure, ...], tuple[_Structur
 structures (in spec order), then the quoting structures, whose head is there. A head
 is there exactly when it is a prefix of that word."""
 
-# The next place the main loop acts on:
+# The places the main loop acts on, one pattern per kind, each starting with a literal
+# so that `re` skips to it at memchr speed (an alternation of them is searched
+# character by character, four times slower):
 # - a newline whose line can start a fence, a quoted or indented block or a curl
 #   command (its first character is one :meth:`_Run.line_start` reads; a `c` only
-#   as `curl` and a blank, since a line start is no indentation), a backtick;
+#   as `curl` and a blank, since a line start is no indentation);
+# - a backtick (found with ``str.find``);
 # - a `[` that a directive or structure can start at (group 1: the longest word after it);
 # - a head that does not start with `[` (`Reply:`), followed by blanks and a `[`.
-# Any other place would be passed over one character later, so it is passed
-# over here, inside `re`.
-_NEXT: Final = re.compile(
-    "|".join(
-        [r"\n(?=[ \t`~>*+0-9-]|curl[ \t])", "`", r"\[(?=(" + _WORDS + "))"]
-        + [re.escape(s.head) + r"(?=[ \t]+\[)" for s in _OTHERS]
-    )
-)
+# Any other place would be passed over one character later, so it is passed over here.
+_NEXT_LINE: Final = re.compile(r"\n(?=[ \t`~>*+0-9-]|curl[ \t])")
+_NEXT_BRACKET: Final = re.compile(r"\[(?=(" + _WORDS + "))")
+_NEXT_HEAD: Final = re.compile("|".join(re.escape(s.head) + r"(?=[ \t]+\[)" for s in _OTHERS) or r"(?!)")
 
 
 def _index_only(index: int) -> int:
@@ -401,32 +400,56 @@ class _Run:
 
     def all(self) -> None:
         text, n = self.text, self.n
+        # The next place of each kind at or after `pos` (`n`: none). Each kind's
+        # pattern reads each character at most once: it is searched again only
+        # from a `pos` past the place it found.
+        line_search, bracket_search, head_search = _NEXT_LINE.search, _NEXT_BRACKET.search, _NEXT_HEAD.search
+        next_line = next_tick = next_bracket = next_head = -1
+        word = ""
+        head_end = 0
         pos = 0
-        search = _NEXT.search
         while pos < n:
-            if text[pos] in " \t`~c>-*+0123456789":
+            # A line start, or its indentation (the char before is then a blank or a newline).
+            if text[pos] in " \t`~c>-*+0123456789" and (pos == 0 or text[pos - 1] in " \t\n"):
                 line = self.line_of(pos)
                 if line is not None:
                     nxt = self.line_start(line)
                     if nxt is not None:
                         pos = nxt
                         continue
-            found = search(text, pos)
-            if found is None:
+            if next_line < pos:
+                found = line_search(text, pos)
+                next_line = n if found is None else found.start()
+            if next_tick < pos:
+                next_tick = text.find("`", pos)
+                if next_tick < 0:
+                    next_tick = n
+            if next_bracket < pos:
+                found = bracket_search(text, pos)
+                if found is None:
+                    next_bracket = n
+                else:
+                    next_bracket, word = found.start(), found[1]
+            if next_head < pos:
+                found = head_search(text, pos)
+                if found is None:
+                    next_head = n
+                else:
+                    next_head, head_end = found.start(), found.end()
+            i = min(next_line, next_tick, next_bracket, next_head)
+            if i >= n:
                 break
-            i = found.start()
-            c = text[i]
-            if c == "\n":
+            if i == next_line:
                 pos = i + 1
-            elif c == "`":
+            elif i == next_tick:
                 pos = self.code_span(i)
-            elif c == "[":
-                pos = self.bracket(i, found[1])
+            elif i == next_bracket:
+                pos = self.bracket(i, word)
             else:
                 # A head such as `Reply:`: everything starts at the `[` after it.
-                at = self.blanks(found.end())
-                word = _WORD.match(text, at + 1)
-                pos = self.bracket(at, None if word is None else word.group())
+                at = self.blanks(head_end)
+                found_word = _WORD.match(text, at + 1)
+                pos = self.bracket(at, None if found_word is None else found_word.group())
 
     def line_of(self, pos: int) -> int | None:
         """The start of the line when ``pos`` is at it or inside its indentation (where a
@@ -537,19 +560,19 @@ class _Run:
         word_match = _INFO_WORD.match(info)
         word = "" if word_match is None else word_match.group()
         # Find the closing fence line.
-        line = open_end + 1
+        # Find the closing fence line: up to three spaces, a run of at least `count`
+        # fence characters, then only blanks or CRs to the end of the line.
         close: tuple[int, int] | None = None
+        closing = _CLOSING_FENCES[ch]
+        line = open_end + 1
         while line < n:
-            end = self.line_end(line)
-            spaces = _SPACE_RUN.match(text, line, end)
-            rest = line if spaces is None else spaces.end()
-            run = runs.match(text, rest, end)
-            after = rest if run is None else run.end()
-            tail = _LINE_TAIL.match(text, after, end)
-            if rest - line <= 3 and after - rest >= count and tail is not None and tail.end() == end:
-                close = (line, end)
+            found = closing.search(text, line)
+            if found is None:
                 break
-            line = end + 1
+            if found.end(1) - found.start(1) >= count:
+                close = found.span()
+                break
+            line = found.end() + 1
         engine = _FENCES.get(word)
         if engine is None:
             return n if close is None else min(close[1] + 1, n)
