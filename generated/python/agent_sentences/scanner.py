@@ -35,9 +35,12 @@ Rules:
 
 Spans are **UTF-8 byte offsets**, half-open, as in Rust; each :class:`Span`
 also gives the ``str`` indexes. Every character is examined a bounded number
-of times, so a scan is linear in the length of the text: patterns are matched
-anchored with ``pattern.match(text, pos)``, JSON is read once, code-span closers
-are indexed once per line, and byte offsets are computed in one pass at the end.
+of times, so a scan is linear in the length of the text: each kind of place the
+scan acts on is searched for with its own pattern, which reads each character
+once; structures are matched anchored with ``pattern.match(text, pos)``; JSON is
+read at most twice (by the C decoder, then, for a broken candidate only, by the
+syntax reader that finds where it stops); code-span closers are indexed once per
+line; and byte offsets are computed in one pass at the end.
 """
 
 from __future__ import annotations
