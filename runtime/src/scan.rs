@@ -39,7 +39,8 @@
 //! # Cost
 //! Every byte is examined a bounded number of times: JSON is read at most once
 //! (scanning resumes where a failed object stopped), pattern attempts are
-//! anchored, code-span closers are indexed per line, and a curl command is
+//! anchored (and made only where a structure's head text is), a free-text
+//! tail is read once, code-span closers are indexed per line, and a curl command is
 //! tokenized once (its continuation lines are not read again as commands of
 //! their own). Spans are **byte**
 //! offsets into the text (UTF-8), half-open.
@@ -94,8 +95,9 @@ pub struct StructureScan<S: 'static> {
     pub quotes_brackets: bool,
     /// When the pattern ends in a free-text group: `(group, the pattern
     /// before it, the group's inner pattern)`, flags inline. The scanner then
-    /// runs the capture engine on the part before the group only, and checks
-    /// the group's text with a DFA (same result, one slow pass fewer).
+    /// runs the capture engine on the part before the group only, and finds
+    /// the group's end from there (same result; the tail is read once, by a
+    /// byte search or a DFA).
     pub tail: Option<(&'static str, &'static str, &'static str)>,
 }
 
@@ -240,12 +242,13 @@ pub struct Skipped {
 /// A compiled scanner for one spec.
 pub struct Scanner<S: 'static> {
     structures: &'static [StructureScan<S>],
-    bracketed: Vec<usize>,
+    /// Per byte after a `[`: the structures whose head starts with `[` and
+    /// that byte (or is `[` alone), in spec order.
+    bracketed: Vec<Vec<usize>>,
     others: Vec<usize>,
-    many: MetaRegex,
     singles: Vec<MetaRegex>,
     /// Per structure with a tail: (group, the pattern before it, the tail).
-    tails: Vec<Option<(&'static str, MetaRegex, MetaRegex)>>,
+    tails: Vec<Option<(&'static str, MetaRegex, TailEnd)>>,
     op: MetaRegex,
     directives: &'static DirectiveSpec,
     /// Bytes that may follow a `[` that starts something: a cheap test that
@@ -277,6 +280,76 @@ fn op_byte_table(pattern: &str) -> Option<[bool; 256]> {
     Some(table)
 }
 
+/// How the scanner finds the end of a free-text tail that starts at a given
+/// byte (the tail's leftmost-first match, anchored there).
+enum TailEnd {
+    /// The tail is one character of `first`, then the longest run of
+    /// characters that are none of `stop` (ASCII bytes; none at all: the run
+    /// reaches the end of the text). E.g. `[^ \t].*` with `s`, or
+    /// `[^ \t\r\n][^\r\n]*`: found without running a regex.
+    Run { first: regex_syntax::hir::ClassUnicode, stop: Vec<u8> },
+    /// Any other tail: its pattern, run by the DFA.
+    Regex(MetaRegex),
+}
+
+impl TailEnd {
+    /// The tail of inner pattern `inner` (flags inline); `None` when it does
+    /// not compile.
+    fn new(inner: &str) -> Option<Self> {
+        Some(Self::run(inner).unwrap_or(TailEnd::Regex(MetaRegex::new(inner).ok()?)))
+    }
+
+    /// The [`TailEnd::Run`] of `inner`, when it has that shape: a class, then
+    /// a greedy unbounded repeat of a class whose complement is at most three
+    /// ASCII characters.
+    fn run(inner: &str) -> Option<Self> {
+        use regex_syntax::hir::{Class, HirKind};
+        let hir = regex_syntax::Parser::new().parse(inner).ok()?;
+        let HirKind::Concat(parts) = hir.kind() else { return None };
+        let [first, rest] = parts.as_slice() else { return None };
+        let HirKind::Class(Class::Unicode(first)) = first.kind() else { return None };
+        let HirKind::Repetition(rep) = rest.kind() else { return None };
+        if rep.min != 0 || rep.max.is_some() || !rep.greedy {
+            return None;
+        }
+        let HirKind::Class(Class::Unicode(run)) = rep.sub.kind() else { return None };
+        let mut stop = run.clone();
+        stop.negate();
+        let mut bytes = Vec::new();
+        for r in stop.ranges() {
+            if !r.end().is_ascii() {
+                return None;
+            }
+            bytes.extend((r.start()..=r.end()).map(|c| c as u8));
+        }
+        (bytes.len() <= 3).then(|| TailEnd::Run { first: first.clone(), stop: bytes })
+    }
+
+    /// The end of the tail's match anchored at byte `from` of `text`, if it
+    /// matches there.
+    fn end(&self, text: &str, from: usize) -> Option<usize> {
+        match self {
+            TailEnd::Run { first, stop } => {
+                let c = text[from..].chars().next()?;
+                if !first.ranges().iter().any(|r| r.start() <= c && c <= r.end()) {
+                    return None;
+                }
+                let at = from + c.len_utf8();
+                let rest = &text.as_bytes()[at..];
+                let n = match stop.as_slice() {
+                    [] => None,
+                    [a] => memchr::memchr(*a, rest),
+                    [a, b] => memchr::memchr2(*a, *b, rest),
+                    [a, b, c] => memchr::memchr3(*a, *b, *c, rest),
+                    _ => unreachable!("at most three stop bytes"),
+                };
+                Some(n.map_or(text.len(), |n| at + n))
+            }
+            TailEnd::Regex(re) => re.search(&Input::new(text).range(from..).anchored(Anchored::Yes)).map(|m| m.end()),
+        }
+    }
+}
+
 impl<S> fmt::Debug for Scanner<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Scanner").field("structures", &self.structures.len()).finish()
@@ -291,34 +364,46 @@ fn is_blank(b: u8) -> bool {
     matches!(b, b' ' | b'\t')
 }
 
+/// Whether `b` holds `lit` at byte `at`, compared byte by byte (the
+/// literals are short heads and keywords; a `memcmp` call costs more).
+#[inline]
+fn has_at(b: &[u8], at: usize, lit: &[u8]) -> bool {
+    match (b.get(at), lit.first()) {
+        (Some(x), Some(y)) => x == y && b.len() - at >= lit.len() && b[at..].iter().zip(lit).all(|(x, y)| x == y),
+        (_, None) => at <= b.len(),
+        (None, Some(_)) => false,
+    }
+}
+
 impl<S: 'static> Scanner<S> {
     /// Compiles the scanner.
     ///
     /// # Panics
     /// When a pattern does not compile; the generator has compiled every one.
     pub fn new(structures: &'static [StructureScan<S>], directives: &'static DirectiveSpec) -> Self {
-        let bracketed: Vec<usize> = (0..structures.len()).filter(|&i| structures[i].head.starts_with('[')).collect();
+        let with_bracket: Vec<usize> = (0..structures.len()).filter(|&i| structures[i].head.starts_with('[')).collect();
+        let bracketed = (0..=255u8)
+            .map(|b| with_bracket.iter().copied().filter(|&i| structures[i].head.as_bytes().get(1).is_none_or(|&c| c == b)).collect())
+            .collect();
         let others: Vec<usize> = (0..structures.len()).filter(|&i| !structures[i].head.starts_with('[')).collect();
-        let sources: Vec<&str> = bracketed.iter().map(|&i| structures[i].source).collect();
-        let many = MetaRegex::new_many(&sources).expect("the generator compiled every pattern");
         let singles = structures.iter().map(|s| MetaRegex::new(s.source).expect("compiled by the generator")).collect();
         let tails = structures
             .iter()
             .map(|s| {
-                s.tail.and_then(|(g, before, inner)| Some((g, MetaRegex::new(before).ok()?, MetaRegex::new(inner).ok()?)))
+                s.tail.and_then(|(g, before, inner)| Some((g, MetaRegex::new(before).ok()?, TailEnd::new(inner)?)))
             })
             .collect();
         let op = MetaRegex::new(directives.op_pattern).expect("compiled by the generator");
         let mut after_bracket = [false; 256];
         let keywords = directives.bracket_engines.iter().copied().chain(directives.shorthands.iter().map(|s| s.0));
-        for head in bracketed.iter().map(|&i| &structures[i].head[1..]).chain(keywords) {
+        for head in with_bracket.iter().map(|&i| &structures[i].head[1..]).chain(keywords) {
             match head.as_bytes().first() {
                 Some(&b) => after_bracket[usize::from(b)] = true,
                 None => after_bracket = [true; 256],
             }
         }
         let op_bytes = op_byte_table(directives.op_pattern);
-        Scanner { structures, bracketed, others, many, singles, tails, op, directives, after_bracket, op_bytes }
+        Scanner { structures, bracketed, others, singles, tails, op, directives, after_bracket, op_bytes }
     }
 
     /// Every sentence and directive in `text`, in order.
@@ -335,7 +420,7 @@ impl<S: 'static> Scanner<S> {
             found: Vec::new(),
             skipped: Vec::new(),
             code: None,
-            caps: (0..self.structures.len()).map(|_| None).collect(),
+            caps: Vec::new(),
             curl_end: 0,
         };
         run.all();
@@ -415,7 +500,8 @@ struct Run<'a, S: 'static> {
     /// Where the last curl command read ends: lines that start before it
     /// belong to that command.
     curl_end: usize,
-    /// Capture slots per structure with a tail, made on first use.
+    /// Capture slots per structure (of the pattern before its tail, if it
+    /// has one), made on first use.
     caps: Vec<Option<regex_automata::util::captures::Captures>>,
 }
 
@@ -690,14 +776,23 @@ impl<S: 'static> Run<'_, S> {
         if let Some(next) = self.bracket_directive(i) {
             return next;
         }
-        let input = Input::new(self.text).range(i..).anchored(Anchored::Yes);
-        if let Some(m) = self.s.many.search(&input) {
-            // A match whose fields are invalid is passed over whole, as quoted
-            // text: its markers are not read one by one (P71).
-            if let Some(v) = self.build(self.s.bracketed[m.pattern().as_usize()], m.start(), m.end()) {
-                self.found.push(Found { span: m.start()..m.end(), item: Item::Sentence { value: v } });
+        // The first structure in spec order that matches wins; a structure can
+        // match only where its head's literal text is.
+        let rest = &self.bytes[i..];
+        let after = rest.get(1).map_or(0, |&b| usize::from(b));
+        for n in 0..self.s.bracketed[after].len() {
+            let k = self.s.bracketed[after][n];
+            if !has_at(rest, 0, self.s.structures[k].head.as_bytes()) {
+                continue;
             }
-            return m.end().max(i + 1);
+            if let Some((end, value)) = self.sentence_at(k, i) {
+                // A match whose fields are invalid is passed over whole, as quoted
+                // text: its markers are not read one by one (P71).
+                if let Some(v) = value {
+                    self.found.push(Found { span: i..end, item: Item::Sentence { value: v } });
+                }
+                return end.max(i + 1);
+            }
         }
         for st in self.s.structures.iter().filter(|st| st.quotes_brackets) {
             if self.text[i..].starts_with(st.head) {
@@ -707,34 +802,48 @@ impl<S: 'static> Run<'_, S> {
         i + 1
     }
 
-    /// The sentence of structure `k` that matches exactly `start..end` (as
-    /// the scan pattern found it), built from one capture pass: over the part
-    /// before the free-text tail when the structure has one (the tail is then
-    /// checked by a DFA to end exactly at `end`), else over the whole match.
-    fn build(&mut self, k: usize, start: usize, end: usize) -> Option<S> {
+    /// The match of structure `k`'s pattern anchored at `start`, if there is
+    /// one: its end, and its sentence (`None` when its fields are invalid).
+    ///
+    /// A structure with a free-text tail is read in two parts: the capture
+    /// engine runs over the pattern before the tail, then the tail's end is
+    /// found from there (by a byte search for the usual tails, else the
+    /// DFA), so the tail is read once. That is the whole pattern's match: a
+    /// leftmost-first match prefers the paths of its head in their order,
+    /// and the head's preferred path is followed by a tail. Only when the tail
+    /// does not match after the head's preferred path is the whole pattern
+    /// run by the capture engine.
+    fn sentence_at(&mut self, k: usize, start: usize) -> Option<(usize, Option<S>)> {
         let st = &self.s.structures[k];
+        if self.caps.is_empty() {
+            self.caps = (0..self.s.structures.len()).map(|_| None).collect();
+        }
+        let input = Input::new(self.text).range(start..).anchored(Anchored::Yes);
         if let Some((group, head, tail)) = &self.s.tails[k] {
+            // No match of the head: no match of the whole pattern either.
+            let split = head.search(&input)?.end();
             let caps = self.caps[k].get_or_insert_with(|| head.create_captures());
-            head.search_captures(&Input::new(self.text).range(start..end).anchored(Anchored::Yes), caps);
+            head.search_captures(&input.clone().range(start..split), caps);
             let caps = &*caps;
-            if let Some(h) = caps.get_match() {
-                let split = h.end();
-                let rest = Input::new(self.text).range(split..end).anchored(Anchored::Yes);
-                if tail.search(&rest).is_some_and(|t| t.end() == end) {
-                    let groups = TailGroups {
-                        head: AutomataGroups { caps, text: self.text },
-                        tail: (group, Cap::new(split, &self.text[split..end])),
-                        end,
-                    };
-                    return (st.from_groups)(&groups).ok();
-                }
+            if let Some(end) = tail.end(self.text, split) {
+                let groups = TailGroups {
+                    head: AutomataGroups { caps, text: self.text },
+                    tail: (group, Cap::new(split, &self.text[split..end])),
+                    end,
+                };
+                return Some((end, (st.from_groups)(&groups).ok()));
             }
+            let single = &self.s.singles[k];
+            let mut caps = single.create_captures();
+            single.search_captures(&input, &mut caps);
+            let end = caps.get_match()?.end();
+            return Some((end, (st.from_groups)(&AutomataGroups { caps: &caps, text: self.text }).ok()));
         }
         let single = &self.s.singles[k];
-        let mut caps = single.create_captures();
-        single.search_captures(&Input::new(self.text).range(start..end).anchored(Anchored::Yes), &mut caps);
-        caps.get_match().filter(|m| m.end() == end)?;
-        (st.from_groups)(&AutomataGroups { caps: &caps, text: self.text }).ok()
+        let caps = self.caps[k].get_or_insert_with(|| single.create_captures());
+        single.search_captures(&input, caps);
+        let end = caps.get_match()?.end();
+        Some((end, (st.from_groups)(&AutomataGroups { caps, text: self.text }).ok()))
     }
 
     /// Structures whose head (e.g. `Reply:`) precedes the `[` at `i`.
@@ -750,20 +859,19 @@ impl<S: 'static> Run<'_, S> {
         for &k in &self.s.others {
             let st = &self.s.structures[k];
             let Some(start) = p.checked_sub(st.head.len()) else { continue };
-            if !self.text.is_char_boundary(start) || &self.text[start..p] != st.head {
+            if !has_at(b, start, st.head.as_bytes()) || !self.text.is_char_boundary(start) {
                 continue;
             }
             // Do not reach back over what was already found.
             if self.found.last().is_some_and(|f| f.span.end > start) {
                 continue;
             }
-            let input = Input::new(self.text).range(start..).anchored(Anchored::Yes);
-            if let Some(m) = self.s.singles[k].search(&input) {
+            if let Some((end, value)) = self.sentence_at(k, start) {
                 // Fields invalid (a footer whose ids differ): passed over whole (P71).
-                if let Some(v) = self.build(k, m.start(), m.end()) {
-                    self.found.push(Found { span: m.start()..m.end(), item: Item::Sentence { value: v } });
+                if let Some(v) = value {
+                    self.found.push(Found { span: start..end, item: Item::Sentence { value: v } });
                 }
-                return Some(m.end());
+                return Some(end);
             }
         }
         None
@@ -825,9 +933,8 @@ impl<S: 'static> Run<'_, S> {
     /// `[TOOL op {…}]`, `[EXEC op {…}]`, `[DM {…}]` at `i`.
     fn bracket_directive(&mut self, i: usize) -> Option<usize> {
         let b = self.bytes;
-        let rest = &self.text[i + 1..];
         let d = self.s.directives;
-        if let Some(engine) = d.bracket_engines.iter().find(|e| rest.starts_with(**e) && b.get(i + 1 + e.len()).is_some_and(|&c| is_ws(c))) {
+        if let Some(engine) = d.bracket_engines.iter().find(|e| has_at(b, i + 1, e.as_bytes()) && b.get(i + 1 + e.len()).is_some_and(|&c| is_ws(c))) {
             let mut p = i + 1 + engine.len();
             while p < b.len() && is_ws(b[p]) {
                 p += 1;
@@ -860,7 +967,7 @@ impl<S: 'static> Run<'_, S> {
             return Some(self.object_then_close(i, q, DirectiveForm::Bracket, engine, &written));
         }
         for &(kw, op, engine) in d.shorthands {
-            if !rest.starts_with(kw) {
+            if !has_at(b, i + 1, kw.as_bytes()) {
                 continue;
             }
             let mut p = i + 1 + kw.len();
@@ -1072,5 +1179,36 @@ impl<S: 'static> Run<'_, S> {
         };
         self.directive(span, DirectiveForm::Curl, d.curl_engine, &op, args);
         Some(end)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The tail's end as the DFA finds it, for comparison.
+    fn by_regex(inner: &str, text: &str, from: usize) -> Option<usize> {
+        MetaRegex::new(inner).unwrap().search(&Input::new(text).range(from..).anchored(Anchored::Yes)).map(|m| m.end())
+    }
+
+    #[test]
+    fn free_text_tails_are_read_without_a_regex() {
+        let texts = ["", " ", "a", "\t x", "ab\ncd", "x\r\ny", "é—\n", "a \t\r", "\n", "—body runs on\n[WO:x] more"];
+        for inner in [r"(?ms)[^ \t].*", r"[^ \t\r\n][^\r\n]*", r"(?s)[a-z][^\n]*"] {
+            let tail = TailEnd::new(inner).unwrap();
+            assert!(matches!(tail, TailEnd::Run { .. }), "{inner}");
+            for text in texts {
+                for from in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+                    assert_eq!(tail.end(text, from), by_regex(inner, text, from), "{inner} on {text:?} from {from}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn other_tails_run_the_dfa() {
+        for inner in [r"[^ \t].+", r"(?s)[^ \t].*?", r"[^ \t][^\r\n\]\[x]*", r"(?:a|b)c*", r"[^ \t][^é]*"] {
+            assert!(matches!(TailEnd::new(inner).unwrap(), TailEnd::Regex(_)), "{inner}");
+        }
     }
 }
