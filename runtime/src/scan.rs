@@ -288,7 +288,10 @@ enum TailEnd {
     /// reaches the end of the text). E.g. `[^ \t].*` with `s`, or
     /// `[^ \t\r\n][^\r\n]*`: found without running a regex.
     Run { first: regex_syntax::hir::ClassUnicode, stop: Vec<u8> },
-    /// Any other tail: its pattern, run by the DFA.
+    /// Any other tail: its pattern as a fully built DFA, when that is small
+    /// (the lazy DFA of a meta regex checks its cache at every byte).
+    Dense(Box<regex_automata::dfa::dense::DFA<Vec<u32>>>),
+    /// Any other tail: its pattern, run by the lazy DFA.
     Regex(MetaRegex),
 }
 
@@ -296,7 +299,24 @@ impl TailEnd {
     /// The tail of inner pattern `inner` (flags inline); `None` when it does
     /// not compile.
     fn new(inner: &str) -> Option<Self> {
-        Some(Self::run(inner).unwrap_or(TailEnd::Regex(MetaRegex::new(inner).ok()?)))
+        let meta = MetaRegex::new(inner).ok()?;
+        Some(Self::run(inner).or_else(|| Self::dense(inner)).unwrap_or(TailEnd::Regex(meta)))
+    }
+
+    /// The [`TailEnd::Dense`] of `inner`, when its DFA stays under a size
+    /// limit.
+    fn dense(inner: &str) -> Option<Self> {
+        use regex_automata::dfa::{dense, StartKind};
+        let dfa = dense::Builder::new()
+            .configure(
+                dense::Config::new()
+                    .start_kind(StartKind::Anchored)
+                    .dfa_size_limit(Some(1 << 20))
+                    .determinize_size_limit(Some(1 << 20)),
+            )
+            .build(inner)
+            .ok()?;
+        Some(TailEnd::Dense(Box::new(dfa)))
     }
 
     /// The [`TailEnd::Run`] of `inner`, when it has that shape: a class, then
@@ -344,6 +364,12 @@ impl TailEnd {
                     _ => unreachable!("at most three stop bytes"),
                 };
                 Some(n.map_or(text.len(), |n| at + n))
+            }
+            TailEnd::Dense(dfa) => {
+                use regex_automata::dfa::Automaton;
+                let input = Input::new(text).range(from..).anchored(Anchored::Yes);
+                // No quit bytes and no size-bounded cache: the search cannot fail.
+                dfa.try_search_fwd(&input).ok().flatten().map(|m| m.offset())
             }
             TailEnd::Regex(re) => re.search(&Input::new(text).range(from..).anchored(Anchored::Yes)).map(|m| m.end()),
         }
@@ -1206,9 +1232,17 @@ mod tests {
     }
 
     #[test]
-    fn other_tails_run_the_dfa() {
-        for inner in [r"[^ \t].+", r"(?s)[^ \t].*?", r"[^ \t][^\r\n\]\[x]*", r"(?:a|b)c*", r"[^ \t][^é]*"] {
-            assert!(matches!(TailEnd::new(inner).unwrap(), TailEnd::Regex(_)), "{inner}");
+    fn other_tails_run_a_dfa() {
+        let texts = ["", " ", "a", "ab c\n", "x[RESULT y", "é[R[RE[RES \t", "[RESULT\t", "aé✓—\r\n[", "acccc b", "[x"];
+        for inner in [r"[^ \t].+", r"(?s)[^ \t].*?", r"[^ \t][^\r\n\]\[x]*", r"(?:a|b)c*", r"[^ \t][^é]*", r"(?s)(?:[^\[]|\[[^R])*", r"\w+\b"] {
+            let tail = TailEnd::new(inner).unwrap();
+            assert!(matches!(tail, TailEnd::Dense(_) | TailEnd::Regex(_)), "{inner}");
+            for text in texts {
+                for from in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+                    assert_eq!(tail.end(text, from), by_regex(inner, text, from), "{inner} on {text:?} from {from}");
+                }
+            }
         }
+        assert!(matches!(TailEnd::new(r"\w+\b").unwrap(), TailEnd::Regex(_)), "a Unicode word boundary needs the lazy DFA");
     }
 }
