@@ -249,6 +249,15 @@ pub struct Scanner<S: 'static> {
     singles: Vec<MetaRegex>,
     /// Per structure with a tail: (group, the pattern before it, the tail).
     tails: Vec<Option<(&'static str, MetaRegex, TailEnd)>>,
+    /// Per structure: the DFA of the pattern its capture pass runs (the part
+    /// before the tail, else the whole pattern) when that pattern is
+    /// one-pass. The meta regex runs its one-pass engine on such a pattern
+    /// straight away, which is fast when it matches but slow to reject a mere
+    /// head (`[RESULT [RESULT …`); once a structure's attempts have failed
+    /// [`MISSES_BEFORE_DFA`] times in a text, the DFA first finds whether
+    /// and where it matches. (The meta regex runs a DFA first on other
+    /// patterns itself.)
+    quick: Vec<Option<DenseDfa>>,
     op: MetaRegex,
     directives: &'static DirectiveSpec,
     /// Bytes that may follow a `[` that starts something: a cheap test that
@@ -290,9 +299,35 @@ enum TailEnd {
     Run { first: regex_syntax::hir::ClassUnicode, stop: Vec<u8> },
     /// Any other tail: its pattern as a fully built DFA, when that is small
     /// (the lazy DFA of a meta regex checks its cache at every byte).
-    Dense(Box<regex_automata::dfa::dense::DFA<Vec<u32>>>),
+    Dense(DenseDfa),
     /// Any other tail: its pattern, run by the lazy DFA.
     Regex(MetaRegex),
+}
+
+/// Failed attempts of one structure in one text after which its pattern is
+/// run by a DFA before the capture pass (see `Scanner::quick`).
+const MISSES_BEFORE_DFA: u32 = 8;
+
+/// A fully built DFA, for anchored searches only.
+type DenseDfa = Box<regex_automata::dfa::dense::DFA<Vec<u32>>>;
+
+/// The anchored DFA of `pattern`, when it builds within 1 MiB (not, e.g.,
+/// with a Unicode word boundary).
+fn dense_anchored(pattern: &str) -> Option<DenseDfa> {
+    use regex_automata::dfa::{dense, StartKind};
+    let config = dense::Config::new()
+        .start_kind(StartKind::Anchored)
+        .dfa_size_limit(Some(1 << 20))
+        .determinize_size_limit(Some(1 << 20));
+    dense::Builder::new().configure(config).build(pattern).ok().map(Box::new)
+}
+
+/// The end of `dfa`'s leftmost-first match anchored at byte `from` of `text`.
+fn dense_end(dfa: &DenseDfa, text: &str, from: usize) -> Option<usize> {
+    use regex_automata::dfa::Automaton;
+    let input = Input::new(text).range(from..).anchored(Anchored::Yes);
+    // No quit bytes and no size-bounded cache: the search cannot fail.
+    dfa.try_search_fwd(&input).ok().flatten().map(|m| m.offset())
 }
 
 impl TailEnd {
@@ -306,17 +341,7 @@ impl TailEnd {
     /// The [`TailEnd::Dense`] of `inner`, when its DFA stays under a size
     /// limit.
     fn dense(inner: &str) -> Option<Self> {
-        use regex_automata::dfa::{dense, StartKind};
-        let dfa = dense::Builder::new()
-            .configure(
-                dense::Config::new()
-                    .start_kind(StartKind::Anchored)
-                    .dfa_size_limit(Some(1 << 20))
-                    .determinize_size_limit(Some(1 << 20)),
-            )
-            .build(inner)
-            .ok()?;
-        Some(TailEnd::Dense(Box::new(dfa)))
+        dense_anchored(inner).map(TailEnd::Dense)
     }
 
     /// The [`TailEnd::Run`] of `inner`, when it has that shape: a class, then
@@ -365,12 +390,7 @@ impl TailEnd {
                 };
                 Some(n.map_or(text.len(), |n| at + n))
             }
-            TailEnd::Dense(dfa) => {
-                use regex_automata::dfa::Automaton;
-                let input = Input::new(text).range(from..).anchored(Anchored::Yes);
-                // No quit bytes and no size-bounded cache: the search cannot fail.
-                dfa.try_search_fwd(&input).ok().flatten().map(|m| m.offset())
-            }
+            TailEnd::Dense(dfa) => dense_end(dfa, text, from),
             TailEnd::Regex(re) => re.search(&Input::new(text).range(from..).anchored(Anchored::Yes)).map(|m| m.end()),
         }
     }
@@ -429,7 +449,14 @@ impl<S: 'static> Scanner<S> {
             }
         }
         let op_bytes = op_byte_table(directives.op_pattern);
-        Scanner { structures, bracketed, others, singles, tails, op, directives, after_bracket, op_bytes }
+        let quick = structures
+            .iter()
+            .map(|s| {
+                let pattern = s.tail.map_or(s.source, |(_, before, _)| before);
+                regex_automata::dfa::onepass::DFA::new(pattern).ok().and_then(|_| dense_anchored(pattern))
+            })
+            .collect();
+        Scanner { structures, bracketed, others, singles, tails, quick, op, directives, after_bracket, op_bytes }
     }
 
     /// Every sentence and directive in `text`, in order.
@@ -526,9 +553,9 @@ struct Run<'a, S: 'static> {
     /// Where the last curl command read ends: lines that start before it
     /// belong to that command.
     curl_end: usize,
-    /// Capture slots per structure (of the pattern before its tail, if it
-    /// has one), made on first use.
-    caps: Vec<Option<regex_automata::util::captures::Captures>>,
+    /// Per structure: capture slots (of the pattern before its tail, if it
+    /// has one), made on first use, and failed attempts (see `Scanner::quick`).
+    caps: Vec<(Option<regex_automata::util::captures::Captures>, u32)>,
 }
 
 impl<S: 'static> Run<'_, S> {
@@ -840,17 +867,35 @@ impl<S: 'static> Run<'_, S> {
     /// does not match after the head's preferred path is the whole pattern
     /// run by the capture engine.
     fn sentence_at(&mut self, k: usize, start: usize) -> Option<(usize, Option<S>)> {
-        let st = &self.s.structures[k];
         if self.caps.is_empty() {
-            self.caps = (0..self.s.structures.len()).map(|_| None).collect();
+            self.caps = (0..self.s.structures.len()).map(|_| (None, 0)).collect();
         }
         let input = Input::new(self.text).range(start..).anchored(Anchored::Yes);
+        let bounded = match &self.s.quick[k] {
+            Some(dfa) if self.caps[k].1 >= MISSES_BEFORE_DFA => match dense_end(dfa, self.text, start) {
+                Some(end) => input.clone().range(start..end),
+                None => return None,
+            },
+            _ => input.clone(),
+        };
+        let found = self.capture_at(k, input, bounded);
+        if found.is_none() {
+            self.caps[k].1 += 1;
+        }
+        found
+    }
+
+    /// [`Run::sentence_at`] for structure `k`: `input` is anchored at the
+    /// start, `bounded` is `input` or, when a DFA found the match of the
+    /// capture pass's pattern, `input` ending there.
+    fn capture_at(&mut self, k: usize, input: Input<'_>, bounded: Input<'_>) -> Option<(usize, Option<S>)> {
+        let st = &self.s.structures[k];
         if let Some((group, head, tail)) = &self.s.tails[k] {
-            // No match of the head: no match of the whole pattern either.
-            let split = head.search(&input)?.end();
-            let caps = self.caps[k].get_or_insert_with(|| head.create_captures());
-            head.search_captures(&input.clone().range(start..split), caps);
+            let caps = self.caps[k].0.get_or_insert_with(|| head.create_captures());
+            head.search_captures(&bounded, caps);
             let caps = &*caps;
+            // No match of the head: no match of the whole pattern either.
+            let split = caps.get_match()?.end();
             if let Some(end) = tail.end(self.text, split) {
                 let groups = TailGroups {
                     head: AutomataGroups { caps, text: self.text },
@@ -866,8 +911,8 @@ impl<S: 'static> Run<'_, S> {
             return Some((end, (st.from_groups)(&AutomataGroups { caps: &caps, text: self.text }).ok()));
         }
         let single = &self.s.singles[k];
-        let caps = self.caps[k].get_or_insert_with(|| single.create_captures());
-        single.search_captures(&input, caps);
+        let caps = self.caps[k].0.get_or_insert_with(|| single.create_captures());
+        single.search_captures(&bounded, caps);
         let end = caps.get_match()?.end();
         Some((end, (st.from_groups)(&AutomataGroups { caps, text: self.text }).ok()))
     }
