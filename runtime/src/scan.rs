@@ -304,6 +304,21 @@ enum TailEnd {
     Regex(MetaRegex),
 }
 
+/// The bytes a line must start with for [`Run::line_start`] to find
+/// anything there: blanks (indentation, fences and curl after them), `>`
+/// (a blockquote), a list marker's first byte, a fence's, and curl's `c`.
+/// Most lines of prose start with none of them and skip that work.
+const LINE_OPENERS: [bool; 256] = {
+    let mut t = [false; 256];
+    let bytes = b" \t>-*+0123456789`~c";
+    let mut i = 0;
+    while i < bytes.len() {
+        t[bytes[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
+
 /// Failed attempts of one structure in one text after which its pattern is
 /// run by a DFA before the capture pass (see `Scanner::quick`).
 const MISSES_BEFORE_DFA: u32 = 8;
@@ -575,7 +590,7 @@ impl<S: 'static> Run<'_, S> {
     fn all(&mut self) {
         let mut pos = 0;
         while pos < self.bytes.len() {
-            if let Some(line) = self.line_of(pos) {
+            if let Some(line) = self.line_of(pos).filter(|&l| LINE_OPENERS[usize::from(self.bytes[l])]) {
                 if let Some(next) = self.line_start(line) {
                     pos = next;
                     continue;
