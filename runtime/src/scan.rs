@@ -48,6 +48,7 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::ops::Range;
+use std::sync::OnceLock;
 
 use regex_automata::meta::Regex as MetaRegex;
 use regex_automata::{Anchored, Input};
@@ -256,8 +257,8 @@ pub struct Scanner<S: 'static> {
     /// head (`[RESULT [RESULT …`); once a structure's attempts have failed
     /// [`MISSES_BEFORE_DFA`] times in a text, the DFA first finds whether
     /// and where it matches. (The meta regex runs a DFA first on other
-    /// patterns itself.)
-    quick: Vec<Option<DenseDfa>>,
+    /// patterns itself.) Built on first need: most texts never need one.
+    quick: Vec<OnceLock<Option<DenseDfa>>>,
     op: MetaRegex,
     directives: &'static DirectiveSpec,
     /// Bytes that may follow a `[` that starts something: a cheap test that
@@ -464,13 +465,7 @@ impl<S: 'static> Scanner<S> {
             }
         }
         let op_bytes = op_byte_table(directives.op_pattern);
-        let quick = structures
-            .iter()
-            .map(|s| {
-                let pattern = s.tail.map_or(s.source, |(_, before, _)| before);
-                regex_automata::dfa::onepass::DFA::new(pattern).ok().and_then(|_| dense_anchored(pattern))
-            })
-            .collect();
+        let quick = structures.iter().map(|_| OnceLock::new()).collect();
         Scanner { structures, bracketed, others, singles, tails, quick, op, directives, after_bracket, op_bytes }
     }
 
@@ -505,6 +500,23 @@ impl<S: 'static> Scanner<S> {
             }
             None => self.op.search(&Input::new(text).range(from..to).anchored(Anchored::Yes)).map(|m| m.end()),
         }
+    }
+
+    /// The DFA of structure `k`'s capture pattern, if it is one-pass (see
+    /// `Scanner::quick`), built on first use.
+    fn quick_dfa(&self, k: usize) -> Option<&DenseDfa> {
+        self.quick[k]
+            .get_or_init(|| {
+                let st = &self.structures[k];
+                // The pattern `Run::capture_at` runs: the part before the tail
+                // only when the tail was compiled.
+                let pattern = match (&self.tails[k], st.tail) {
+                    (Some(_), Some((_, before, _))) => before,
+                    _ => st.source,
+                };
+                regex_automata::dfa::onepass::DFA::new(pattern).ok().and_then(|_| dense_anchored(pattern))
+            })
+            .as_ref()
     }
 
     fn resolve(&self, op: &str) -> String {
@@ -886,12 +898,13 @@ impl<S: 'static> Run<'_, S> {
             self.caps = (0..self.s.structures.len()).map(|_| (None, 0)).collect();
         }
         let input = Input::new(self.text).range(start..).anchored(Anchored::Yes);
-        let bounded = match &self.s.quick[k] {
-            Some(dfa) if self.caps[k].1 >= MISSES_BEFORE_DFA => match dense_end(dfa, self.text, start) {
-                Some(end) => input.clone().range(start..end),
-                None => return None,
-            },
-            _ => input.clone(),
+        let quick = match self.caps[k].1 >= MISSES_BEFORE_DFA {
+            true => self.s.quick_dfa(k),
+            false => None,
+        };
+        let bounded = match quick {
+            Some(dfa) => input.clone().range(start..dense_end(dfa, self.text, start)?),
+            None => input.clone(),
         };
         let found = self.capture_at(k, input, bounded);
         if found.is_none() {
