@@ -300,7 +300,7 @@ enum TailEnd {
     Run { first: regex_syntax::hir::ClassUnicode, stop: Vec<u8> },
     /// Any other tail: its pattern as a fully built DFA, when that is small
     /// (the lazy DFA of a meta regex checks its cache at every byte).
-    Dense(DenseDfa),
+    Dense(DenseTail),
     /// Any other tail: its pattern, run by the lazy DFA.
     Regex(MetaRegex),
 }
@@ -346,6 +346,106 @@ fn dense_end(dfa: &DenseDfa, text: &str, from: usize) -> Option<usize> {
     dfa.try_search_fwd(&input).ok().flatten().map(|m| m.offset())
 }
 
+/// A tail's DFA, with the states that loop on most bytes (in a result's
+/// summary: every byte but `[` and those that start a non-ASCII character).
+struct DenseTail {
+    dfa: DenseDfa,
+    /// Such states, each with the bytes that leave it: a run of other bytes
+    /// is passed over by a byte search instead of one transition per byte.
+    loops: Vec<(regex_automata::util::primitives::StateID, Box<[bool; 256]>)>,
+}
+
+impl DenseTail {
+    /// Loop states kept: at most this many, each looping on at least
+    /// [`DenseTail::MIN_LOOP_BYTES`] bytes.
+    const MAX_LOOPS: usize = 4;
+    /// Bytes a loop state must go back to itself on (a quarter of them).
+    const MIN_LOOP_BYTES: usize = 64;
+
+    fn new(dfa: DenseDfa) -> Self {
+        use regex_automata::dfa::Automaton;
+        use regex_automata::util::primitives::StateID;
+        // The states reachable from the anchored starts (one per kind of
+        // byte that may precede the tail). Which states are found decides
+        // only what is passed over quickly, never a result.
+        let mut loops = Vec::new();
+        let mut queue: Vec<StateID> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for before in ["", "a", " ", "\n", "\r", "é"] {
+            let input = Input::new(before).range(before.len()..).anchored(Anchored::Yes);
+            if let Ok(sid) = dfa.start_state_forward(&input) {
+                if seen.insert(sid) {
+                    queue.push(sid);
+                }
+            }
+        }
+        let mut k = 0;
+        while k < queue.len() && queue.len() <= 4096 {
+            let sid = queue[k];
+            k += 1;
+            let mut stop = [false; 256];
+            for b in 0..=255u8 {
+                let next = dfa.next_state(sid, b);
+                stop[usize::from(b)] = next != sid;
+                if seen.insert(next) {
+                    queue.push(next);
+                }
+            }
+            let dead = dfa.is_dead_state(sid) || dfa.is_quit_state(sid);
+            if !dead && stop.iter().filter(|&&x| !x).count() >= Self::MIN_LOOP_BYTES && loops.len() < Self::MAX_LOOPS {
+                loops.push((sid, Box::new(stop)));
+            }
+        }
+        DenseTail { dfa, loops }
+    }
+
+    /// The end of the DFA's leftmost-first match anchored at byte `from` of
+    /// `text`: the DFA run a byte at a time (as `find_fwd` runs it), except
+    /// that a run of bytes on which a loop state goes back to itself is
+    /// passed over at once, noting the match at its last byte when the state
+    /// is a match state (a match state's match ends just before the byte
+    /// that led to it, as in `find_fwd`).
+    fn end(&self, text: &str, from: usize) -> Option<usize> {
+        use regex_automata::dfa::Automaton;
+        let hay = text.as_bytes();
+        let input = Input::new(text).range(from..).anchored(Anchored::Yes);
+        let dfa = &self.dfa;
+        let mut sid = dfa.start_state_forward(&input).ok()?;
+        let mut mat = None;
+        let mut at = from;
+        while at < hay.len() {
+            let next = dfa.next_state(sid, hay[at]);
+            if next == sid {
+                if let Some((_, stop)) = self.loops.iter().find(|l| l.0 == sid) {
+                    let n = hay[at..].iter().position(|&b| stop[usize::from(b)]).unwrap_or(hay.len() - at);
+                    if dfa.is_match_state(sid) {
+                        mat = Some(at + n - 1);
+                    }
+                    at += n;
+                    continue;
+                }
+            }
+            sid = next;
+            if dfa.is_special_state(sid) {
+                if dfa.is_match_state(sid) {
+                    mat = Some(at);
+                } else if dfa.is_dead_state(sid) {
+                    return mat;
+                } else if dfa.is_quit_state(sid) {
+                    // No quit bytes are configured; a quit would be a failed search.
+                    return dense_end(&self.dfa, text, from);
+                }
+            }
+            at += 1;
+        }
+        sid = dfa.next_eoi_state(sid);
+        if dfa.is_match_state(sid) {
+            mat = Some(hay.len());
+        }
+        mat
+    }
+}
+
 impl TailEnd {
     /// The tail of inner pattern `inner` (flags inline); `None` when it does
     /// not compile.
@@ -357,7 +457,7 @@ impl TailEnd {
     /// The [`TailEnd::Dense`] of `inner`, when its DFA stays under a size
     /// limit.
     fn dense(inner: &str) -> Option<Self> {
-        dense_anchored(inner).map(TailEnd::Dense)
+        dense_anchored(inner).map(|dfa| TailEnd::Dense(DenseTail::new(dfa)))
     }
 
     /// The [`TailEnd::Run`] of `inner`, when it has that shape: a class, then
@@ -406,7 +506,7 @@ impl TailEnd {
                 };
                 Some(n.map_or(text.len(), |n| at + n))
             }
-            TailEnd::Dense(dfa) => dense_end(dfa, text, from),
+            TailEnd::Dense(tail) => tail.end(text, from),
             TailEnd::Regex(re) => re.search(&Input::new(text).range(from..).anchored(Anchored::Yes)).map(|m| m.end()),
         }
     }
@@ -1317,5 +1417,31 @@ mod tests {
             }
         }
         assert!(matches!(TailEnd::new(r"\w+\b").unwrap(), TailEnd::Regex(_)), "a Unicode word boundary needs the lazy DFA");
+    }
+
+    /// A result's summary (`schema/regex_patterns.json`): the tail whose
+    /// DFA loop states are passed over by byte search.
+    const SUMMARY: &str = r"(?s)(?:(?:[^ \t\r\n\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))(?:[^\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))*(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)";
+
+    #[test]
+    fn loop_states_are_passed_over_exactly() {
+        let TailEnd::Dense(tail) = TailEnd::new(SUMMARY).unwrap() else { panic!("the summary's DFA is small") };
+        assert!(!tail.loops.is_empty(), "the summary's DFA loops on text without `[`");
+        let meta = MetaRegex::new(SUMMARY).unwrap();
+        let pieces = ["a", "b", " ", "\t", "\n", "\r\n", "[", "R", "E", "S", "U", "L", "T", "[RESULT ", "[RESUL", "é", "✓", "—", "ok done"];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..5_000 {
+            let mut text = String::new();
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            for k in 0..(seed % 80) {
+                text.push_str(pieces[((seed >> (k % 50)) as usize ^ (k as usize * 7)) % pieces.len()]);
+            }
+            for from in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+                let expected = meta.search(&Input::new(&text).range(from..).anchored(Anchored::Yes)).map(|m| m.end());
+                assert_eq!(tail.end(&text, from), expected, "{text:?} from {from}");
+            }
+        }
     }
 }
