@@ -885,8 +885,8 @@ impl<S: 'static> Run<'_, S> {
                 if !self.bytes[end..to].iter().all(|&c| is_ws(c)) {
                     return self.skip(span, SkipReason::FenceBody, "text after the JSON object in the fence body");
                 }
-                let written = self.text[p..op_end].to_owned();
-                self.directive(span, DirectiveForm::Fence, engine, &written, args);
+                let text = self.text;
+                self.directive(span, DirectiveForm::Fence, engine, &text[p..op_end], args);
             }
         }
     }
@@ -1139,7 +1139,8 @@ impl<S: 'static> Run<'_, S> {
                 p += 1;
             }
             let op_end = self.s.op_end(self.text, p, b.len())?;
-            let written = self.text[p..op_end].to_owned();
+            let text = self.text;
+            let written = &text[p..op_end];
             let mut q = op_end;
             while q < b.len() && is_ws(b[q]) {
                 q += 1;
@@ -1147,23 +1148,23 @@ impl<S: 'static> Run<'_, S> {
             if q < b.len() && b[q] == b']' {
                 return Some(q + 1); // `[TOOL op]` advertises an op: not a call.
             }
-            let message = format!("`[{engine} {written}` is not followed by a JSON object");
+            let message = || format!("`[{engine} {written}` is not followed by a JSON object");
             if q == op_end && q < b.len() && !matches!(b[q], b'{' | b'[' | b'"' | b'\'') {
                 // The op runs into other text (`[TOOL Reply: …`): it is no word of
                 // its own, so the candidate ends before it and its text is read again
                 // (P73). An op that runs into a quote or bracket (`[TOOL a"…"]`) is
                 // not: that candidate runs to its closing `]` (P88).
-                self.skip(i..p, SkipReason::NoObject, message);
+                self.skip(i..p, SkipReason::NoObject, message());
                 return Some(p);
             }
             if q >= b.len() || b[q] != b'{' || q == op_end {
                 // The candidate runs to its closing `]` (P81); an op that runs
                 // straight into `{` (`[TOOL a{…}]`) is no word of its own either.
                 let end = self.bracket_close(op_end);
-                self.skip(i..end, SkipReason::NoObject, message);
+                self.skip(i..end, SkipReason::NoObject, message());
                 return Some(end);
             }
-            return Some(self.object_then_close(i, q, DirectiveForm::Bracket, engine, &written));
+            return Some(self.object_then_close(i, q, DirectiveForm::Bracket, engine, written));
         }
         for &(kw, op, engine) in d.shorthands {
             if !has_at(b, i + 1, kw.as_bytes()) {
