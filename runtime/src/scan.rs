@@ -40,10 +40,10 @@
 //! Every byte is examined a bounded number of times: JSON is read at most once
 //! (scanning resumes where a failed object stopped), pattern attempts are
 //! anchored (and made only where a structure's head text is), a free-text
-//! tail is read once, code-span closers are indexed per line, and a curl command is
-//! tokenized once (its continuation lines are not read again as commands of
-//! their own). Spans are **byte**
-//! offsets into the text (UTF-8), half-open.
+//! tail is read once, code-span closers are indexed per line, and a curl
+//! command is tokenized once (its continuation lines are not read again as
+//! commands of their own). Spans are **byte** offsets into the text (UTF-8),
+//! half-open.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -450,8 +450,7 @@ impl TailEnd {
     /// The tail of inner pattern `inner` (flags inline); `None` when it does
     /// not compile.
     fn new(inner: &str) -> Option<Self> {
-        let meta = MetaRegex::new(inner).ok()?;
-        Some(Self::run(inner).or_else(|| Self::dense(inner)).unwrap_or(TailEnd::Regex(meta)))
+        Self::run(inner).or_else(|| Self::dense(inner)).or_else(|| MetaRegex::new(inner).ok().map(TailEnd::Regex))
     }
 
     /// The [`TailEnd::Dense`] of `inner`, when its DFA stays under a size
