@@ -250,14 +250,15 @@ pub struct Scanner<S: 'static> {
     singles: Vec<MetaRegex>,
     /// Per structure with a tail: (group, the pattern before it, the tail).
     tails: Vec<Option<(&'static str, MetaRegex, TailEnd)>>,
-    /// Per structure: the DFA of the pattern its capture pass runs (the part
-    /// before the tail, else the whole pattern) when that pattern is
-    /// one-pass. The meta regex runs its one-pass engine on such a pattern
-    /// straight away, which is fast when it matches but slow to reject a mere
-    /// head (`[RESULT [RESULT …`); once a structure's attempts have failed
-    /// [`MISSES_BEFORE_DFA`] times in a text, the DFA first finds whether
-    /// and where it matches. (The meta regex runs a DFA first on other
-    /// patterns itself.) Built on first need: most texts never need one.
+    /// Per structure: the DFA of its whole pattern. A structure is found by
+    /// capture passes that are fast when it matches but slow to reject a
+    /// text that only looks like it: the meta regex runs its one-pass engine
+    /// on a one-pass pattern straight away (`[RESULT [RESULT …`), and a head
+    /// may match where its tail then does not (`[DECLINE a] ` at a line
+    /// end), which runs the whole pattern too. Once a structure's attempts
+    /// have failed [`MISSES_BEFORE_DFA`] times in a text, this DFA first
+    /// finds whether and where it matches. Built on first need: most texts
+    /// never need one.
     quick: Vec<OnceLock<Option<DenseDfa>>>,
     op: MetaRegex,
     directives: &'static DirectiveSpec,
@@ -601,21 +602,10 @@ impl<S: 'static> Scanner<S> {
         }
     }
 
-    /// The DFA of structure `k`'s capture pattern, if it is one-pass (see
-    /// `Scanner::quick`), built on first use.
+    /// The DFA of structure `k`'s whole pattern (see `Scanner::quick`),
+    /// built on first use.
     fn quick_dfa(&self, k: usize) -> Option<&DenseDfa> {
-        self.quick[k]
-            .get_or_init(|| {
-                let st = &self.structures[k];
-                // The pattern `Run::capture_at` runs: the part before the tail
-                // only when the tail was compiled.
-                let pattern = match (&self.tails[k], st.tail) {
-                    (Some(_), Some((_, before, _))) => before,
-                    _ => st.source,
-                };
-                regex_automata::dfa::onepass::DFA::new(pattern).ok().and_then(|_| dense_anchored(pattern))
-            })
-            .as_ref()
+        self.quick[k].get_or_init(|| dense_anchored(self.structures[k].source)).as_ref()
     }
 
     fn resolve(&self, op: &str) -> String {
@@ -992,38 +982,46 @@ impl<S: 'static> Run<'_, S> {
     /// and the head's preferred path is followed by a tail. Only when the tail
     /// does not match after the head's preferred path is the whole pattern
     /// run by the capture engine.
+    ///
+    /// Once the structure has failed [`MISSES_BEFORE_DFA`] times in the text,
+    /// the whole pattern's DFA first finds whether and where it matches (see
+    /// `Scanner::quick`).
     fn sentence_at(&mut self, k: usize, start: usize) -> Option<(usize, Option<S>)> {
         if self.caps.is_empty() {
             self.caps = (0..self.s.structures.len()).map(|_| (None, 0)).collect();
         }
-        let input = Input::new(self.text).range(start..).anchored(Anchored::Yes);
         let quick = match self.caps[k].1 >= MISSES_BEFORE_DFA {
             true => self.s.quick_dfa(k),
             false => None,
         };
-        let bounded = match quick {
-            Some(dfa) => input.clone().range(start..dense_end(dfa, self.text, start)?),
-            None => input.clone(),
+        let known_end = match quick {
+            Some(dfa) => Some(dense_end(dfa, self.text, start)?),
+            None => None,
         };
-        let found = self.capture_at(k, input, bounded);
+        let found = self.capture_at(k, start, known_end);
         if found.is_none() {
             self.caps[k].1 += 1;
         }
         found
     }
 
-    /// [`Run::sentence_at`] for structure `k`: `input` is anchored at the
-    /// start, `bounded` is `input` or, when a DFA found the match of the
-    /// capture pass's pattern, `input` ending there.
-    fn capture_at(&mut self, k: usize, input: Input<'_>, bounded: Input<'_>) -> Option<(usize, Option<S>)> {
+    /// [`Run::sentence_at`] for structure `k` at `start`, given the end of
+    /// the whole pattern's match when a DFA found it.
+    fn capture_at(&mut self, k: usize, start: usize, known_end: Option<usize>) -> Option<(usize, Option<S>)> {
         let st = &self.s.structures[k];
+        let input = Input::new(self.text).anchored(Anchored::Yes);
+        let input = match known_end {
+            Some(end) => input.range(start..end),
+            None => input.range(start..),
+        };
         if let Some((group, head, tail)) = &self.s.tails[k] {
             let caps = self.caps[k].0.get_or_insert_with(|| head.create_captures());
-            head.search_captures(&bounded, caps);
+            head.search_captures(&input, caps);
             let caps = &*caps;
             // No match of the head: no match of the whole pattern either.
             let split = caps.get_match()?.end();
-            if let Some(end) = tail.end(self.text, split) {
+            // (With the whole match's end known, the tail must end there.)
+            if let Some(end) = tail.end(self.text, split).filter(|&e| known_end.is_none_or(|known| known == e)) {
                 let groups = TailGroups {
                     head: AutomataGroups { caps, text: self.text },
                     tail: (group, Cap::new(split, &self.text[split..end])),
@@ -1039,7 +1037,7 @@ impl<S: 'static> Run<'_, S> {
         }
         let single = &self.s.singles[k];
         let caps = self.caps[k].0.get_or_insert_with(|| single.create_captures());
-        single.search_captures(&bounded, caps);
+        single.search_captures(&input, caps);
         let end = caps.get_match()?.end();
         Some((end, (st.from_groups)(&AutomataGroups { caps, text: self.text }).ok()))
     }
