@@ -697,7 +697,14 @@ impl<S: 'static> Run<'_, S> {
                     continue;
                 }
             }
-            let Some(i) = memchr::memchr3(b'[', b'`', b'\n', &self.bytes[pos..]).map(|i| pos + i) else { break };
+            // (A candidate right at `pos`, as in runs of brackets, skips the call.)
+            let i = match self.bytes[pos] {
+                b'[' | b'`' | b'\n' => pos,
+                _ => match memchr::memchr3(b'[', b'`', b'\n', &self.bytes[pos..]) {
+                    Some(i) => pos + i,
+                    None => break,
+                },
+            };
             pos = match self.bytes[i] {
                 b'\n' => i + 1,
                 b'`' => self.code_span(i),
