@@ -1,8 +1,9 @@
 //! The scanner: every sentence and every tool directive in free agent text.
 //!
-//! Generic over the sentence type: the generated crate supplies a
-//! [`ScanSpec`] built from `schema/` (the structures' scan patterns and parse
-//! functions, and the directive grammar of `schema/directives.json`).
+//! Generic over the sentence type: the generated crate supplies, built from
+//! `schema/`, a [`StructureScan`] per structure (its scan pattern and parse
+//! function) and the [`DirectiveSpec`] (the directive grammar of
+//! `schema/directives.json`), from which [`Scanner::new`] compiles a scanner.
 //!
 //! # Rules
 //! - A fenced code block (```` ``` ```` or `~~~`, up to three spaces of indent)
