@@ -200,7 +200,7 @@ pub struct SentenceIr {
     /// (a free-text tail such as a work order's body): `(group, pattern
     /// before it, the group's inner pattern)`, flags inline on both. The
     /// scanner then runs the capture engine on the short part only and
-    /// checks the tail with a DFA (see `runtime::scan`).
+    /// finds the tail's end from there (see `runtime::scan`).
     pub tail_split: Option<(String, String, String)>,
     /// The binding's `quotes_brackets`.
     pub quotes_brackets: bool,

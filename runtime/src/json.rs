@@ -71,6 +71,17 @@ pub fn parse_object(text: &str) -> Result<Map<String, Value>, JsonError> {
 /// # Errors
 /// As [`parse_object`], and when the text is longer than `limits.max_bytes`.
 pub fn parse_object_with(text: &str, limits: Limits) -> Result<Map<String, Value>, JsonError> {
+    let value = parse_value(text, limits)?;
+    check_integer_literals(text)?;
+    match value {
+        Value::Object(map) => Ok(map),
+        _ => Err(JsonError { message: "the arguments are not a JSON object".into() }),
+    }
+}
+
+/// [`parse_object_with`] up to its integer check: the size limit, then
+/// `serde_json` with duplicate keys and depth checked.
+fn parse_value(text: &str, limits: Limits) -> Result<Value, JsonError> {
     if text.len() > limits.max_bytes {
         return Err(JsonError { message: format!("the arguments are longer than {} bytes", limits.max_bytes) });
     }
@@ -79,11 +90,19 @@ pub fn parse_object_with(text: &str, limits: Limits) -> Result<Map<String, Value
         .deserialize(&mut de)
         .map_err(|e| JsonError { message: e.to_string() })?;
     de.end().map_err(|e| JsonError { message: e.to_string() })?;
-    check_integer_literals(text)?;
-    match value {
-        Value::Object(map) => Ok(map),
-        _ => Err(JsonError { message: "the arguments are not a JSON object".into() }),
+    Ok(value)
+}
+
+/// The error of an integer literal outside `-2^63 ..= 2^64-1`, if `token`
+/// (a well-formed JSON number) is one.
+fn integer_out_of_range(token: &str) -> Option<JsonError> {
+    // Up to 18 digits, with or without a sign, always fits.
+    if token.len() < 19 {
+        return None;
     }
+    let integer = !token.contains(['.', 'e', 'E']);
+    (integer && token.parse::<i64>().is_err() && token.parse::<u64>().is_err())
+        .then(|| JsonError { message: format!("integer `{token}` is outside the 64-bit range") })
 }
 
 /// Why [`scan_object`] found no object.
@@ -112,6 +131,13 @@ pub struct ScanError {
 /// `(offset, truncated, message)`: the offset of the first byte that cannot
 /// continue the value (the text's length when it ended first).
 pub fn syntax_end(text: &str, start: usize) -> Result<(usize, usize), (usize, bool, String)> {
+    syntax_end_with(text, start, &mut None)
+}
+
+/// [`syntax_end`], also noting in `big` the span of the first integer literal
+/// outside the 64-bit range (what [`check_integer_literals`] would reject),
+/// so the object need not be read a third time.
+fn syntax_end_with(text: &str, start: usize, big: &mut Option<(usize, usize)>) -> Result<(usize, usize), (usize, bool, String)> {
     let b = text.as_bytes();
     let n = b.len();
     let mut i = start;
@@ -179,7 +205,13 @@ pub fn syntax_end(text: &str, start: usize) -> Result<(usize, usize), (usize, bo
                 }
                 i += lit.len();
             }
-            b'-' | b'0'..=b'9' => i = number_end(b, i).map_err(|at| (at, at >= n, format!("invalid number at byte {at}")))?,
+            b'-' | b'0'..=b'9' => {
+                let from = i;
+                i = number_end(b, i).map_err(|at| (at, at >= n, format!("invalid number at byte {at}")))?;
+                if big.is_none() && integer_out_of_range(&text[from..i]).is_some() {
+                    *big = Some((from, i));
+                }
+            }
             _ => return fail(i, "a value"),
         }
         // After a value: close containers or continue with `,`.
@@ -320,7 +352,8 @@ fn number_end(b: &[u8], mut i: usize) -> Result<usize, usize> {
 /// [`ScanError`]: at the first byte that cannot continue the value, or just
 /// after a well-formed value that is not an acceptable object.
 pub fn scan_object(text: &str, start: usize, limits: Limits) -> Result<(Map<String, Value>, usize), ScanError> {
-    let (end, depth) = match syntax_end(text, start) {
+    let mut big = None;
+    let (end, depth) = match syntax_end_with(text, start, &mut big) {
         Ok(x) => x,
         Err((at, truncated, message)) => {
             return Err(ScanError { at: at.max(start + 1), truncated, error: JsonError { message } })
@@ -333,7 +366,16 @@ pub fn scan_object(text: &str, start: usize, limits: Limits) -> Result<(Map<Stri
     if depth > limits.max_depth {
         return Err(err(format!("nested deeper than {} levels", limits.max_depth)));
     }
-    parse_object_with(&text[start..end], limits).map(|m| (m, end)).map_err(|e| err(e.message))
+    // As `parse_object_with`, faults in the same order; the integers were
+    // read by `syntax_end_with` in the order `check_integer_literals` reads them.
+    let value = parse_value(&text[start..end], limits).map_err(|e| err(e.message))?;
+    if let Some(e) = big.and_then(|(a, b)| integer_out_of_range(&text[a..b])) {
+        return Err(err(e.message));
+    }
+    match value {
+        Value::Object(map) => Ok((map, end)),
+        _ => Err(err("the arguments are not a JSON object".into())),
+    }
 }
 
 /// Rejects integer literals (no fraction, no exponent) outside
@@ -363,10 +405,8 @@ fn check_integer_literals(text: &str) -> Result<(), JsonError> {
             while i < bytes.len() && matches!(bytes[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9') {
                 i += 1;
             }
-            let token = &text[start..i];
-            let integer = !token.contains(['.', 'e', 'E']);
-            if integer && token.parse::<i64>().is_err() && token.parse::<u64>().is_err() {
-                return Err(JsonError { message: format!("integer `{token}` is outside the 64-bit range") });
+            if let Some(e) = integer_out_of_range(&text[start..i]) {
+                return Err(e);
             }
             continue;
         }
@@ -432,11 +472,13 @@ impl<'de> Visitor<'de> for StrictValue {
         }
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
-            if out.contains_key(&key) {
-                return Err(de::Error::custom(format!("duplicate key `{key}`")));
+            // One lookup: a duplicate fails before its value is read.
+            match out.entry(key) {
+                serde_json::map::Entry::Occupied(e) => return Err(de::Error::custom(format!("duplicate key `{}`", e.key()))),
+                serde_json::map::Entry::Vacant(e) => {
+                    e.insert(map.next_value_seed(StrictValue { depth, max_depth: self.max_depth })?);
+                }
             }
-            let v = map.next_value_seed(StrictValue { depth, max_depth: self.max_depth })?;
-            out.insert(key, v);
         }
         Ok(Value::Object(out))
     }
@@ -670,6 +712,23 @@ mod tests {
         let e = scan_object(text, 0, Limits::default()).unwrap_err();
         assert!(e.error.message.contains("outside the 64-bit range"), "{e:?}");
         assert_eq!(&text[e.at..], " tail");
+    }
+
+    #[test]
+    fn scan_object_reports_what_parse_object_reports() {
+        let objects = [
+            r#"{"a": 18446744073709551615, "b": -9223372036854775808}"#,
+            r#"{"a": 18446744073709551616, "a": 1}"#,
+            r#"{"a": "18446744073709551616", "b": 1e400}"#,
+            r#"{"a": [1, -9223372036854775809, 99999999999999999999]}"#,
+            r#"{"a": 123456789012345678901.5, "b": 1.8446744073709551616e19}"#,
+            r#"{"a": -1234567890123456789, "b": "\ud800"}"#,
+            r#"{"a": {"b": {"c": 100000000000000000000000}}}"#,
+        ];
+        for text in objects {
+            let scanned = scan_object(text, 0, Limits::default()).map(|(m, _)| m).map_err(|e| e.error);
+            assert_eq!(scanned, parse_object(text), "{text}");
+        }
     }
 
     #[test]

@@ -178,7 +178,11 @@ pub struct AutomataGroups<'a, 't> {
 
 impl<'t> Groups<'t> for AutomataGroups<'_, 't> {
     fn group(&self, name: &str) -> Option<Cap<'t>> {
-        self.caps.get_group_by_name(name).map(|sp| Cap::new(sp.start, &self.text[sp.start..sp.end]))
+        // The pattern's few group names are compared in order: cheaper than
+        // hashing the name (`get_group_by_name`).
+        let pid = self.caps.pattern()?;
+        let index = self.caps.group_info().pattern_names(pid).position(|n| n == Some(name))?;
+        self.caps.get_group(index).map(|sp| Cap::new(sp.start, &self.text[sp.start..sp.end]))
     }
     fn end(&self) -> usize {
         self.caps.get_match().map_or(0, |m| m.end())

@@ -1,8 +1,9 @@
 //! The scanner: every sentence and every tool directive in free agent text.
 //!
-//! Generic over the sentence type: the generated crate supplies a
-//! [`ScanSpec`] built from `schema/` (the structures' scan patterns and parse
-//! functions, and the directive grammar of `schema/directives.json`).
+//! Generic over the sentence type: the generated crate supplies, built from
+//! `schema/`, a [`StructureScan`] per structure (its scan pattern and parse
+//! function) and the [`DirectiveSpec`] (the directive grammar of
+//! `schema/directives.json`), from which [`Scanner::new`] compiles a scanner.
 //!
 //! # Rules
 //! - A fenced code block (```` ``` ```` or `~~~`, up to three spaces of indent)
@@ -39,14 +40,16 @@
 //! # Cost
 //! Every byte is examined a bounded number of times: JSON is read at most once
 //! (scanning resumes where a failed object stopped), pattern attempts are
-//! anchored, code-span closers are indexed per line, and a curl command is
-//! tokenized once (its continuation lines are not read again as commands of
-//! their own). Spans are **byte**
-//! offsets into the text (UTF-8), half-open.
+//! anchored (and made only where a structure's head text is), a free-text
+//! tail is read once, code-span closers are indexed per line, and a curl
+//! command is tokenized once (its continuation lines are not read again as
+//! commands of their own). Spans are **byte** offsets into the text (UTF-8),
+//! half-open.
 
 use std::collections::HashMap;
 use std::fmt;
 use std::ops::Range;
+use std::sync::OnceLock;
 
 use regex_automata::meta::Regex as MetaRegex;
 use regex_automata::{Anchored, Input};
@@ -94,8 +97,9 @@ pub struct StructureScan<S: 'static> {
     pub quotes_brackets: bool,
     /// When the pattern ends in a free-text group: `(group, the pattern
     /// before it, the group's inner pattern)`, flags inline. The scanner then
-    /// runs the capture engine on the part before the group only, and checks
-    /// the group's text with a DFA (same result, one slow pass fewer).
+    /// runs the capture engine on the part before the group only, and finds
+    /// the group's end from there (same result; the tail is read once, by a
+    /// byte search or a DFA).
     pub tail: Option<(&'static str, &'static str, &'static str)>,
 }
 
@@ -240,12 +244,23 @@ pub struct Skipped {
 /// A compiled scanner for one spec.
 pub struct Scanner<S: 'static> {
     structures: &'static [StructureScan<S>],
-    bracketed: Vec<usize>,
+    /// Per byte after a `[`: the structures whose head starts with `[` and
+    /// that byte (or is `[` alone), in spec order.
+    bracketed: Vec<Vec<usize>>,
     others: Vec<usize>,
-    many: MetaRegex,
     singles: Vec<MetaRegex>,
     /// Per structure with a tail: (group, the pattern before it, the tail).
-    tails: Vec<Option<(&'static str, MetaRegex, MetaRegex)>>,
+    tails: Vec<Option<(&'static str, MetaRegex, TailEnd)>>,
+    /// Per structure: the DFA of its whole pattern. A structure is found by
+    /// capture passes that are fast when it matches but slow to reject a
+    /// text that only looks like it: the meta regex runs its one-pass engine
+    /// on a one-pass pattern straight away (`[RESULT [RESULT …`), and a head
+    /// may match where its tail then does not (`[DECLINE a] ` at a line
+    /// end), which runs the whole pattern too. Once a structure's attempts
+    /// have failed [`MISSES_BEFORE_DFA`] times in a text, this DFA first
+    /// finds whether and where it matches. Built on first need: most texts
+    /// never need one.
+    quick: Vec<OnceLock<Option<DenseDfa>>>,
     op: MetaRegex,
     directives: &'static DirectiveSpec,
     /// Bytes that may follow a `[` that starts something: a cheap test that
@@ -277,6 +292,227 @@ fn op_byte_table(pattern: &str) -> Option<[bool; 256]> {
     Some(table)
 }
 
+/// How the scanner finds the end of a free-text tail that starts at a given
+/// byte (the tail's leftmost-first match, anchored there).
+enum TailEnd {
+    /// The tail is one character of `first`, then the longest run of
+    /// characters that are none of `stop` (ASCII bytes; none at all: the run
+    /// reaches the end of the text). E.g. `[^ \t].*` with `s`, or
+    /// `[^ \t\r\n][^\r\n]*`: found without running a regex.
+    Run { first: regex_syntax::hir::ClassUnicode, stop: Vec<u8> },
+    /// Any other tail: its pattern as a fully built DFA, when that is small
+    /// (the lazy DFA of a meta regex checks its cache at every byte).
+    Dense(DenseTail),
+    /// Any other tail: its pattern, run by the lazy DFA.
+    Regex(MetaRegex),
+}
+
+/// The bytes a line must start with for [`Run::line_start`] to find
+/// anything there: blanks (indentation, fences and curl after them), `>`
+/// (a blockquote), a list marker's first byte, a fence's, and curl's `c`.
+/// Most lines of prose start with none of them and skip that work.
+const LINE_OPENERS: [bool; 256] = {
+    let mut t = [false; 256];
+    let bytes = b" \t>-*+0123456789`~c";
+    let mut i = 0;
+    while i < bytes.len() {
+        t[bytes[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
+
+/// Failed attempts of one structure in one text after which its pattern is
+/// run by a DFA before the capture pass (see `Scanner::quick`).
+const MISSES_BEFORE_DFA: u32 = 8;
+
+/// A fully built DFA, for anchored searches only.
+type DenseDfa = Box<regex_automata::dfa::dense::DFA<Vec<u32>>>;
+
+/// The anchored DFA of `pattern`, when it builds within 1 MiB (not, e.g.,
+/// with a Unicode word boundary).
+fn dense_anchored(pattern: &str) -> Option<DenseDfa> {
+    use regex_automata::dfa::{dense, StartKind};
+    let config = dense::Config::new()
+        .start_kind(StartKind::Anchored)
+        .dfa_size_limit(Some(1 << 20))
+        .determinize_size_limit(Some(1 << 20));
+    dense::Builder::new().configure(config).build(pattern).ok().map(Box::new)
+}
+
+/// The end of `dfa`'s leftmost-first match anchored at byte `from` of `text`.
+fn dense_end(dfa: &DenseDfa, text: &str, from: usize) -> Option<usize> {
+    use regex_automata::dfa::Automaton;
+    let input = Input::new(text).range(from..).anchored(Anchored::Yes);
+    // No quit bytes and no size-bounded cache: the search cannot fail.
+    dfa.try_search_fwd(&input).ok().flatten().map(|m| m.offset())
+}
+
+/// A tail's DFA, with the states that loop on most bytes (in a result's
+/// summary: every byte but `[` and those that start a non-ASCII character).
+struct DenseTail {
+    dfa: DenseDfa,
+    /// Such states, each with the bytes that leave it: a run of other bytes
+    /// is passed over by a byte search instead of one transition per byte.
+    loops: Vec<(regex_automata::util::primitives::StateID, Box<[bool; 256]>)>,
+}
+
+impl DenseTail {
+    /// Loop states kept: at most this many, each looping on at least
+    /// [`DenseTail::MIN_LOOP_BYTES`] bytes.
+    const MAX_LOOPS: usize = 4;
+    /// Bytes a loop state must go back to itself on (a quarter of them).
+    const MIN_LOOP_BYTES: usize = 64;
+
+    fn new(dfa: DenseDfa) -> Self {
+        use regex_automata::dfa::Automaton;
+        use regex_automata::util::primitives::StateID;
+        // The states reachable from the anchored starts (one per kind of
+        // byte that may precede the tail). Which states are found decides
+        // only what is passed over quickly, never a result.
+        let mut loops = Vec::new();
+        let mut queue: Vec<StateID> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for before in ["", "a", " ", "\n", "\r", "é"] {
+            let input = Input::new(before).range(before.len()..).anchored(Anchored::Yes);
+            if let Ok(sid) = dfa.start_state_forward(&input) {
+                if seen.insert(sid) {
+                    queue.push(sid);
+                }
+            }
+        }
+        let mut k = 0;
+        while k < queue.len() && queue.len() <= 4096 {
+            let sid = queue[k];
+            k += 1;
+            let mut stop = [false; 256];
+            for b in 0..=255u8 {
+                let next = dfa.next_state(sid, b);
+                stop[usize::from(b)] = next != sid;
+                if seen.insert(next) {
+                    queue.push(next);
+                }
+            }
+            let dead = dfa.is_dead_state(sid) || dfa.is_quit_state(sid);
+            if !dead && stop.iter().filter(|&&x| !x).count() >= Self::MIN_LOOP_BYTES && loops.len() < Self::MAX_LOOPS {
+                loops.push((sid, Box::new(stop)));
+            }
+        }
+        DenseTail { dfa, loops }
+    }
+
+    /// The end of the DFA's leftmost-first match anchored at byte `from` of
+    /// `text`: the DFA run a byte at a time (as `find_fwd` runs it), except
+    /// that a run of bytes on which a loop state goes back to itself is
+    /// passed over at once, noting the match at its last byte when the state
+    /// is a match state (a match state's match ends just before the byte
+    /// that led to it, as in `find_fwd`).
+    fn end(&self, text: &str, from: usize) -> Option<usize> {
+        use regex_automata::dfa::Automaton;
+        let hay = text.as_bytes();
+        let input = Input::new(text).range(from..).anchored(Anchored::Yes);
+        let dfa = &self.dfa;
+        let mut sid = dfa.start_state_forward(&input).ok()?;
+        let mut mat = None;
+        let mut at = from;
+        while at < hay.len() {
+            let next = dfa.next_state(sid, hay[at]);
+            if next == sid {
+                if let Some((_, stop)) = self.loops.iter().find(|l| l.0 == sid) {
+                    let n = hay[at..].iter().position(|&b| stop[usize::from(b)]).unwrap_or(hay.len() - at);
+                    if dfa.is_match_state(sid) {
+                        mat = Some(at + n - 1);
+                    }
+                    at += n;
+                    continue;
+                }
+            }
+            sid = next;
+            if dfa.is_special_state(sid) {
+                if dfa.is_match_state(sid) {
+                    mat = Some(at);
+                } else if dfa.is_dead_state(sid) {
+                    return mat;
+                } else if dfa.is_quit_state(sid) {
+                    // No quit bytes are configured; a quit would be a failed search.
+                    return dense_end(&self.dfa, text, from);
+                }
+            }
+            at += 1;
+        }
+        sid = dfa.next_eoi_state(sid);
+        if dfa.is_match_state(sid) {
+            mat = Some(hay.len());
+        }
+        mat
+    }
+}
+
+impl TailEnd {
+    /// The tail of inner pattern `inner` (flags inline); `None` when it does
+    /// not compile.
+    fn new(inner: &str) -> Option<Self> {
+        Self::run(inner).or_else(|| Self::dense(inner)).or_else(|| MetaRegex::new(inner).ok().map(TailEnd::Regex))
+    }
+
+    /// The [`TailEnd::Dense`] of `inner`, when its DFA stays under a size
+    /// limit.
+    fn dense(inner: &str) -> Option<Self> {
+        dense_anchored(inner).map(|dfa| TailEnd::Dense(DenseTail::new(dfa)))
+    }
+
+    /// The [`TailEnd::Run`] of `inner`, when it has that shape: a class, then
+    /// a greedy unbounded repeat of a class whose complement is at most three
+    /// ASCII characters.
+    fn run(inner: &str) -> Option<Self> {
+        use regex_syntax::hir::{Class, HirKind};
+        let hir = regex_syntax::Parser::new().parse(inner).ok()?;
+        let HirKind::Concat(parts) = hir.kind() else { return None };
+        let [first, rest] = parts.as_slice() else { return None };
+        let HirKind::Class(Class::Unicode(first)) = first.kind() else { return None };
+        let HirKind::Repetition(rep) = rest.kind() else { return None };
+        if rep.min != 0 || rep.max.is_some() || !rep.greedy {
+            return None;
+        }
+        let HirKind::Class(Class::Unicode(run)) = rep.sub.kind() else { return None };
+        let mut stop = run.clone();
+        stop.negate();
+        let mut bytes = Vec::new();
+        for r in stop.ranges() {
+            if !r.end().is_ascii() {
+                return None;
+            }
+            bytes.extend((r.start()..=r.end()).map(|c| c as u8));
+        }
+        (bytes.len() <= 3).then(|| TailEnd::Run { first: first.clone(), stop: bytes })
+    }
+
+    /// The end of the tail's match anchored at byte `from` of `text`, if it
+    /// matches there.
+    fn end(&self, text: &str, from: usize) -> Option<usize> {
+        match self {
+            TailEnd::Run { first, stop } => {
+                let c = text[from..].chars().next()?;
+                if !first.ranges().iter().any(|r| r.start() <= c && c <= r.end()) {
+                    return None;
+                }
+                let at = from + c.len_utf8();
+                let rest = &text.as_bytes()[at..];
+                let n = match stop.as_slice() {
+                    [] => None,
+                    [a] => memchr::memchr(*a, rest),
+                    [a, b] => memchr::memchr2(*a, *b, rest),
+                    [a, b, c] => memchr::memchr3(*a, *b, *c, rest),
+                    _ => unreachable!("at most three stop bytes"),
+                };
+                Some(n.map_or(text.len(), |n| at + n))
+            }
+            TailEnd::Dense(tail) => tail.end(text, from),
+            TailEnd::Regex(re) => re.search(&Input::new(text).range(from..).anchored(Anchored::Yes)).map(|m| m.end()),
+        }
+    }
+}
+
 impl<S> fmt::Debug for Scanner<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Scanner").field("structures", &self.structures.len()).finish()
@@ -291,34 +527,47 @@ fn is_blank(b: u8) -> bool {
     matches!(b, b' ' | b'\t')
 }
 
+/// Whether `b` holds `lit` at byte `at`, compared byte by byte (the
+/// literals are short heads and keywords; a `memcmp` call costs more).
+#[inline]
+fn has_at(b: &[u8], at: usize, lit: &[u8]) -> bool {
+    match (b.get(at), lit.first()) {
+        (Some(x), Some(y)) => x == y && b.len() - at >= lit.len() && b[at..].iter().zip(lit).all(|(x, y)| x == y),
+        (_, None) => at <= b.len(),
+        (None, Some(_)) => false,
+    }
+}
+
 impl<S: 'static> Scanner<S> {
     /// Compiles the scanner.
     ///
     /// # Panics
     /// When a pattern does not compile; the generator has compiled every one.
     pub fn new(structures: &'static [StructureScan<S>], directives: &'static DirectiveSpec) -> Self {
-        let bracketed: Vec<usize> = (0..structures.len()).filter(|&i| structures[i].head.starts_with('[')).collect();
+        let with_bracket: Vec<usize> = (0..structures.len()).filter(|&i| structures[i].head.starts_with('[')).collect();
+        let bracketed = (0..=255u8)
+            .map(|b| with_bracket.iter().copied().filter(|&i| structures[i].head.as_bytes().get(1).is_none_or(|&c| c == b)).collect())
+            .collect();
         let others: Vec<usize> = (0..structures.len()).filter(|&i| !structures[i].head.starts_with('[')).collect();
-        let sources: Vec<&str> = bracketed.iter().map(|&i| structures[i].source).collect();
-        let many = MetaRegex::new_many(&sources).expect("the generator compiled every pattern");
         let singles = structures.iter().map(|s| MetaRegex::new(s.source).expect("compiled by the generator")).collect();
         let tails = structures
             .iter()
             .map(|s| {
-                s.tail.and_then(|(g, before, inner)| Some((g, MetaRegex::new(before).ok()?, MetaRegex::new(inner).ok()?)))
+                s.tail.and_then(|(g, before, inner)| Some((g, MetaRegex::new(before).ok()?, TailEnd::new(inner)?)))
             })
             .collect();
         let op = MetaRegex::new(directives.op_pattern).expect("compiled by the generator");
         let mut after_bracket = [false; 256];
         let keywords = directives.bracket_engines.iter().copied().chain(directives.shorthands.iter().map(|s| s.0));
-        for head in bracketed.iter().map(|&i| &structures[i].head[1..]).chain(keywords) {
+        for head in with_bracket.iter().map(|&i| &structures[i].head[1..]).chain(keywords) {
             match head.as_bytes().first() {
                 Some(&b) => after_bracket[usize::from(b)] = true,
                 None => after_bracket = [true; 256],
             }
         }
         let op_bytes = op_byte_table(directives.op_pattern);
-        Scanner { structures, bracketed, others, many, singles, tails, op, directives, after_bracket, op_bytes }
+        let quick = structures.iter().map(|_| OnceLock::new()).collect();
+        Scanner { structures, bracketed, others, singles, tails, quick, op, directives, after_bracket, op_bytes }
     }
 
     /// Every sentence and directive in `text`, in order.
@@ -335,7 +584,7 @@ impl<S: 'static> Scanner<S> {
             found: Vec::new(),
             skipped: Vec::new(),
             code: None,
-            caps: (0..self.structures.len()).map(|_| None).collect(),
+            caps: Vec::new(),
             curl_end: 0,
         };
         run.all();
@@ -352,6 +601,12 @@ impl<S: 'static> Scanner<S> {
             }
             None => self.op.search(&Input::new(text).range(from..to).anchored(Anchored::Yes)).map(|m| m.end()),
         }
+    }
+
+    /// The DFA of structure `k`'s whole pattern (see `Scanner::quick`),
+    /// built on first use.
+    fn quick_dfa(&self, k: usize) -> Option<&DenseDfa> {
+        self.quick[k].get_or_init(|| dense_anchored(self.structures[k].source)).as_ref()
     }
 
     fn resolve(&self, op: &str) -> String {
@@ -415,8 +670,9 @@ struct Run<'a, S: 'static> {
     /// Where the last curl command read ends: lines that start before it
     /// belong to that command.
     curl_end: usize,
-    /// Capture slots per structure with a tail, made on first use.
-    caps: Vec<Option<regex_automata::util::captures::Captures>>,
+    /// Per structure: capture slots (of the pattern before its tail, if it
+    /// has one), made on first use, and failed attempts (see `Scanner::quick`).
+    caps: Vec<(Option<regex_automata::util::captures::Captures>, u32)>,
 }
 
 impl<S: 'static> Run<'_, S> {
@@ -436,13 +692,20 @@ impl<S: 'static> Run<'_, S> {
     fn all(&mut self) {
         let mut pos = 0;
         while pos < self.bytes.len() {
-            if let Some(line) = self.line_of(pos) {
+            if let Some(line) = self.line_of(pos).filter(|&l| LINE_OPENERS[usize::from(self.bytes[l])]) {
                 if let Some(next) = self.line_start(line) {
                     pos = next;
                     continue;
                 }
             }
-            let Some(i) = memchr::memchr3(b'[', b'`', b'\n', &self.bytes[pos..]).map(|i| pos + i) else { break };
+            // (A candidate right at `pos`, as in runs of brackets, skips the call.)
+            let i = match self.bytes[pos] {
+                b'[' | b'`' | b'\n' => pos,
+                _ => match memchr::memchr3(b'[', b'`', b'\n', &self.bytes[pos..]) {
+                    Some(i) => pos + i,
+                    None => break,
+                },
+            };
             pos = match self.bytes[i] {
                 b'\n' => i + 1,
                 b'`' => self.code_span(i),
@@ -619,8 +882,8 @@ impl<S: 'static> Run<'_, S> {
                 if !self.bytes[end..to].iter().all(|&c| is_ws(c)) {
                     return self.skip(span, SkipReason::FenceBody, "text after the JSON object in the fence body");
                 }
-                let written = self.text[p..op_end].to_owned();
-                self.directive(span, DirectiveForm::Fence, engine, &written, args);
+                let text = self.text;
+                self.directive(span, DirectiveForm::Fence, engine, &text[p..op_end], args);
             }
         }
     }
@@ -690,14 +953,23 @@ impl<S: 'static> Run<'_, S> {
         if let Some(next) = self.bracket_directive(i) {
             return next;
         }
-        let input = Input::new(self.text).range(i..).anchored(Anchored::Yes);
-        if let Some(m) = self.s.many.search(&input) {
-            // A match whose fields are invalid is passed over whole, as quoted
-            // text: its markers are not read one by one (P71).
-            if let Some(v) = self.build(self.s.bracketed[m.pattern().as_usize()], m.start(), m.end()) {
-                self.found.push(Found { span: m.start()..m.end(), item: Item::Sentence { value: v } });
+        // The first structure in spec order that matches wins; a structure can
+        // match only where its head's literal text is.
+        let rest = &self.bytes[i..];
+        let after = rest.get(1).map_or(0, |&b| usize::from(b));
+        for n in 0..self.s.bracketed[after].len() {
+            let k = self.s.bracketed[after][n];
+            if !has_at(rest, 0, self.s.structures[k].head.as_bytes()) {
+                continue;
             }
-            return m.end().max(i + 1);
+            if let Some((end, value)) = self.sentence_at(k, i) {
+                // A match whose fields are invalid is passed over whole, as quoted
+                // text: its markers are not read one by one (P71).
+                if let Some(v) = value {
+                    self.found.push(Found { span: i..end, item: Item::Sentence { value: v } });
+                }
+                return end.max(i + 1);
+            }
         }
         for st in self.s.structures.iter().filter(|st| st.quotes_brackets) {
             if self.text[i..].starts_with(st.head) {
@@ -707,34 +979,75 @@ impl<S: 'static> Run<'_, S> {
         i + 1
     }
 
-    /// The sentence of structure `k` that matches exactly `start..end` (as
-    /// the scan pattern found it), built from one capture pass: over the part
-    /// before the free-text tail when the structure has one (the tail is then
-    /// checked by a DFA to end exactly at `end`), else over the whole match.
-    fn build(&mut self, k: usize, start: usize, end: usize) -> Option<S> {
+    /// The match of structure `k`'s pattern anchored at `start`, if there is
+    /// one: its end, and its sentence (`None` when its fields are invalid).
+    ///
+    /// A structure with a free-text tail is read in two parts: the capture
+    /// engine runs over the pattern before the tail, then the tail's end is
+    /// found from there (by a byte search for the usual tails, else the
+    /// DFA), so the tail is read once. That is the whole pattern's match: a
+    /// leftmost-first match prefers the paths of its head in their order,
+    /// and the head's preferred path is followed by a tail. Only when the tail
+    /// does not match after the head's preferred path is the whole pattern
+    /// run by the capture engine.
+    ///
+    /// Once the structure has failed [`MISSES_BEFORE_DFA`] times in the text,
+    /// the whole pattern's DFA first finds whether and where it matches (see
+    /// `Scanner::quick`).
+    fn sentence_at(&mut self, k: usize, start: usize) -> Option<(usize, Option<S>)> {
+        if self.caps.is_empty() {
+            self.caps = (0..self.s.structures.len()).map(|_| (None, 0)).collect();
+        }
+        let quick = match self.caps[k].1 >= MISSES_BEFORE_DFA {
+            true => self.s.quick_dfa(k),
+            false => None,
+        };
+        let known_end = match quick {
+            Some(dfa) => Some(dense_end(dfa, self.text, start)?),
+            None => None,
+        };
+        let found = self.capture_at(k, start, known_end);
+        if found.is_none() {
+            self.caps[k].1 += 1;
+        }
+        found
+    }
+
+    /// [`Run::sentence_at`] for structure `k` at `start`, given the end of
+    /// the whole pattern's match when a DFA found it.
+    fn capture_at(&mut self, k: usize, start: usize, known_end: Option<usize>) -> Option<(usize, Option<S>)> {
         let st = &self.s.structures[k];
+        let input = Input::new(self.text).anchored(Anchored::Yes);
+        let input = match known_end {
+            Some(end) => input.range(start..end),
+            None => input.range(start..),
+        };
         if let Some((group, head, tail)) = &self.s.tails[k] {
-            let caps = self.caps[k].get_or_insert_with(|| head.create_captures());
-            head.search_captures(&Input::new(self.text).range(start..end).anchored(Anchored::Yes), caps);
+            let caps = self.caps[k].0.get_or_insert_with(|| head.create_captures());
+            head.search_captures(&input, caps);
             let caps = &*caps;
-            if let Some(h) = caps.get_match() {
-                let split = h.end();
-                let rest = Input::new(self.text).range(split..end).anchored(Anchored::Yes);
-                if tail.search(&rest).is_some_and(|t| t.end() == end) {
-                    let groups = TailGroups {
-                        head: AutomataGroups { caps, text: self.text },
-                        tail: (group, Cap::new(split, &self.text[split..end])),
-                        end,
-                    };
-                    return (st.from_groups)(&groups).ok();
-                }
+            // No match of the head: no match of the whole pattern either.
+            let split = caps.get_match()?.end();
+            // (With the whole match's end known, the tail must end there.)
+            if let Some(end) = tail.end(self.text, split).filter(|&e| known_end.is_none_or(|known| known == e)) {
+                let groups = TailGroups {
+                    head: AutomataGroups { caps, text: self.text },
+                    tail: (group, Cap::new(split, &self.text[split..end])),
+                    end,
+                };
+                return Some((end, (st.from_groups)(&groups).ok()));
             }
+            let single = &self.s.singles[k];
+            let mut caps = single.create_captures();
+            single.search_captures(&input, &mut caps);
+            let end = caps.get_match()?.end();
+            return Some((end, (st.from_groups)(&AutomataGroups { caps: &caps, text: self.text }).ok()));
         }
         let single = &self.s.singles[k];
-        let mut caps = single.create_captures();
-        single.search_captures(&Input::new(self.text).range(start..end).anchored(Anchored::Yes), &mut caps);
-        caps.get_match().filter(|m| m.end() == end)?;
-        (st.from_groups)(&AutomataGroups { caps: &caps, text: self.text }).ok()
+        let caps = self.caps[k].0.get_or_insert_with(|| single.create_captures());
+        single.search_captures(&input, caps);
+        let end = caps.get_match()?.end();
+        Some((end, (st.from_groups)(&AutomataGroups { caps, text: self.text }).ok()))
     }
 
     /// Structures whose head (e.g. `Reply:`) precedes the `[` at `i`.
@@ -750,20 +1063,19 @@ impl<S: 'static> Run<'_, S> {
         for &k in &self.s.others {
             let st = &self.s.structures[k];
             let Some(start) = p.checked_sub(st.head.len()) else { continue };
-            if !self.text.is_char_boundary(start) || &self.text[start..p] != st.head {
+            if !has_at(b, start, st.head.as_bytes()) || !self.text.is_char_boundary(start) {
                 continue;
             }
             // Do not reach back over what was already found.
             if self.found.last().is_some_and(|f| f.span.end > start) {
                 continue;
             }
-            let input = Input::new(self.text).range(start..).anchored(Anchored::Yes);
-            if let Some(m) = self.s.singles[k].search(&input) {
+            if let Some((end, value)) = self.sentence_at(k, start) {
                 // Fields invalid (a footer whose ids differ): passed over whole (P71).
-                if let Some(v) = self.build(k, m.start(), m.end()) {
-                    self.found.push(Found { span: m.start()..m.end(), item: Item::Sentence { value: v } });
+                if let Some(v) = value {
+                    self.found.push(Found { span: start..end, item: Item::Sentence { value: v } });
                 }
-                return Some(m.end());
+                return Some(end);
             }
         }
         None
@@ -825,15 +1137,15 @@ impl<S: 'static> Run<'_, S> {
     /// `[TOOL op {…}]`, `[EXEC op {…}]`, `[DM {…}]` at `i`.
     fn bracket_directive(&mut self, i: usize) -> Option<usize> {
         let b = self.bytes;
-        let rest = &self.text[i + 1..];
         let d = self.s.directives;
-        if let Some(engine) = d.bracket_engines.iter().find(|e| rest.starts_with(**e) && b.get(i + 1 + e.len()).is_some_and(|&c| is_ws(c))) {
+        if let Some(engine) = d.bracket_engines.iter().find(|e| has_at(b, i + 1, e.as_bytes()) && b.get(i + 1 + e.len()).is_some_and(|&c| is_ws(c))) {
             let mut p = i + 1 + engine.len();
             while p < b.len() && is_ws(b[p]) {
                 p += 1;
             }
             let op_end = self.s.op_end(self.text, p, b.len())?;
-            let written = self.text[p..op_end].to_owned();
+            let text = self.text;
+            let written = &text[p..op_end];
             let mut q = op_end;
             while q < b.len() && is_ws(b[q]) {
                 q += 1;
@@ -841,26 +1153,26 @@ impl<S: 'static> Run<'_, S> {
             if q < b.len() && b[q] == b']' {
                 return Some(q + 1); // `[TOOL op]` advertises an op: not a call.
             }
-            let message = format!("`[{engine} {written}` is not followed by a JSON object");
+            let message = || format!("`[{engine} {written}` is not followed by a JSON object");
             if q == op_end && q < b.len() && !matches!(b[q], b'{' | b'[' | b'"' | b'\'') {
                 // The op runs into other text (`[TOOL Reply: …`): it is no word of
                 // its own, so the candidate ends before it and its text is read again
                 // (P73). An op that runs into a quote or bracket (`[TOOL a"…"]`) is
                 // not: that candidate runs to its closing `]` (P88).
-                self.skip(i..p, SkipReason::NoObject, message);
+                self.skip(i..p, SkipReason::NoObject, message());
                 return Some(p);
             }
             if q >= b.len() || b[q] != b'{' || q == op_end {
                 // The candidate runs to its closing `]` (P81); an op that runs
                 // straight into `{` (`[TOOL a{…}]`) is no word of its own either.
                 let end = self.bracket_close(op_end);
-                self.skip(i..end, SkipReason::NoObject, message);
+                self.skip(i..end, SkipReason::NoObject, message());
                 return Some(end);
             }
-            return Some(self.object_then_close(i, q, DirectiveForm::Bracket, engine, &written));
+            return Some(self.object_then_close(i, q, DirectiveForm::Bracket, engine, written));
         }
         for &(kw, op, engine) in d.shorthands {
-            if !rest.starts_with(kw) {
+            if !has_at(b, i + 1, kw.as_bytes()) {
                 continue;
             }
             let mut p = i + 1 + kw.len();
@@ -1072,5 +1384,70 @@ impl<S: 'static> Run<'_, S> {
         };
         self.directive(span, DirectiveForm::Curl, d.curl_engine, &op, args);
         Some(end)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The tail's end as the DFA finds it, for comparison.
+    fn by_regex(inner: &str, text: &str, from: usize) -> Option<usize> {
+        MetaRegex::new(inner).unwrap().search(&Input::new(text).range(from..).anchored(Anchored::Yes)).map(|m| m.end())
+    }
+
+    #[test]
+    fn free_text_tails_are_read_without_a_regex() {
+        let texts = ["", " ", "a", "\t x", "ab\ncd", "x\r\ny", "é—\n", "a \t\r", "\n", "—body runs on\n[WO:x] more"];
+        for inner in [r"(?ms)[^ \t].*", r"[^ \t\r\n][^\r\n]*", r"(?s)[a-z][^\n]*"] {
+            let tail = TailEnd::new(inner).unwrap();
+            assert!(matches!(tail, TailEnd::Run { .. }), "{inner}");
+            for text in texts {
+                for from in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+                    assert_eq!(tail.end(text, from), by_regex(inner, text, from), "{inner} on {text:?} from {from}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn other_tails_run_a_dfa() {
+        let texts = ["", " ", "a", "ab c\n", "x[RESULT y", "é[R[RE[RES \t", "[RESULT\t", "aé✓—\r\n[", "acccc b", "[x"];
+        for inner in [r"[^ \t].+", r"(?s)[^ \t].*?", r"[^ \t][^\r\n\]\[x]*", r"(?:a|b)c*", r"[^ \t][^é]*", r"(?s)(?:[^\[]|\[[^R])*", r"\w+\b"] {
+            let tail = TailEnd::new(inner).unwrap();
+            assert!(matches!(tail, TailEnd::Dense(_) | TailEnd::Regex(_)), "{inner}");
+            for text in texts {
+                for from in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+                    assert_eq!(tail.end(text, from), by_regex(inner, text, from), "{inner} on {text:?} from {from}");
+                }
+            }
+        }
+        assert!(matches!(TailEnd::new(r"\w+\b").unwrap(), TailEnd::Regex(_)), "a Unicode word boundary needs the lazy DFA");
+    }
+
+    /// A result's summary (`schema/regex_patterns.json`): the tail whose
+    /// DFA loop states are passed over by byte search.
+    const SUMMARY: &str = r"(?s)(?:(?:[^ \t\r\n\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))(?:[^\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))*(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)";
+
+    #[test]
+    fn loop_states_are_passed_over_exactly() {
+        let TailEnd::Dense(tail) = TailEnd::new(SUMMARY).unwrap() else { panic!("the summary's DFA is small") };
+        assert!(!tail.loops.is_empty(), "the summary's DFA loops on text without `[`");
+        let meta = MetaRegex::new(SUMMARY).unwrap();
+        let pieces = ["a", "b", " ", "\t", "\n", "\r\n", "[", "R", "E", "S", "U", "L", "T", "[RESULT ", "[RESUL", "é", "✓", "—", "ok done"];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..5_000 {
+            let mut text = String::new();
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            for k in 0..(seed % 80) {
+                text.push_str(pieces[((seed >> (k % 50)) as usize ^ (k as usize * 7)) % pieces.len()]);
+            }
+            for from in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+                let expected = meta.search(&Input::new(&text).range(from..).anchored(Anchored::Yes)).map(|m| m.end());
+                assert_eq!(tail.end(&text, from), expected, "{text:?} from {from}");
+            }
+        }
     }
 }
