@@ -296,6 +296,11 @@ def test_lone_surrogates_are_rejected_with_a_byte_offset() -> None:
     assert (e.value.structure, e.value.offset) == (None, 13)
     with pytest.raises(A.ParseError):
         A.scan_with_diagnostics('[TOOL a {"x": "\ud800"}]')
+    # Before the first item, between items, and in a text with no item at all: the first one is reported.
+    for text, offset in [("é \ud800 [CLAIM 1]", 3), ("[CLAIM 1] é \udfff [CLAIM 2] \ud800", 13), ("é \ud800 \udc00", 3)]:
+        with pytest.raises(A.ParseError) as e:
+            A.scan(text)
+        assert e.value.offset == offset, text
 
 
 def test_spans_give_bytes_and_str_indexes() -> None:

@@ -979,20 +979,9 @@ def scan_with_diagnostics(text: str) -> tuple[list[Found], list[Skipped]]:
     character's byte offset) when ``text`` holds a lone surrogate, which no
     UTF-8 text, and so no Rust ``str``, can hold (decision P22).
     """
-    ascii = text.isascii()
-    if not ascii:
-        try:
-            text.encode("utf-8")  # Four times faster than searching for a surrogate.
-        except UnicodeEncodeError as e:
-            raise ParseError(
-                None,
-                None,
-                byte_offset(text, e.start),
-                NoMatch("a Unicode scalar value (a lone surrogate has no UTF-8 encoding)"),
-            ) from None
-    run = _Run(text)
-    run.all()
-    if ascii:
+    if text.isascii():
+        run = _Run(text)
+        run.all()
         # Character indexes are byte offsets.
         return (
             [Found(Span(start, end, start, end), item) for start, end, item in run.found],
@@ -1001,7 +990,29 @@ def scan_with_diagnostics(text: str) -> tuple[list[Found], list[Skipped]]:
                 for start, end, reason, message, at in run.skipped
             ],
         )
-    # Byte offsets in one pass: each span adds the UTF-8 length of the text since the last.
+    try:
+        return _scan_encoded(text)
+    except UnicodeEncodeError:
+        # A lone surrogate: report the first (encoding the whole text finds it).
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raise ParseError(
+                None,
+                None,
+                byte_offset(text, e.start),
+                NoMatch("a Unicode scalar value (a lone surrogate has no UTF-8 encoding)"),
+            ) from None
+        raise
+
+
+def _scan_encoded(text: str) -> tuple[list[Found], list[Skipped]]:
+    """:func:`scan_with_diagnostics` of a text that is not ASCII. Byte offsets come in one
+    pass: each span adds the UTF-8 length of the text since the last, and encoding what
+    is left after the last span completes the check that the text is UTF-8 (raises
+    ``UnicodeEncodeError`` for a lone surrogate, as anything in the scan that encodes)."""
+    run = _Run(text)
+    run.all()
     found: list[Found] = []
     char = byte = 0
     for start, end, item in run.found:
@@ -1010,6 +1021,7 @@ def scan_with_diagnostics(text: str) -> tuple[list[Found], list[Skipped]]:
         byte += len(text[start:end].encode("utf-8"))
         char = end
         found.append(Found(Span(byte_start, byte, start, end), item))
+    text[char:].encode("utf-8")
     skipped: list[Skipped] = []
     char = byte = 0
     for start, end, reason, message, at in run.skipped:

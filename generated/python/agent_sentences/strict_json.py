@@ -409,7 +409,8 @@ def _decode_accepted(text: str, start: int, n: int, max_depth: int, max_bytes: i
     reads it and it passes every strict rule, else ``None`` (the caller then reads it
     with :func:`_syntax_end` for Rust's fault and offset).
 
-    Equivalent on acceptance: the decoder (``strict`` strings, the same hooks as
+    For text without raw lone surrogates (the scanner rejects a text holding one as a
+    whole, P22), equivalent on acceptance: the decoder (``strict`` strings, the same hooks as
     :func:`parse_object`) accepts exactly the syntax :func:`_syntax_end` reads, except
     what a hook or the checks here reject, and a valid value has one end. Linear: where it
     fails, it stopped at or before the point :func:`_syntax_end` will stop at (a hook
