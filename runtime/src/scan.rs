@@ -586,6 +586,7 @@ impl<S: 'static> Scanner<S> {
             code: None,
             caps: Vec::new(),
             curl_end: 0,
+            unclosed: [usize::MAX; 2],
         };
         run.all();
         (run.found, run.skipped)
@@ -670,12 +671,31 @@ struct Run<'a, S: 'static> {
     /// Where the last curl command read ends: lines that start before it
     /// belong to that command.
     curl_end: usize,
+    /// Per quote (`'`, `"`): the first shell string found never to close. A
+    /// string opened after it does not close either (see `Run::closing_quote`).
+    unclosed: [usize; 2],
     /// Per structure: capture slots (of the pattern before its tail, if it
     /// has one), made on first use, and failed attempts (see `Scanner::quick`).
     caps: Vec<(Option<regex_automata::util::captures::Captures>, u32)>,
 }
 
 impl<S: 'static> Run<'_, S> {
+    /// [`closing_quote`], remembering a string that never closes: one opened later
+    /// never closes either (for `'`, no `'` follows; for `"`, the scan from the
+    /// earlier quote passed the later one as escaped, so from just after it both
+    /// read alike). Without this, lines of `curl \"` read the rest of the text each.
+    fn closing_quote(&mut self, open: usize, q: u8) -> Option<usize> {
+        let k = usize::from(q == b'"');
+        if open > self.unclosed[k] {
+            return None;
+        }
+        let close = closing_quote(self.bytes, open, q);
+        if close.is_none() {
+            self.unclosed[k] = open;
+        }
+        close
+    }
+
     fn line_end(&self, from: usize) -> usize {
         memchr::memchr(b'\n', &self.bytes[from..]).map_or(self.bytes.len(), |i| from + i)
     }
@@ -1084,9 +1104,11 @@ impl<S: 'static> Run<'_, S> {
     /// The bracketed text of a failed quoting structure: skipped to its
     /// matching `]` on the line, or to the end of the line.
     fn quoted_brackets(&mut self, i: usize, key: &str) -> usize {
-        let end = self.line_end(i);
+        // Read to the matching `]` or the line end, whichever comes first: finding
+        // the line end first would read a long line once per candidate on it.
         let mut depth = 0usize;
-        for (p, &c) in self.bytes[i..end].iter().enumerate() {
+        let mut end = self.bytes.len();
+        for (p, &c) in self.bytes[i..].iter().enumerate() {
             match c {
                 b'[' => depth += 1,
                 b']' => {
@@ -1094,6 +1116,10 @@ impl<S: 'static> Run<'_, S> {
                     if depth == 0 {
                         return i + p + 1;
                     }
+                }
+                b'\n' => {
+                    end = i + p;
+                    break;
                 }
                 _ => {}
             }
@@ -1199,6 +1225,27 @@ impl<S: 'static> Run<'_, S> {
         None
     }
 
+    /// Where scanning resumes after a broken bracket candidate spanning
+    /// `start..end` (P89): at `end`, unless a line start inside the candidate
+    /// (its JSON reader crossed a line break) opens a quoted block (a
+    /// blockquote, a list-item fence, an indented code block: P86) that runs
+    /// past `end`; then after that block. The text the reader consumed stays
+    /// unread (P80), and the rest of a block it ran into stays quoted.
+    fn after_broken(&mut self, start: usize, end: usize) -> usize {
+        let b = self.bytes;
+        let mut from = start;
+        while let Some(k) = memchr::memchr(b'\n', &b[from..end]) {
+            let line = from + k + 1;
+            match self.quoted_lines(line) {
+                Some(quoted) if quoted > end => return quoted,
+                // A block that ends inside the candidate: go on after it.
+                Some(quoted) if quoted > line => from = if b.get(quoted) == Some(&b'\n') { quoted } else { quoted - 1 },
+                _ => from = line,
+            }
+        }
+        end
+    }
+
     fn object_then_close(&mut self, i: usize, brace: usize, form: DirectiveForm, engine: &'static str, written: &str) -> usize {
         let b = self.bytes;
         match scan_object(self.text, brace, self.s.directives.limits) {
@@ -1208,7 +1255,7 @@ impl<S: 'static> Run<'_, S> {
                 // so nothing inside its strings is read as a marker.
                 let end = e.at.max(self.bracket_close(brace));
                 self.skip(i..end, SkipReason::InvalidJson, e.error.message);
-                end
+                self.after_broken(i, end)
             }
             Ok((args, end)) => {
                 let mut q = end;
@@ -1227,7 +1274,7 @@ impl<S: 'static> Run<'_, S> {
                     // The candidate runs to its closing `]` (P81).
                     let end = self.bracket_close(end);
                     self.skip(i..end, SkipReason::TrailingText, message);
-                    end
+                    self.after_broken(i, end)
                 }
             }
         }
@@ -1265,7 +1312,7 @@ impl<S: 'static> Run<'_, S> {
             let joined = !blank;
             blank = false;
             match b[p] {
-                q @ (b'\'' | b'"') => match closing_quote(b, p, q) {
+                q @ (b'\'' | b'"') => match self.closing_quote(p, q) {
                     Some(c) => {
                         tokens.push((p + 1, c, q, joined));
                         p = c + 1;

@@ -70,6 +70,15 @@ FLOODS: list[tuple[str, Callable[[], str], int, int, tuple[int, int, str, str] |
     ("no-object-lines", lambda: flood('[TOOL a -v {"k": "[TOOL b {}]"}]\n'), 0, MIB // 33 + 1,
      (0, 32, "no-object", "`[TOOL a` is not followed by a JSON object")),
     ("newlines", lambda: flood("\n"), 0, 0, None),
+    # One long line of candidates that each stop early: each is read to where it stops, not to the line end.
+    ("directive-brackets", lambda: flood("[Directive:]"), 0, 0, None),
+    ("no-object-line", lambda: flood("[TOOL a x] "), 0, MIB // 11 + 1, (0, 10, "no-object", "`[TOOL a` is not followed by a JSON object")),
+    # Lines of `curl \"`: the string that never closes is searched for once.
+    ("curl-escaped-quotes", lambda: flood('curl \\"\n'), 0, MIB // 8 + 1,
+     (0, 7, "curl-payload", "an unclosed quote: the command is read to the end of its first line and not run")),
+    # Broken objects on many lines: the C decoder's error (which counts lines from the
+    # start of the text) is tried on the first few only.
+    ("trailing-commas", lambda: flood('[TOOL a {"k": 1,}]\n'), 0, MIB // 19 + 1, (0, 18, "invalid-json", "trailing comma before `}` at byte 16")),
     ("non-ascii-claims", lambda: flood("é✓🔥 [CLAIM a1] "), MIB // 15 + 1, 0, None),
     ("crlf-calls", lambda: flood('[TOOL a.b {"x": 1}]\r\n'), MIB // 21 + 1, 0, None),
 ]

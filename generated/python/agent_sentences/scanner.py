@@ -67,7 +67,16 @@ from .sentences import (
     SubagentUpdate,
     Sentence,
 )
-from .strict_json import JsonError, JsonObject, _scan_object, _SyntaxFault, _utf8_length_over, clone_object, parse_object
+from .strict_json import (
+    JsonError,
+    JsonObject,
+    _decode_accepted,
+    _scan_object_strict,
+    _SyntaxFault,
+    _utf8_length_over,
+    clone_object,
+    parse_object,
+)
 
 __all__ = [
     "DirectiveForm",
@@ -268,6 +277,10 @@ _OTHERS: Final = tuple(s for s in _STRUCTURES if not s.head.startswith("["))
 _QUOTING: Final = tuple(s for s in _STRUCTURES if s.quotes_brackets)
 
 _OP: Final = re.compile("[A-Za-z0-9_.-]+")
+_LINE_OPENERS: Final = " \t>-*+0123456789`~c"
+"""The first characters of a line that :meth:`_Run.line_start` can act on (Rust's ``LINE_OPENERS``)."""
+_JSON_MISS_LIMIT: Final = 8
+"""Broken tool-call objects per text that the C decoder is tried on (:meth:`_Run.read_object`)."""
 _BRACKET_ENGINES: Final[tuple[str, ...]] = ("TOOL", "EXEC")
 _SHORTHANDS: Final[tuple[tuple[str, str, str], ...]] = (
     ("DM", "dm.send", "TOOL"),
@@ -302,9 +315,9 @@ _BACKTICKS: Final = re.compile(r"`+")
 _CLOSING_FENCES: Final = {ch: re.compile(r"(?m)^ {0,3}(" + ch + r"{3,})[\r \t]*$") for ch in "`~"}
 """A line that can close a fence of ``ch`` (group 1: its run, as long as the opening's or longer)."""
 _TILDES: Final = re.compile(r"~+")
-_SQUARE: Final = re.compile(r"[\[\]]")
-_CLOSE_IN_STRING: Final = re.compile(r'["\\]')
-_CLOSE_OUTSIDE: Final = re.compile(r'["\[\]{}]')
+_SQUARE: Final = re.compile(r"[\[\]\n]")
+_CLOSE_IN_STRING: Final = re.compile(r'["\\\n]')
+_CLOSE_OUTSIDE: Final = re.compile(r'["\[\]{}\n]')
 _UNQUOTED: Final = re.compile(r"[^ \t\r\n'\"]*")
 
 
@@ -370,7 +383,7 @@ class _CodeIndex:
 class _Run:
     """One scan: Rust's ``Run``, on ``str`` indexes."""
 
-    __slots__ = ("text", "n", "found", "skipped", "code", "curl_end")
+    __slots__ = ("text", "n", "found", "skipped", "code", "curl_end", "unclosed", "json_misses")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -381,6 +394,13 @@ class _Run:
         self.code: _CodeIndex | None = None
         self.curl_end = 0
         """The end of the last curl command read that posts elsewhere (P70)."""
+        self.unclosed = {"'": self.n, '"': self.n}
+        """Per quote: the first shell string found never to close. A string opened after
+        it does not close either (for ``'``, no ``'`` follows; for ``"``, the read from
+        the earlier quote passed the later one as escaped, so from just after it both
+        read alike): without this, lines of ``curl \\"`` would read the rest of the text each."""
+        self.json_misses = 0
+        """Tool-call objects the C decoder could not accept (see :func:`_scan_object`)."""
 
     def line_end(self, start: int) -> int:
         k = self.text.find("\n", start)
@@ -397,6 +417,21 @@ class _Run:
     def skip_json(self, start: int, end: int, fault: _SyntaxFault) -> None:
         self.skipped.append((start, end, "invalid-json", fault.message, fault.byte_at))
 
+    def read_object(self, brace: int, end: int) -> tuple[JsonObject, int]:
+        """The tool-call object at ``brace`` (a ``{``) of ``text[:end]`` and where it ends,
+        as :func:`~agent_sentences.strict_json._scan_object` reads it; raises its
+        ``_SyntaxFault``. After :data:`_JSON_MISS_LIMIT` objects the C decoder could not
+        accept, the rest of the text is read by the syntax reader alone: the decoder's
+        error works out a line and column by reading the text from its start, so
+        trying it on every broken call of a long text would take quadratic time."""
+        text = self.text
+        if self.json_misses < _JSON_MISS_LIMIT:
+            accepted = _decode_accepted(text, brace, end, LIMITS.max_depth, LIMITS.max_bytes)
+            if accepted is not None:
+                return accepted
+            self.json_misses += 1
+        return _scan_object_strict(text, brace, end, LIMITS.max_depth, LIMITS.max_bytes)
+
     def directive(self, start: int, end: int, form: DirectiveForm, engine: str, written: str, args: JsonObject) -> None:
         op = _ALIASES.get(written, written)
         self.found.append((start, end, ToolDirective(form, engine, op, written, args)))
@@ -412,10 +447,11 @@ class _Run:
         head_end = 0
         pos = 0
         while pos < n:
-            # A line start, or its indentation (the char before is then a blank or a newline).
-            if text[pos] in " \t`~c>-*+0123456789" and (pos == 0 or text[pos - 1] in " \t\n"):
+            # A line start, or its indentation (the char before is then a blank or a newline),
+            # on a line whose first character can open a quote, fence or curl command.
+            if pos == 0 or text[pos - 1] in " \t\n":
                 line = self.line_of(pos)
-                if line is not None:
+                if line is not None and text[line] in _LINE_OPENERS:
                     nxt = self.line_start(line)
                     if nxt is not None:
                         pos = nxt
@@ -597,7 +633,7 @@ class _Run:
         if q == op_end or q >= to or text[q] != "{":
             return self.skip(start, end, "fence-body", "the op is not followed by whitespace and a JSON object")
         try:
-            args, args_end = _scan_object(text, q, to, LIMITS.max_depth, LIMITS.max_bytes)
+            args, args_end = self.read_object(q, to)
         except _SyntaxFault as e:
             return self.skip_json(start, end, e)
         tail = _JSON_WS_RUN.match(text, args_end, to)
@@ -698,16 +734,21 @@ class _Run:
 
     def quoted_brackets(self, i: int, key: str) -> int:
         """The bracketed text of a failed quoting structure: passed over to its matching
-        ``]`` on the line, or to the end of the line."""
-        end = self.line_end(i)
+        ``]`` on the line, or to the end of the line. Reads no further than the one it
+        stops at (finding the line end first would read a long line once per candidate)."""
         depth = 0
-        for found in _SQUARE.finditer(self.text, i, end):
-            if found.group() == "[":
+        end = self.n
+        for found in _SQUARE.finditer(self.text, i):
+            c = found.group()
+            if c == "[":
                 depth += 1
-            else:
+            elif c == "]":
                 depth -= 1
                 if depth == 0:
                     return found.end()
+            else:
+                end = found.start()
+                break
         self.skip(i, end, "unclosed-directive", f"a `{key}` that does not close; its text is quoted to the end of the line")
         return end
 
@@ -716,19 +757,22 @@ class _Run:
         keyword or object): the ``]`` that brings the nesting back to zero, JSON strings
         tracked and ``[``/``{`` against ``]``/``}`` counted (the candidate's own ``[`` is
         depth 1; a ``}`` never closes it), else the end of the line (a newline ends a
-        string too), else the end of the text. The port of Rust's ``bracket_close``."""
+        string too), else the end of the text. Reads no further than the one it stops at.
+        The port of Rust's ``bracket_close``."""
         text, n = self.text, self.n
         depth = 1
         in_string = False
-        end = self.line_end(i)
-        while i < end:
-            found = (_CLOSE_IN_STRING if in_string else _CLOSE_OUTSIDE).search(text, i, end)
+        while True:
+            found = (_CLOSE_IN_STRING if in_string else _CLOSE_OUTSIDE).search(text, i)
             if found is None:
-                return end
+                return n
             k = found.start()
             c = text[k]
+            if c == "\n":
+                return k
             if c == "\\":
-                i = k + 2 if k + 1 < end else k + 1
+                # An escape takes the next character, unless it ends the line.
+                i = k + 2 if k + 1 < n and text[k + 1] != "\n" else k + 1
                 continue
             i = k + 1
             if c == '"':
@@ -742,7 +786,6 @@ class _Run:
                 depth -= 1
                 if depth == 0:
                     return k + 1
-        return min(end, n)
 
     def bracket_directive(self, i: int) -> int | None:
         """``[TOOL op {…}]``, ``[EXEC op {…}]``, ``[DM {…}]`` at ``i``."""
@@ -795,13 +838,13 @@ class _Run:
     def object_then_close(self, i: int, brace: int, form: DirectiveForm, engine: str, written: str) -> int:
         text, n = self.text, self.n
         try:
-            args, end = _scan_object(text, brace, n, LIMITS.max_depth, LIMITS.max_bytes)
+            args, end = self.read_object(brace, n)
         except _SyntaxFault as e:
             # The broken candidate runs to its closing `]` or its line end (P87),
             # and never ends before what the JSON reader consumed.
             close = max(e.at, self.bracket_close(brace))
             self.skip_json(i, close, e)
-            return close
+            return self.after_broken(i, close)
         q = self.ws(end)
         if q < n and text[q] == "]":
             self.directive(i, q + 1, form, engine, written, args)
@@ -810,7 +853,28 @@ class _Run:
         # The candidate runs to its closing `]` (P81).
         close = self.bracket_close(end)
         self.skip(i, close, "trailing-text", message)
-        return close
+        return self.after_broken(i, close)
+
+    def after_broken(self, start: int, end: int) -> int:
+        """Where scanning resumes after a broken bracket candidate spanning ``start:end``
+        (P89): at ``end``, unless a line start inside the candidate (its JSON reader
+        crossed a line break) opens a quoted block (a blockquote, a list-item fence, an
+        indented code block: P86) that runs past ``end``; then after that block. The
+        text the reader consumed stays unread (P80), and the rest of a block it ran
+        into stays quoted. The port of Rust's ``after_broken``."""
+        text = self.text
+        k = text.find("\n", start, end)
+        while k >= 0:
+            line = k + 1
+            quoted = self.quoted_lines(line)
+            if quoted is not None and quoted > end:
+                return quoted
+            if quoted is not None and quoted > line:
+                # A block that ends inside the candidate: go on after it.
+                k = text.find("\n", quoted if quoted < self.n and text[quoted] == "\n" else quoted - 1, end)
+            else:
+                k = text.find("\n", line, end)
+        return end
 
     def curl(self, at: int) -> int | None:
         """A curl command starting at ``at`` (line start, after blanks). Every curl
@@ -838,8 +902,9 @@ class _Run:
             blank = False
             c = text[p]
             if c == "'" or c == '"':
-                close = _closing_quote(text, p, c)
+                close = -1 if p > self.unclosed[c] else _closing_quote(text, p, c)
                 if close < 0:
+                    self.unclosed[c] = min(self.unclosed[c], p)
                     unclosed = True
                     break
                 tokens.append((p + 1, close, c, joined))

@@ -373,4 +373,13 @@ fn floods_at_one_mebibyte() {
     assert_eq!((skipped.len(), skipped[0].span.clone()), (1, 0..dms.len()));
     let dm_lines = flood("[DM \n");
     assert_eq!(scan_with_diagnostics(&dm_lines).1.len(), dm_lines.len() / 5);
+    // One long line of candidates that each stop early: each is read to where it
+    // stops, not to the line end.
+    assert_eq!(scan_with_diagnostics(&flood("[Directive:]")), (vec![], vec![]));
+    assert_eq!(scan_with_diagnostics(&flood("[TOOL a x] ")).1.len(), MIB / 11 + 1);
+    // Lines of `curl \"`: the string that never closes is searched for once.
+    assert_eq!(scan_with_diagnostics(&flood("curl \\\"\n")).1.len(), MIB / 8 + 1);
+    // Each `'` closes the string of the line before; only the last (an odd count of lines) is unclosed.
+    assert_eq!(scan_with_diagnostics(&flood("curl '\n")).1.len(), 1);
+    assert_eq!(scan_with_diagnostics(&flood("[TOOL a {\"k\": 1,}]\n")).1.len(), MIB / 19 + 1);
 }
