@@ -322,6 +322,19 @@ const LINE_OPENERS: [bool; 256] = {
     t
 };
 
+/// The bytes `Run::bracket_close` acts on: a newline, a backslash, a quote,
+/// brackets and braces.
+const CLOSE_STOPS: [bool; 256] = {
+    let mut t = [false; 256];
+    let bytes = b"\n\\\"[]{}";
+    let mut i = 0;
+    while i < bytes.len() {
+        t[bytes[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
+
 /// Failed attempts of one structure in one text after which its pattern is
 /// run by a DFA before the capture pass (see `Scanner::quick`).
 const MISSES_BEFORE_DFA: u32 = 8;
@@ -1141,7 +1154,12 @@ impl<S: 'static> Run<'_, S> {
         let mut in_string = false;
         let mut p = from;
         while p < b.len() {
-            match b[p] {
+            // Pass over the bytes that change nothing in a tight loop.
+            while p < b.len() && !CLOSE_STOPS[usize::from(b[p])] {
+                p += 1;
+            }
+            let Some(&c) = b.get(p) else { break };
+            match c {
                 b'\n' => return p,
                 b'\\' if in_string && b.get(p + 1).is_some_and(|&c| c != b'\n') => p += 1,
                 b'"' => in_string = !in_string,
@@ -1226,15 +1244,19 @@ impl<S: 'static> Run<'_, S> {
     }
 
     /// Where scanning resumes after a broken bracket candidate spanning
-    /// `start..end` (P89): at `end`, unless a line start inside the candidate
-    /// (its JSON reader crossed a line break) opens a quoted block (a
-    /// blockquote, a list-item fence, an indented code block: P86) that runs
-    /// past `end`; then after that block. The text the reader consumed stays
-    /// unread (P80), and the rest of a block it ran into stays quoted.
-    fn after_broken(&mut self, start: usize, end: usize) -> usize {
+    /// `start..end` whose JSON reader stopped at `read` (P89): at `end`, unless
+    /// a line start inside the candidate (the reader crossed a line break; the
+    /// rest of a candidate stays on the reader's last line) opens a quoted
+    /// block (a blockquote, a list-item fence, an indented code block: P86)
+    /// that runs past `end`; then after that block. The text the reader
+    /// consumed stays unread (P80), and the rest of a block it ran into stays
+    /// quoted.
+    fn after_broken(&mut self, start: usize, read: usize, end: usize) -> usize {
         let b = self.bytes;
+        let limit = read.min(end);
         let mut from = start;
-        while let Some(k) = memchr::memchr(b'\n', &b[from..end]) {
+        while from < limit {
+            let Some(k) = memchr::memchr(b'\n', &b[from..limit]) else { break };
             let line = from + k + 1;
             match self.quoted_lines(line) {
                 Some(quoted) if quoted > end => return quoted,
@@ -1255,7 +1277,7 @@ impl<S: 'static> Run<'_, S> {
                 // so nothing inside its strings is read as a marker.
                 let end = e.at.max(self.bracket_close(brace));
                 self.skip(i..end, SkipReason::InvalidJson, e.error.message);
-                self.after_broken(i, end)
+                self.after_broken(i, e.at, end)
             }
             Ok((args, end)) => {
                 let mut q = end;
@@ -1272,9 +1294,9 @@ impl<S: 'static> Run<'_, S> {
                         "the text ends before the closing `]`"
                     };
                     // The candidate runs to its closing `]` (P81).
-                    let end = self.bracket_close(end);
-                    self.skip(i..end, SkipReason::TrailingText, message);
-                    self.after_broken(i, end)
+                    let close = self.bracket_close(end);
+                    self.skip(i..close, SkipReason::TrailingText, message);
+                    self.after_broken(i, end, close)
                 }
             }
         }

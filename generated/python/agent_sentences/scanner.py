@@ -844,7 +844,7 @@ class _Run:
             # and never ends before what the JSON reader consumed.
             close = max(e.at, self.bracket_close(brace))
             self.skip_json(i, close, e)
-            return self.after_broken(i, close)
+            return self.after_broken(i, e.at, close)
         q = self.ws(end)
         if q < n and text[q] == "]":
             self.directive(i, q + 1, form, engine, written, args)
@@ -853,17 +853,19 @@ class _Run:
         # The candidate runs to its closing `]` (P81).
         close = self.bracket_close(end)
         self.skip(i, close, "trailing-text", message)
-        return self.after_broken(i, close)
+        return self.after_broken(i, end, close)
 
-    def after_broken(self, start: int, end: int) -> int:
+    def after_broken(self, start: int, read: int, end: int) -> int:
         """Where scanning resumes after a broken bracket candidate spanning ``start:end``
-        (P89): at ``end``, unless a line start inside the candidate (its JSON reader
-        crossed a line break) opens a quoted block (a blockquote, a list-item fence, an
-        indented code block: P86) that runs past ``end``; then after that block. The
-        text the reader consumed stays unread (P80), and the rest of a block it ran
-        into stays quoted. The port of Rust's ``after_broken``."""
+        whose JSON reader stopped at ``read`` (P89): at ``end``, unless a line start
+        inside the candidate (the reader crossed a line break; the rest of a candidate
+        stays on the reader's last line) opens a quoted block (a blockquote, a list-item
+        fence, an indented code block: P86) that runs past ``end``; then after that
+        block. The text the reader consumed stays unread (P80), and the rest of a block
+        it ran into stays quoted. The port of Rust's ``after_broken``."""
         text = self.text
-        k = text.find("\n", start, end)
+        limit = min(read, end)
+        k = text.find("\n", start, limit)
         while k >= 0:
             line = k + 1
             quoted = self.quoted_lines(line)
@@ -871,9 +873,9 @@ class _Run:
                 return quoted
             if quoted is not None and quoted > line:
                 # A block that ends inside the candidate: go on after it.
-                k = text.find("\n", quoted if quoted < self.n and text[quoted] == "\n" else quoted - 1, end)
+                k = text.find("\n", quoted if quoted < self.n and text[quoted] == "\n" else quoted - 1, limit)
             else:
-                k = text.find("\n", line, end)
+                k = text.find("\n", line, limit)
         return end
 
     def curl(self, at: int) -> int | None:
