@@ -45,7 +45,7 @@ def _best_of(fn: Callable[[], Any], repeat: int) -> float:
 def _run_case(args: tuple[str, str, str, str], queue: "mp.Queue[float]") -> None:
     spec_dir, package_dir, impl, text = args
     fn = _implementations(spec_dir, package_dir)[impl]
-    queue.put(_best_of(lambda: fn(text), 3))
+    queue.put(_best_of(lambda: fn(text), 5))
 
 
 def _timed_case(spec_dir: str, package_dir: str, impl: str, text: str, timeout: float) -> float | None:
