@@ -311,29 +311,22 @@ enum TailEnd {
 /// anything there: blanks (indentation, fences and curl after them), `>`
 /// (a blockquote), a list marker's first byte, a fence's, and curl's `c`.
 /// Most lines of prose start with none of them and skip that work.
-const LINE_OPENERS: [bool; 256] = {
-    let mut t = [false; 256];
-    let bytes = b" \t>-*+0123456789`~c";
-    let mut i = 0;
-    while i < bytes.len() {
-        t[bytes[i] as usize] = true;
-        i += 1;
-    }
-    t
-};
+const LINE_OPENERS: [bool; 256] = byte_set(b" \t>-*+0123456789`~c");
 
 /// The bytes `Run::bracket_close` acts on: a newline, a backslash, a quote,
 /// brackets and braces.
-const CLOSE_STOPS: [bool; 256] = {
+const CLOSE_STOPS: [bool; 256] = byte_set(b"\n\\\"[]{}");
+
+/// A table of the bytes in `bytes`, for the constant byte sets above.
+const fn byte_set(bytes: &[u8]) -> [bool; 256] {
     let mut t = [false; 256];
-    let bytes = b"\n\\\"[]{}";
     let mut i = 0;
     while i < bytes.len() {
         t[bytes[i] as usize] = true;
         i += 1;
     }
     t
-};
+}
 
 /// Failed attempts of one structure in one text after which its pattern is
 /// run by a DFA before the capture pass (see `Scanner::quick`).
@@ -1031,10 +1024,7 @@ impl<S: 'static> Run<'_, S> {
         if self.caps.is_empty() {
             self.caps = (0..self.s.structures.len()).map(|_| (None, 0)).collect();
         }
-        let quick = match self.caps[k].1 >= MISSES_BEFORE_DFA {
-            true => self.s.quick_dfa(k),
-            false => None,
-        };
+        let quick = if self.caps[k].1 >= MISSES_BEFORE_DFA { self.s.quick_dfa(k) } else { None };
         let known_end = match quick {
             Some(dfa) => Some(dense_end(dfa, self.text, start)?),
             None => None,

@@ -70,8 +70,7 @@ from .sentences import (
 from .strict_json import (
     JsonError,
     JsonObject,
-    _decode_accepted,
-    _scan_object_strict,
+    _scan_object,
     _SyntaxFault,
     _utf8_length_over,
     clone_object,
@@ -330,7 +329,8 @@ def _bracket_words() -> list[str]:
     return sorted(words, key=lambda w: (-len(w), w))
 
 
-_WORDS: Final = "|".join(re.escape(w) for w in _bracket_words())
+_BRACKET_WORDS: Final = _bracket_words()
+_WORDS: Final = "|".join(re.escape(w) for w in _BRACKET_WORDS)
 _WORD: Final = re.compile(_WORDS)
 
 _AT_BRACKET: Final[dict[str, tuple[bool, tuple[_Structure, ...], tuple[_Structure, ...]]]] = {
@@ -339,7 +339,7 @@ _AT_BRACKET: Final[dict[str, tuple[bool, tuple[_Structure, ...], tuple[_Structur
         tuple(st for st in _BRACKETED if word.startswith(st.head[1:])),
         tuple(st for st in _QUOTING if st.head.startswith("[") and word.startswith(st.head[1:])),
     )
-    for word in _bracket_words()
+    for word in _BRACKET_WORDS
 }
 """For the longest word after a ``[``: whether a bracket directive may start there, and the
 structures (in spec order), then the quoting structures, whose head is there. A head
@@ -400,7 +400,7 @@ class _Run:
         the earlier quote passed the later one as escaped, so from just after it both
         read alike): without this, lines of ``curl \\"`` would read the rest of the text each."""
         self.json_misses = 0
-        """Tool-call objects the C decoder could not accept (see :func:`_scan_object`)."""
+        """Broken tool-call objects read so far (see :meth:`read_object`)."""
 
     def line_end(self, start: int) -> int:
         k = self.text.find("\n", start)
@@ -420,17 +420,17 @@ class _Run:
     def read_object(self, brace: int, end: int) -> tuple[JsonObject, int]:
         """The tool-call object at ``brace`` (a ``{``) of ``text[:end]`` and where it ends,
         as :func:`~agent_sentences.strict_json._scan_object` reads it; raises its
-        ``_SyntaxFault``. After :data:`_JSON_MISS_LIMIT` objects the C decoder could not
-        accept, the rest of the text is read by the syntax reader alone: the decoder's
-        error works out a line and column by reading the text from its start, so
-        trying it on every broken call of a long text would take quadratic time."""
-        text = self.text
-        if self.json_misses < _JSON_MISS_LIMIT:
-            accepted = _decode_accepted(text, brace, end, LIMITS.max_depth, LIMITS.max_bytes)
-            if accepted is not None:
-                return accepted
+        ``_SyntaxFault``. After :data:`_JSON_MISS_LIMIT` broken objects (the only ones the
+        C decoder does not accept), the rest of the text is read by the syntax reader
+        alone: the decoder's error works out a line and column by reading the text from
+        its start, so trying it on every broken call of a long text would take quadratic time."""
+        try:
+            return _scan_object(
+                self.text, brace, end, LIMITS.max_depth, LIMITS.max_bytes, decoder=self.json_misses < _JSON_MISS_LIMIT
+            )
+        except _SyntaxFault:
             self.json_misses += 1
-        return _scan_object_strict(text, brace, end, LIMITS.max_depth, LIMITS.max_bytes)
+            raise
 
     def directive(self, start: int, end: int, form: DirectiveForm, engine: str, written: str, args: JsonObject) -> None:
         op = _ALIASES.get(written, written)

@@ -436,18 +436,22 @@ def _decode_accepted(text: str, start: int, n: int, max_depth: int, max_bytes: i
     return value, end
 
 
-def _scan_object(text: str, start: int, n: int, max_depth: int, max_bytes: int) -> tuple[JsonObject, int]:
+def _scan_object(
+    text: str, start: int, n: int, max_depth: int, max_bytes: int, *, decoder: bool = True
+) -> tuple[JsonObject, int]:
     """One strict JSON object at ``start`` (a ``{``) of ``text[:n]``, as Rust's ``scan_object``:
     :func:`_syntax_end` finds its end, then the slice is read with :func:`parse_object`.
-    Returns the object and the index just after it. An object that every rule accepts
-    is read by the C decoder alone (:func:`_decode_accepted`), with the same result.
+    Returns the object and the index just after it. With ``decoder``, an object that every
+    rule accepts is read by the C decoder alone (:func:`_decode_accepted`), with the same
+    result.
 
     Raises :class:`_SyntaxFault`: at the first character that cannot continue the
     value, or just after a well-formed value that is not an acceptable object.
     """
-    accepted = _decode_accepted(text, start, n, max_depth, max_bytes)
-    if accepted is not None:
-        return accepted
+    if decoder:
+        accepted = _decode_accepted(text, start, n, max_depth, max_bytes)
+        if accepted is not None:
+            return accepted
     return _scan_object_strict(text, start, n, max_depth, max_bytes)
 
 
