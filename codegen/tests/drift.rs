@@ -176,5 +176,5 @@ fn deleting_a_structure_is_drift() {
     );
     assert!(drifts[6].diff.lines().any(|l| l.starts_with('-') && l.contains("FleetAlert")), "{}", drifts[6].diff);
     assert!(!drifts[6].diff.lines().any(|l| l.starts_with('+') && l.contains("FleetAlert")), "{}", drifts[6].diff);
-    assert!(drifts[3].diff.lines().any(|l| l.starts_with('-') && l.contains("FleetAlert.from_match")), "{}", drifts[3].diff);
+    assert!(drifts[3].diff.lines().any(|l| l.starts_with('-') && l.contains("(FleetAlert, [")), "{}", drifts[3].diff);
 }

@@ -5,11 +5,17 @@
 //! - [`json`]: strict parsing of tool arguments (one RFC 8259 object, no
 //!   duplicate keys) and their canonical rendering.
 //! - [`Step`] / [`stop_point`]: locating where a text stops fitting a pattern.
+//! - `python` (feature `python`): building Python objects from scan results,
+//!   for the generated PyO3 module; the only module with `unsafe` code (two
+//!   CPython calls, documented where they are made).
 
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod json;
+#[cfg(feature = "python")]
+#[allow(unsafe_code)]
+pub mod python;
 pub mod scan;
 
 use std::fmt;

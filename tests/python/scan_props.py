@@ -1,5 +1,5 @@
 """Text generators for the scanner's property tests (``test_scan.py``) and the
-cross-language comparison (``differential.py``): random strings over a pool of
+in-process comparison with Rust's serde JSON (``test_native.py``): random strings over a pool of
 the scanner's own tokens, and valid messages with random mutations."""
 
 from __future__ import annotations

@@ -4,11 +4,14 @@ the behaviours only Python can show (lone surrogates, non-JSON values)."""
 from __future__ import annotations
 
 import doctest
+import importlib.metadata
 import json
 import math
+import os
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -33,9 +36,10 @@ def test_patterns_are_the_spec_patterns_with_flags_inline() -> None:
     assert A.patterns.COMPILED["ack"].pattern == A.patterns.ACK
 
 
-def test_module_docstring_examples_run() -> None:
-    result = doctest.testmod(A, raise_on_error=False, verbose=False)
-    assert result.attempted >= 5 and result.failed == 0
+@pytest.mark.parametrize("module", [A, A.scanner, A.strict_json], ids=["package", "scanner", "strict_json"])
+def test_docstring_examples_run(module: Any) -> None:
+    result = doctest.testmod(module, raise_on_error=False, verbose=False)
+    assert result.attempted >= 2 and result.failed == 0
 
 
 def test_lone_surrogates_are_rejected_with_a_byte_offset() -> None:
@@ -120,33 +124,51 @@ def test_every_structure_has_metadata_and_a_parser() -> None:
     assert A.kind_from_key("nope") is None
 
 
-def test_a_script_next_to_the_package_needs_no_install(tmp_path: Path) -> None:
+def test_the_source_folder_alone_says_how_to_install(tmp_path: Path) -> None:
+    # generated/python/agent_sentences has no compiled module: importing it says what to do.
     shutil.copytree(PACKAGE / "agent_sentences", tmp_path / "agent_sentences")
+    out = subprocess.run([sys.executable, "-E", "-s", "-c", "import agent_sentences"], cwd=tmp_path, capture_output=True, text=True)
+    assert out.returncode == 1
+    assert "pip install generated/python" in out.stderr.splitlines()[-1], out.stderr
+
+
+def test_a_copy_of_the_installed_package_next_to_a_script_needs_no_install(tmp_path: Path) -> None:
+    shutil.copytree(Path(A.__file__).parent, tmp_path / "agent_sentences", ignore=shutil.ignore_patterns("__pycache__"))
     (tmp_path / "reply.py").write_text(
         "import agent_sentences\n"
-        "print(agent_sentences.parse('[RESULT 7fce46e0] OK done').to_sentence_dict())\n",
+        "print(agent_sentences.parse('[RESULT 7fce46e0] OK done').to_sentence_dict())\n"
+        "print([f.kind for f in agent_sentences.scan('[CLAIM 7f] [DM {}]')])\n",
         encoding="utf-8",
     )
     # -E -s: no PYTHONPATH, no user site: only the script's own directory.
     out = subprocess.run([sys.executable, "-E", "-s", "reply.py"], cwd=tmp_path, capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "{'structure': 'result', 'job_id': '7fce46e0', 'summary': 'done', 'status': 'OK'}"
+    assert out.stdout.splitlines() == [
+        "{'structure': 'result', 'job_id': '7fce46e0', 'summary': 'done', 'status': 'OK'}",
+        "['sentence', 'directive']",
+    ]
 
 
-def test_pip_installs_the_package_with_its_type_marker(tmp_path: Path) -> None:
-    source = tmp_path / "source"
-    shutil.copytree(PACKAGE, source, ignore=shutil.ignore_patterns("__pycache__"))
-    target = tmp_path / "site"
+def test_the_installed_package_is_typed_abi3_and_versioned() -> None:
+    installed = Path(A.__file__).parent
+    assert (installed / "py.typed").is_file() and (installed / "_native.pyi").is_file()
+    (native,) = [p.name for p in installed.iterdir() if p.name.startswith("_native.") and p.suffix in (".so", ".pyd")]
+    assert native in ("_native.abi3.so", "_native.pyd"), native
+    with (ROOT / "schema" / "structures.json").open(encoding="utf-8") as f:
+        version = json.load(f)["version"]
+    assert importlib.metadata.version("agent-sentences") == version == A.__version__
+
+
+def test_pip_builds_an_abi3_wheel(tmp_path: Path) -> None:
+    # What the README shows; cargo reuses the release build the install made.
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "--no-index", "--no-build-isolation", "--target", str(target), str(source)],
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--disable-pip-version-check", "--no-deps", "--no-build-isolation", "-w", str(tmp_path), str(PACKAGE)],
         check=True,
         capture_output=True,
+        env={**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])},
     )
-    assert (target / "agent_sentences" / "py.typed").is_file()
-    assert (target / "agent_sentences" / "sentences.py").is_file()
-    code = "import agent_sentences as a; print(a.__file__); print(a.parse('[CLAIM 7fce46e0]'))"
-    out = subprocess.run(
-        [sys.executable, "-s", "-c", code], cwd=tmp_path, env={"PYTHONPATH": str(target)}, capture_output=True, text=True, check=True
-    )
-    where, claim = out.stdout.splitlines()
-    assert Path(where).is_relative_to(target)
-    assert claim == "[CLAIM 7fce46e0]"
+    (wheel,) = tmp_path.glob("*.whl")
+    assert wheel.name.startswith(f"agent_sentences-{A.__version__}-cp311-abi3-"), wheel.name
+    with zipfile.ZipFile(wheel) as z:
+        names = set(z.namelist())
+    assert {"agent_sentences/py.typed", "agent_sentences/_native.pyi", "agent_sentences/scanner.py"} <= names
+    assert any(n.startswith("agent_sentences/_native.") and n.endswith((".so", ".pyd")) for n in names), names

@@ -1,8 +1,8 @@
-"""The Python scanner beyond the shared vectors: hostile floods at 1 MiB (the
-result is asserted, not the time), properties over random strings and mutated
-valid messages (stdlib ``random``, fixed seed, bounded cases), the JSON syntax
-scanner's offsets (the Rust unit tests' cases), and what only Python can show
-(lone surrogates, ``str`` indexes)."""
+"""The Python API of the scanner beyond the shared vectors, against the native
+module: hostile floods at 1 MiB (the result is asserted, not the time),
+properties over random strings and mutated valid messages (stdlib ``random``,
+fixed seed, bounded cases), and what only Python can show (lone surrogates,
+``str`` indexes)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from typing import Any, Callable
 import pytest
 
 import agent_sentences as A
-from agent_sentences import strict_json
 from scan_props import mutated_message, random_text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,8 +30,8 @@ def flood(unit: str) -> str:
 
 
 # (name, text, found, skipped, the first skipped item as (start, end, reason, message) or None).
-# The Rust scanner returns the same for each (checked with tests/python/differential.py's
-# machinery when they were written; the shared vectors hold the rules themselves).
+# Most of these are also Rust tests (tests/downstream/tests/scan.rs); here they
+# go through the Python API, the objects built for every item.
 FLOODS: list[tuple[str, Callable[[], str], int, int, tuple[int, int, str, str] | None]] = [
     # The first broken call runs to its line end (P87): the flood is one line.
     ("unclosed-tool-calls", lambda: flood("[TOOL op {"), 0, 1,
@@ -76,8 +75,7 @@ FLOODS: list[tuple[str, Callable[[], str], int, int, tuple[int, int, str, str] |
     # Lines of `curl \"`: the string that never closes is searched for once.
     ("curl-escaped-quotes", lambda: flood('curl \\"\n'), 0, MIB // 8 + 1,
      (0, 7, "curl-payload", "an unclosed quote: the command is read to the end of its first line and not run")),
-    # Broken objects on many lines: the C decoder's error (which counts lines from the
-    # start of the text) is tried on the first few only.
+    # Broken objects on many lines.
     ("trailing-commas", lambda: flood('[TOOL a {"k": 1,}]\n'), 0, MIB // 19 + 1, (0, 18, "invalid-json", "trailing comma before `}` at byte 16")),
     ("non-ascii-claims", lambda: flood("é✓🔥 [CLAIM a1] "), MIB // 15 + 1, 0, None),
     ("crlf-calls", lambda: flood('[TOOL a.b {"x": 1}]\r\n'), MIB // 21 + 1, 0, None),
@@ -189,116 +187,6 @@ def test_a_broken_property_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
         check_properties("[CLAIM 1]")
 
 
-# The Rust unit tests of `syntax_end` (runtime/src/json.rs), on the Python port:
-# the same end, depth and failure offsets (ASCII, so indexes are bytes).
-@pytest.mark.parametrize(
-    "text, expected",
-    [
-        ('{"a": [1, -2.5e+3, true, null, "x\\"}\\u00e9"]} tail', (45, 2)),
-        ("[[[]]]", (6, 3)),
-        ("[" * 100_000 + "]" * 100_000, (200_000, 100_000)),
-    ],
-)
-def test_syntax_end_reads_json_syntax_only(text: str, expected: tuple[int, int]) -> None:
-    assert strict_json._syntax_end(text, 0, len(text)) == expected
-
-
-@pytest.mark.parametrize(
-    "text, at, truncated, message",
-    [
-        ('{"a" 1}', 5, False, "expected `:`"),
-        ('{"a": 01}', 7, False, "expected `,` or a closing bracket"),
-        ('{"a": 1.}', 8, False, "invalid number"),
-        ('{"a": "\\x"}', 10, False, "invalid escape `\\x` in a string"),
-        ('{"a": "\\u12g4"}', 14, False, "invalid `\\u` escape"),
-        ('{"a": "\\q \\" [TOOL b {}]"} tail', 25, False, "invalid escape `\\q` in a string"),
-        ('{"a": "\\\x01"}', 10, False, "invalid escape `\\U+0001` in a string"),
-        ('{"a": "x\ty [TOOL b {}]\n[TOOL c {}]', 22, False, "raw control character U+0009 in a string"),
-        ('{"a": tru}', 9, False, "expected a literal"),
-        ('{"a": [1,]}', 9, False, "trailing comma before `]`"),
-        ('{"a": 1', 7, True, "the text ends inside the JSON value (expected `,` or a closing bracket)"),
-        ('{"a": "x\ny"}', 8, False, "raw control character U+000A in a string"),
-        ('{"a": -', 7, True, "invalid number"),
-    ],
-)
-def test_syntax_end_stops_where_rust_stops(text: str, at: int, truncated: bool, message: str) -> None:
-    with pytest.raises(strict_json._SyntaxFault) as e:
-        strict_json._syntax_end(text, 0, len(text))
-    assert (e.value.at, e.value.truncated, e.value.message) == (at, truncated, message)
-
-
-def test_scan_object_resumes_after_a_well_formed_but_unacceptable_value() -> None:
-    text = '{"a": "' + "y" * 100 + ' [TOOL x {}]"} tail'
-    with pytest.raises(strict_json._SyntaxFault) as e:
-        strict_json._scan_object(text, 0, len(text), 64, 50)
-    assert text[e.value.at :] == " tail" and "longer than 50 bytes" in e.value.message
-    dup = '{"a": 1, "a": 2} tail'
-    with pytest.raises(strict_json._SyntaxFault) as e:
-        strict_json._scan_object(dup, 0, len(dup), 64, 65536)
-    assert dup[e.value.at :] == " tail" and e.value.message == "duplicate key `a`"
-    obj, end = strict_json._scan_object('x {"a": "}]"} y', 2, 15, 64, 65536)
-    assert (obj, end) == ({"a": "}]"}, 13)
-
-
-_JSON_PIECES = [
-    "{", "}", "[", "]", ",", ":", " ", "\n", '"', '"a"', '"b"', '"\\u00e9"', '"\\ud800"', '"\\ud83d\\ude00"',
-    '"\\udc00x"', '"\\\\ud800"', '"\\x"', '"\t"', "0", "-0", "1.5", "1e400", "-1e-400", "01", "1.", "123456789012345678901",
-    "18446744073709551615", "18446744073709551616", "-9223372036854775809", "true", "tru", "null", "NaN", "-Infinity",
-    '"' + "é" * 20 + '"', "}]", "x",
-]
-
-
-def _json_candidate(rng: random.Random) -> str:
-    """A JSON object, valid or nearly: random members from valid pieces, then maybe mutated."""
-
-    def value(depth: int) -> str:
-        r = rng.random()
-        if depth < 70 and r < 0.25:
-            return "{" + ", ".join(f'"{rng.choice("abc")}": {value(depth + 1)}' for _ in range(rng.randrange(3))) + "}"
-        if depth < 70 and r < 0.4:
-            return "[" + ", ".join(value(depth + 1) for _ in range(rng.randrange(3))) + "]"
-        return rng.choice(_JSON_PIECES[11:])
-
-    text = "{" + ", ".join(f'"{rng.choice("abc")}": {value(2)}' for _ in range(rng.randrange(4))) + "}"
-    if rng.random() < 0.2:
-        depth = rng.randrange(60, 70)  # Around MAX_DEPTH.
-        text = '{"a": ' + "[" * depth + "]" * depth + "}"
-    for _ in range(rng.choice([0, 0, 1, 2])):
-        at = rng.randrange(len(text) + 1)
-        text = text[:at] + rng.choice(_JSON_PIECES) + text[at + rng.randrange(3) :]
-    # The scanner calls the reader at a `{` only.
-    return "{" + text[1:] + rng.choice(["", " tail", "] x", "\n}"])
-
-
-def _strict_or_fault(text: str, n: int, max_bytes: int) -> tuple[str, int] | str:
-    try:
-        value, end = strict_json._scan_object_strict(text, 0, n, 64, max_bytes)
-    except strict_json._SyntaxFault as e:
-        return e.message
-    return json.dumps(value), end
-
-
-def test_the_json_fast_path_accepts_exactly_what_the_syntax_reader_accepts() -> None:
-    """The C decoder's fast path (`_decode_accepted`) returns the object and end that
-    `_syntax_end` + `parse_object` return, and declines exactly what they reject."""
-    rng = random.Random(7)
-    accepted = declined = 0
-    for _ in range(20_000):
-        text = _json_candidate(rng)
-        n = len(text) if rng.random() < 0.8 else rng.randrange(1, len(text) + 1)
-        max_bytes = rng.choice([65536, 65536, 40])
-        fast = strict_json._decode_accepted(text, 0, n, 64, max_bytes)
-        strict = _strict_or_fault(text, n, max_bytes)
-        if fast is None:
-            assert isinstance(strict, str), (text, n, strict)
-            declined += 1
-        else:
-            assert strict == (json.dumps(fast[0]), fast[1]), (text, n)
-            accepted += 1
-    # Both sides of the property were exercised.
-    assert accepted > 2_000 and declined > 2_000, (accepted, declined)
-
-
 def test_lone_surrogates_are_rejected_with_a_byte_offset() -> None:
     with pytest.raises(A.ParseError) as e:
         A.scan("é [CLAIM 1] \udc00")
@@ -366,22 +254,3 @@ def test_aliases_and_engines_follow_the_spec() -> None:
     for info, engine in d["fences"]["info_strings"].items():
         (found,) = A.scan(f"```{info}\nx.y {{}}\n```")
         assert isinstance(found.item, A.ToolDirective) and (found.item.form, found.item.engine) == ("fence", engine)
-
-
-def test_heads_dispatch_as_rust_leftmost_first() -> None:
-    # Rust tries every bracketed structure at once (one multi-pattern regex,
-    # leftmost-first: the first pattern in spec order that matches wins);
-    # Python tries them one by one in spec order, each only where its head
-    # starts. The same winner, as long as the head is a prefix of every match
-    # (checked here on each structure's example) — and today no head is a
-    # prefix of another, so at most one structure can match at a `[`.
-    from agent_sentences import scanner
-
-    heads = [s.head for s in scanner._STRUCTURES]
-    assert len(heads) == len(A.SCAN_SOURCES) and all(heads)
-    assert not [(a, b) for a in heads for b in heads if a != b and b.startswith(a)]
-    for s in scanner._STRUCTURES:
-        kind = A.kind_from_key(s.key)
-        assert kind is not None
-        found = s.regex.search(kind.example_sentence)
-        assert found is not None and kind.example_sentence[found.start() :].startswith(s.head), s.key

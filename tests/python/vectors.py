@@ -125,9 +125,10 @@ def run_all(pkg: ModuleType) -> list[str]:
 def main() -> int:
     """Checks the package in ``--package-dir``; exit status 1 when a case fails."""
     args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    args.add_argument("--package-dir", type=Path, default=ROOT / "generated" / "python")
+    args.add_argument("--package-dir", type=Path, default=None, help="a folder holding a built agent_sentences (default: the installed one)")
     ns = args.parse_args()
-    sys.path.insert(0, str(ns.package_dir.resolve()))
+    if ns.package_dir is not None:
+        sys.path.insert(0, str(ns.package_dir.resolve()))
     pkg = importlib.import_module("agent_sentences")
     failures = run_all(pkg)
     for f in failures:

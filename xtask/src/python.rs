@@ -5,8 +5,12 @@
 //! 2. the pinned tools of `tests/python/requirements.txt` installed into it
 //!    with pip, only when the file changed since the last install (a copy of
 //!    it is kept as `.tools/venv/requirements.installed`);
-//! 3. `mypy --strict` on the generated package `generated/python/agent_sentences`;
-//! 4. `pytest` on `tests/python/`.
+//! 3. the generated package built and installed into it from source, as a
+//!    user's `pip install generated/python` does (maturin compiles its native
+//!    module, `agent_sentences._native`, in release mode into `target/`);
+//! 4. `mypy --strict` on the installed package and on `tests/python/typed_usage.py`
+//!    (code written as a user's);
+//! 5. `pytest` on `tests/python/`, against the installed package.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -19,6 +23,40 @@ pub const VENV: &str = ".tools/venv";
 pub const REQUIREMENTS: &str = "tests/python/requirements.txt";
 /// The copy of [`REQUIREMENTS`] as last installed.
 const INSTALLED: &str = "requirements.installed";
+
+fn venv_bin() -> PathBuf {
+    Path::new(VENV).join(if cfg!(windows) { "Scripts" } else { "bin" })
+}
+
+/// `PATH` with the venv's scripts first, so pip finds the pinned `maturin`.
+fn venv_path() -> std::ffi::OsString {
+    let bin = std::fs::canonicalize(venv_bin()).unwrap_or_else(|_| venv_bin());
+    let mut paths = vec![bin];
+    paths.extend(std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect::<Vec<_>>()).unwrap_or_default());
+    std::env::join_paths(paths).unwrap_or_default()
+}
+
+/// Builds the generated package from source and installs it into the venv
+/// (no build isolation: maturin comes from the pinned tools, not from the
+/// network); true when it installed.
+pub fn install_package(python: &Path) -> bool {
+    run(
+        "build and install generated/python (maturin, release)",
+        Command::new(python)
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--disable-pip-version-check",
+                "--quiet",
+                "--no-build-isolation",
+                "--no-deps",
+                "--force-reinstall",
+                "generated/python",
+            ])
+            .env("PATH", venv_path()),
+    )
+}
 
 fn venv_python() -> PathBuf {
     if cfg!(windows) {
@@ -72,15 +110,24 @@ pub fn ensure_tools() -> Option<PathBuf> {
     Some(python)
 }
 
-/// Runs mypy --strict on the generated package and pytest on `tests/python/`;
-/// true when both pass.
+/// Builds and installs the generated package, then runs mypy --strict on it
+/// and on user-style code, and pytest on `tests/python/`; true when all pass.
 pub fn run_tests() -> bool {
     let Some(python) = ensure_tools() else {
         return step("python", false);
     };
-    let mut mypy = Command::new(&python);
-    mypy.args(["-m", "mypy", "--strict", "--cache-dir", ".tools/mypy_cache", "generated/python/agent_sentences"]);
-    let mypy_ok = run("mypy --strict", &mut mypy);
+    if !install_package(&python) {
+        return false;
+    }
+    // From tests/python, so that the package mypy reads is the installed one.
+    let mypy = |what: &[&str]| {
+        let mut cmd = Command::new(&python);
+        cmd.args(["-m", "mypy", "--strict", "--cache-dir", "../../.tools/mypy_cache"]).args(what).current_dir("tests/python");
+        cmd
+    };
+    let package_ok = run("mypy --strict on the installed package", &mut mypy(&["-p", "agent_sentences"]));
+    let usage_ok = run("mypy --strict on user code (tests/python/typed_usage.py)", &mut mypy(&["typed_usage.py"]));
+    let mypy_ok = package_ok && usage_ok;
     let mut pytest = Command::new(&python);
     pytest.args(["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/python"]).env("PYTHONDONTWRITEBYTECODE", "1");
     let pytest_ok = run("pytest", &mut pytest);

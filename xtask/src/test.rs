@@ -2,9 +2,12 @@
 //!
 //! 1. the spec lint and the drift check (`cargo xtask check`);
 //! 2. `cargo test --workspace`;
-//! 3. `cargo clippy` and `cargo doc` on the generated crate, warnings denied;
-//! 4. the Python tests and `mypy --strict` on the generated package, with
-//!    pinned tools installed into `.tools/venv` when missing.
+//! 3. `cargo clippy` and `cargo doc` on the generated crate, and clippy on the
+//!    Python binding (the runtime's `python` feature and the PyO3 crate
+//!    `generated/python/native`), warnings denied;
+//! 4. the Python step (`python.rs`): pinned tools installed into `.tools/venv`
+//!    when missing, the generated package built from source and installed
+//!    there, `mypy --strict` on it and on user code, and pytest.
 
 use std::path::Path;
 use std::process::Command;
@@ -39,6 +42,25 @@ pub fn run_all() -> bool {
     results.push((
         "clippy on the generated crate",
         run("clippy on the generated crate", cargo().args(["clippy", "-p", "agent-sentences", "--all-targets", "--", "-D", "warnings"])),
+    ));
+    results.push((
+        "clippy on the Python binding (runtime `python` feature, generated/python/native)",
+        run(
+            "clippy on the Python binding",
+            cargo().args([
+                "clippy",
+                "-p",
+                "agent-sentences-runtime",
+                "-p",
+                "agent-sentences-native",
+                "--features",
+                "agent-sentences-runtime/python",
+                "--all-targets",
+                "--",
+                "-D",
+                "warnings",
+            ]),
+        ),
     ));
     results.push((
         "rustdoc on the generated crate",

@@ -14,7 +14,7 @@ use serde::Serialize;
 use serde_json::Value;
 use tera::{Context, Tera};
 
-use crate::emit::PY_HEADER;
+use crate::emit::{PY_HEADER, RUST_HEADER};
 use crate::ident;
 use crate::lower::{FieldIr, FieldTy, Model, SentenceIr};
 use crate::template::Piece;
@@ -30,6 +30,9 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("patterns.py.tera", include_str!("../../templates/python/patterns.py.tera")),
     ("sentences.py.tera", include_str!("../../templates/python/sentences.py.tera")),
     ("scanner.py.tera", include_str!("../../templates/python/scanner.py.tera")),
+    ("_native.pyi.tera", include_str!("../../templates/python/_native.pyi.tera")),
+    ("native/Cargo.toml.tera", include_str!("../../templates/python/native/Cargo.toml.tera")),
+    ("native/lib.rs.tera", include_str!("../../templates/python/native/lib.rs.tera")),
 ];
 
 /// A Python string literal with the value `s`: raw (`r"…"`) when that is
@@ -94,6 +97,7 @@ fn render(name: &str, model: &Model) -> String {
     let view = view(model);
     let mut ctx = Context::from_serialize(&view).expect("the view serializes");
     ctx.insert("header", PY_HEADER);
+    ctx.insert("rust_header", RUST_HEADER);
     match tera().render(name, &ctx) {
         Ok(text) => text,
         Err(e) => {
@@ -358,11 +362,29 @@ pub fn patterns_py(model: &Model) -> String {
     render("patterns.py.tera", model)
 }
 
-/// `generated/python/agent_sentences/scanner.py`: `scan` and
-/// `scan_with_diagnostics`, the port of the Rust scanner, with the scanned
-/// structures and the directive grammar.
+/// `generated/python/agent_sentences/scanner.py`: the result dataclasses and
+/// `scan`, `scan_with_diagnostics`, `scan_many`, which call the native
+/// module (the Rust scanner).
 pub fn scanner_py(model: &Model) -> String {
     render("scanner.py.tera", model)
+}
+
+/// `generated/python/agent_sentences/_native.pyi`: the types of the private
+/// compiled module.
+pub fn native_pyi(model: &Model) -> String {
+    render("_native.pyi.tera", model)
+}
+
+/// `generated/python/native/Cargo.toml`: the PyO3 binding crate maturin
+/// builds into `agent_sentences._native`.
+pub fn native_cargo_toml(model: &Model) -> String {
+    render("native/Cargo.toml.tera", model)
+}
+
+/// `generated/python/native/src/lib.rs`: the binding crate's `#[pymodule]`,
+/// one call into `agent_sentences_runtime::python` per function.
+pub fn native_lib_rs(model: &Model) -> String {
+    render("native/lib.rs.tera", model)
 }
 
 /// `generated/python/agent_sentences/sentences.py`: one frozen dataclass per

@@ -20,7 +20,9 @@ Ack(dm_id='7fce46e0', sender=None)
  {'span': {'start': 14, 'end': 32}, 'kind': 'directive', 'form': 'shorthand', 'engine': 'TOOL',
   'op': 'dm.send', 'written_op': 'dm.send', 'args': {'to': '646'}}]
 
-Standard library only; Python 3.11+.
+Python 3.11+; no Python dependencies. Scanning and strict JSON reading run in
+Rust (the private compiled module ``agent_sentences._native``, one scanner for
+both languages); ``parse``/``render`` of each structure are generated Python.
 """
 
 from . import patterns
@@ -78,6 +80,8 @@ from .scanner import (
     Span,
     ToolDirective,
     scan,
+    scan_many,
+    scan_many_with_diagnostics,
     scan_with_diagnostics,
 )
 from .strict_json import MAX_DEPTH, JsonError, JsonObject, parse_object, render_object
@@ -137,6 +141,8 @@ __all__ = [
     "ToolDirective",
     "scan",
     "scan_with_diagnostics",
+    "scan_many",
+    "scan_many_with_diagnostics",
     "MAX_DEPTH",
     "JsonError",
     "JsonObject",

@@ -1,0 +1,632 @@
+//! Python support (feature `python`): what a generated PyO3 module needs to
+//! hand the Rust scanner and the strict JSON reader to Python.
+//!
+//! Written once, generic over the sentence type: the generated binding crate
+//! (`generated/python/native/`, the private module `agent_sentences._native`)
+//! defines the `#[pyfunction]`s and calls these with the generated crate's
+//! `scan_with_diagnostics`. Nothing here knows a structure.
+//!
+//! # Objects, not JSON
+//! Results are built as the generated Python package's own frozen
+//! dataclasses (`Span`, `Found`, `ToolDirective`, `Skipped` and one class per
+//! structure), which the package hands over once with [`Classes::register`].
+//! An instance is allocated with the class's allocator and its fields are set
+//! with the generic attribute setter, as `object.__new__` and
+//! `object.__setattr__` do in the dataclass's own `__init__`, without a
+//! Python call per field and without a JSON round trip. A sentence is
+//! converted through its `serde::Serialize` impl ([`PyValue`]): a struct
+//! whose first field is the tag `structure` becomes an instance of the class
+//! registered for that tag, its fields set in serialization order (the spec's
+//! field order, which is also the dataclass's).
+//!
+//! # Offsets
+//! Spans are UTF-8 **byte** offsets (as in Rust); each `Span` also carries
+//! the `str` (code point) indexes, counted here in one forward pass per list
+//! ([`CharIndex`]); an ASCII text skips the count.
+//!
+//! # The GIL
+//! The scan runs detached from the interpreter ([`Python::detach`]); a batch
+//! ([`scan_many`]) scans its texts on every core with rayon and returns the
+//! results in input order.
+
+use std::collections::HashMap;
+
+use pyo3::exceptions::{PyRuntimeError, PyTypeError};
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyList, PyString, PyTuple, PyType};
+use rayon::prelude::*;
+use serde::ser::{self, Serialize};
+use serde_json::{Map, Value};
+
+use crate::json::{parse_object_with, JsonError, Limits};
+use crate::scan::{Found, Item, Skipped, ToolDirective};
+
+pyo3::create_exception!(
+    _native,
+    NativeJsonError,
+    pyo3::exceptions::PyValueError,
+    "The strict JSON reader's error: the text is not one strict JSON object (message as Rust's `JsonError`)."
+);
+
+/// The tag field of a serialized sentence (`#[serde(tag = "structure")]`).
+const TAG: &str = "structure";
+
+/// A class and its field names, in the order the fields are set.
+struct Shape {
+    class: Py<PyType>,
+    fields: Vec<Py<PyString>>,
+}
+
+impl Shape {
+    fn new(class: &Bound<'_, PyType>, fields: &[&str]) -> Self {
+        let py = class.py();
+        Shape { class: class.clone().unbind(), fields: fields.iter().map(|f| PyString::intern(py, f).unbind()).collect() }
+    }
+}
+
+/// The Python classes results are built as, registered once by the
+/// generated package ([`Classes::register`]).
+pub struct Classes {
+    span: Shape,
+    found: Shape,
+    tool_directive: Shape,
+    skipped: Shape,
+    /// Structure key (the serde tag, e.g. `ack`) → its dataclass.
+    sentences: HashMap<String, Shape>,
+}
+
+static CLASSES: PyOnceLock<Classes> = PyOnceLock::new();
+
+impl Classes {
+    /// Registers the result classes; the generated package calls this once at
+    /// import. `sentences` maps each structure key to `(class, field names)`,
+    /// the names in the spec's field order (the order serde writes them).
+    ///
+    /// # Errors
+    /// `RuntimeError` when classes were registered already (a second
+    /// registration would make earlier results and later ones differ in
+    /// type).
+    pub fn register(
+        span: &Bound<'_, PyType>,
+        found: &Bound<'_, PyType>,
+        tool_directive: &Bound<'_, PyType>,
+        skipped: &Bound<'_, PyType>,
+        sentences: HashMap<String, (Bound<'_, PyType>, Vec<String>)>,
+    ) -> PyResult<()> {
+        let py = span.py();
+        let classes = Classes {
+            span: Shape::new(span, &["start", "end", "char_start", "char_end"]),
+            found: Shape::new(found, &["span", "item"]),
+            tool_directive: Shape::new(tool_directive, &["form", "engine", "op", "written_op", "args"]),
+            skipped: Shape::new(skipped, &["span", "reason", "message"]),
+            sentences: sentences
+                .into_iter()
+                .map(|(key, (class, fields))| {
+                    let names: Vec<&str> = fields.iter().map(String::as_str).collect();
+                    let shape = Shape::new(&class, &names);
+                    (key, shape)
+                })
+                .collect(),
+        };
+        CLASSES.set(py, classes).map_err(|_| PyRuntimeError::new_err("the result classes are registered already"))
+    }
+
+    fn get(py: Python<'_>) -> PyResult<&Classes> {
+        CLASSES.get(py).ok_or_else(|| PyRuntimeError::new_err("the result classes are not registered (import agent_sentences first)"))
+    }
+}
+
+/// A new instance of `shape`'s class with its fields set to `values`, in
+/// order, without calling `__init__` (`object.__new__`, then
+/// `object.__setattr__` per field, as a frozen dataclass's `__init__` does).
+fn instance<'py>(py: Python<'py>, shape: &Shape, values: &[Bound<'py, PyAny>]) -> PyResult<Bound<'py, PyAny>> {
+    if values.len() != shape.fields.len() {
+        return Err(PyTypeError::new_err(format!(
+            "{} takes {} fields, the native value has {}",
+            shape.class.bind(py).name()?,
+            shape.fields.len(),
+            values.len()
+        )));
+    }
+    let class = shape.class.bind(py);
+    // SAFETY: `class` is a live type object; `PyType_GenericNew` returns a new
+    // reference or NULL with an exception set, which `from_owned_ptr_or_err`
+    // turns into `Err`.
+    let obj = unsafe {
+        let empty = PyTuple::empty(py);
+        Bound::from_owned_ptr_or_err(py, ffi::PyType_GenericNew(class.as_ptr().cast(), empty.as_ptr(), std::ptr::null_mut()))?
+    };
+    for (name, value) in shape.fields.iter().zip(values) {
+        // SAFETY: all three are live objects; the generic setter returns -1
+        // with an exception set on failure (e.g. a name that is no slot).
+        let rc = unsafe { ffi::PyObject_GenericSetAttr(obj.as_ptr(), name.as_ptr(), value.as_ptr()) };
+        if rc != 0 {
+            return Err(PyErr::fetch(py));
+        }
+    }
+    Ok(obj)
+}
+
+/// Byte offset → `str` index, for offsets visited mostly in increasing
+/// order (each list of a scan result is): linear in the text overall.
+pub struct CharIndex<'t> {
+    text: &'t [u8],
+    ascii: bool,
+    byte: usize,
+    char: usize,
+}
+
+impl<'t> CharIndex<'t> {
+    /// An index over `text`.
+    pub fn new(text: &'t str) -> Self {
+        CharIndex { text: text.as_bytes(), ascii: text.is_ascii(), byte: 0, char: 0 }
+    }
+
+    /// The code point index of byte offset `at` (a char boundary of the text).
+    pub fn at(&mut self, at: usize) -> usize {
+        if self.ascii {
+            return at;
+        }
+        let count = |b: &[u8]| b.iter().filter(|&&b| (b as i8) >= -0x40).count();
+        if at >= self.byte {
+            self.char += count(&self.text[self.byte..at]);
+        } else {
+            self.char -= count(&self.text[at..self.byte]);
+        }
+        self.byte = at;
+        self.char
+    }
+}
+
+fn span<'py>(py: Python<'py>, classes: &Classes, range: &std::ops::Range<usize>, chars: &mut CharIndex<'_>) -> PyResult<Bound<'py, PyAny>> {
+    let (cs, ce) = (chars.at(range.start), chars.at(range.end));
+    let values =
+        [range.start.into_pyobject(py)?.into_any(), range.end.into_pyobject(py)?.into_any(), cs.into_pyobject(py)?.into_any(), ce.into_pyobject(py)?.into_any()];
+    instance(py, &classes.span, &values)
+}
+
+fn directive<'py>(py: Python<'py>, classes: &Classes, d: &ToolDirective) -> PyResult<Bound<'py, PyAny>> {
+    let values = [
+        d.form.serialize(PyValue { py, classes: Some(classes) })?,
+        PyString::new(py, d.engine).into_any(),
+        PyString::new(py, &d.op).into_any(),
+        PyString::new(py, &d.written_op).into_any(),
+        object_to_py(py, &d.args)?.into_any(),
+    ];
+    instance(py, &classes.tool_directive, &values)
+}
+
+/// The `Found` instances of a scan result, in order.
+fn found_list<'py, S: Serialize>(py: Python<'py>, classes: &Classes, text: &str, found: &[Found<S>]) -> PyResult<Bound<'py, PyList>> {
+    let mut chars = CharIndex::new(text);
+    let list = PyList::empty(py);
+    for f in found {
+        let item = match &f.item {
+            Item::Sentence { value } => value.serialize(PyValue { py, classes: Some(classes) })?,
+            Item::Directive { directive: d } => directive(py, classes, d)?,
+        };
+        let span = span(py, classes, &f.span, &mut chars)?;
+        list.append(instance(py, &classes.found, &[span, item])?)?;
+    }
+    Ok(list)
+}
+
+/// The `Skipped` instances of a scan result, in order.
+fn skipped_list<'py>(py: Python<'py>, classes: &Classes, text: &str, skipped: &[Skipped]) -> PyResult<Bound<'py, PyList>> {
+    let mut chars = CharIndex::new(text);
+    let list = PyList::empty(py);
+    for s in skipped {
+        let span = span(py, classes, &s.span, &mut chars)?;
+        let reason = s.reason.serialize(PyValue { py, classes: Some(classes) })?;
+        list.append(instance(py, &classes.skipped, &[span, reason, PyString::new(py, &s.message).into_any()])?)?;
+    }
+    Ok(list)
+}
+
+/// What a scan function of the generated crate returns.
+pub type ScanResult<S> = (Vec<Found<S>>, Vec<Skipped>);
+
+/// Scans `text` with `scan` detached from the interpreter and returns
+/// `list[Found]`, or `(list[Found], list[Skipped])` when `diagnostics`.
+///
+/// # Errors
+/// `UnicodeEncodeError` when `text` holds a lone surrogate (no UTF-8 text
+/// can; the generated package turns it into its `ParseError`, decision P22);
+/// `RuntimeError` before the classes are registered.
+pub fn scan<'py, S: Serialize + Send>(
+    text: &Bound<'py, PyString>,
+    diagnostics: bool,
+    scan: fn(&str) -> ScanResult<S>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let py = text.py();
+    let classes = Classes::get(py)?;
+    let s = text.to_str()?;
+    let (found, skipped) = py.detach(|| scan(s));
+    result(py, classes, s, &found, &skipped, diagnostics)
+}
+
+fn result<'py, S: Serialize>(
+    py: Python<'py>,
+    classes: &Classes,
+    text: &str,
+    found: &[Found<S>],
+    skipped: &[Skipped],
+    diagnostics: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let found = found_list(py, classes, text, found)?;
+    if diagnostics {
+        Ok(PyTuple::new(py, [found.into_any(), skipped_list(py, classes, text, skipped)?.into_any()])?.into_any())
+    } else {
+        Ok(found.into_any())
+    }
+}
+
+/// Scans every text of `texts` on all cores (rayon), detached from the
+/// interpreter, and returns one result per text, in input order, each as
+/// [`scan`] returns it.
+///
+/// # Errors
+/// As [`scan`], for the first text that holds a lone surrogate: then no text
+/// is scanned.
+pub fn scan_many<'py, S: Serialize + Send>(
+    py: Python<'py>,
+    texts: &[Bound<'py, PyString>],
+    diagnostics: bool,
+    scan: fn(&str) -> ScanResult<S>,
+) -> PyResult<Bound<'py, PyList>> {
+    let classes = Classes::get(py)?;
+    let strs = texts.iter().map(|t| t.to_str()).collect::<PyResult<Vec<&str>>>()?;
+    let results: Vec<ScanResult<S>> = py.detach(|| strs.par_iter().map(|s| scan(s)).collect());
+    let list = PyList::empty(py);
+    for (s, (found, skipped)) in strs.iter().zip(&results) {
+        list.append(result(py, classes, s, found, skipped, diagnostics)?)?;
+    }
+    Ok(list)
+}
+
+/// Rust's serde JSON of `scan(text)`: `{"found": [..], "skipped": [..]}`,
+/// exactly as the Rust crate serializes its values; the tests compare the
+/// Python objects' `to_dict()` with it.
+///
+/// # Errors
+/// `UnicodeEncodeError` for a lone surrogate.
+pub fn scan_json<S: Serialize + Send>(text: &Bound<'_, PyString>, scan: fn(&str) -> ScanResult<S>) -> PyResult<String> {
+    let py = text.py();
+    let s = text.to_str()?;
+    let (found, skipped) = py.detach(|| scan(s));
+    serde_json::to_string(&serde_json::json!({ "found": found, "skipped": skipped }))
+        .map_err(|e| PyRuntimeError::new_err(format!("serializing the scan result: {e}")))
+}
+
+/// Reads `text` as exactly one strict JSON object within `limits`
+/// (`crate::json::parse_object_with`) and returns it as a `dict`.
+///
+/// # Errors
+/// [`NativeJsonError`] with the reader's message; `UnicodeEncodeError` for a
+/// lone surrogate.
+pub fn parse_object<'py>(text: &Bound<'py, PyString>, limits: Limits) -> PyResult<Bound<'py, PyDict>> {
+    let py = text.py();
+    let s = text.to_str()?;
+    let map = parse_object_with(s, limits).map_err(|JsonError { message }| NativeJsonError::new_err(message))?;
+    object_to_py(py, &map)
+}
+
+/// A JSON object as a `dict` (keys in order), arrays as `list`, numbers as
+/// `int` or `float`.
+pub fn object_to_py<'py>(py: Python<'py>, map: &Map<String, Value>) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    for (k, v) in map {
+        dict.set_item(PyString::new(py, k), value_to_py(py, v)?)?;
+    }
+    Ok(dict)
+}
+
+fn value_to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match v {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => b.into_pyobject(py)?.to_owned().into_any(),
+        Value::Number(n) => {
+            if let Some(u) = n.as_u64() {
+                u.into_pyobject(py)?.into_any()
+            } else if let Some(i) = n.as_i64() {
+                i.into_pyobject(py)?.into_any()
+            } else {
+                n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any()
+            }
+        }
+        Value::String(s) => PyString::new(py, s).into_any(),
+        Value::Array(a) => {
+            let list = PyList::empty(py);
+            for item in a {
+                list.append(value_to_py(py, item)?)?;
+            }
+            list.into_any()
+        }
+        Value::Object(m) => object_to_py(py, m)?.into_any(),
+    })
+}
+
+/// A `serde::Serializer` whose output is a Python object: strings, integers,
+/// floats, `None`, lists, dicts, unit enum variants as their serde name, and
+/// a struct whose first field is the `structure` tag as an instance of the
+/// class registered for the tag (any other struct as a `dict`).
+#[derive(Clone, Copy)]
+pub struct PyValue<'py, 'c> {
+    py: Python<'py>,
+    classes: Option<&'c Classes>,
+}
+
+/// An error while converting a value to Python.
+#[derive(Debug)]
+pub struct ConvertError(PyErr);
+
+impl std::fmt::Display for ConvertError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for ConvertError {}
+
+impl ser::Error for ConvertError {
+    fn custom<T: std::fmt::Display>(msg: T) -> Self {
+        ConvertError(PyTypeError::new_err(msg.to_string()))
+    }
+}
+
+impl From<std::convert::Infallible> for ConvertError {
+    fn from(e: std::convert::Infallible) -> Self {
+        match e {}
+    }
+}
+
+impl From<PyErr> for ConvertError {
+    fn from(e: PyErr) -> Self {
+        ConvertError(e)
+    }
+}
+
+impl From<ConvertError> for PyErr {
+    fn from(e: ConvertError) -> Self {
+        e.0
+    }
+}
+
+type Out<'py> = Result<Bound<'py, PyAny>, ConvertError>;
+
+/// Collects a sequence.
+pub struct SeqOut<'py, 'c> {
+    to: PyValue<'py, 'c>,
+    items: Bound<'py, PyList>,
+}
+
+/// Collects a map.
+pub struct MapOut<'py, 'c> {
+    to: PyValue<'py, 'c>,
+    dict: Bound<'py, PyDict>,
+    key: Option<Bound<'py, PyAny>>,
+}
+
+/// Collects a struct: a registered sentence class's instance, or a dict.
+pub struct StructOut<'py, 'c> {
+    to: PyValue<'py, 'c>,
+    /// The tag's value once seen first.
+    tag: Option<String>,
+    names: Vec<&'static str>,
+    values: Vec<Bound<'py, PyAny>>,
+}
+
+fn unsupported<T>(what: &str) -> Result<T, ConvertError> {
+    Err(ConvertError(PyTypeError::new_err(format!("{what} has no Python form in the scan result"))))
+}
+
+impl<'py, 'c> ser::Serializer for PyValue<'py, 'c> {
+    type Ok = Bound<'py, PyAny>;
+    type Error = ConvertError;
+    type SerializeSeq = SeqOut<'py, 'c>;
+    type SerializeTuple = SeqOut<'py, 'c>;
+    type SerializeTupleStruct = SeqOut<'py, 'c>;
+    type SerializeTupleVariant = ser::Impossible<Bound<'py, PyAny>, ConvertError>;
+    type SerializeMap = MapOut<'py, 'c>;
+    type SerializeStruct = StructOut<'py, 'c>;
+    type SerializeStructVariant = ser::Impossible<Bound<'py, PyAny>, ConvertError>;
+
+    fn serialize_bool(self, v: bool) -> Out<'py> {
+        Ok(v.into_pyobject(self.py)?.to_owned().into_any())
+    }
+    fn serialize_i8(self, v: i8) -> Out<'py> {
+        self.serialize_i64(v.into())
+    }
+    fn serialize_i16(self, v: i16) -> Out<'py> {
+        self.serialize_i64(v.into())
+    }
+    fn serialize_i32(self, v: i32) -> Out<'py> {
+        self.serialize_i64(v.into())
+    }
+    fn serialize_i64(self, v: i64) -> Out<'py> {
+        Ok(v.into_pyobject(self.py)?.into_any())
+    }
+    fn serialize_u8(self, v: u8) -> Out<'py> {
+        self.serialize_u64(v.into())
+    }
+    fn serialize_u16(self, v: u16) -> Out<'py> {
+        self.serialize_u64(v.into())
+    }
+    fn serialize_u32(self, v: u32) -> Out<'py> {
+        self.serialize_u64(v.into())
+    }
+    fn serialize_u64(self, v: u64) -> Out<'py> {
+        Ok(v.into_pyobject(self.py)?.into_any())
+    }
+    fn serialize_f32(self, v: f32) -> Out<'py> {
+        self.serialize_f64(v.into())
+    }
+    fn serialize_f64(self, v: f64) -> Out<'py> {
+        Ok(v.into_pyobject(self.py)?.into_any())
+    }
+    fn serialize_char(self, v: char) -> Out<'py> {
+        self.serialize_str(v.encode_utf8(&mut [0; 4]))
+    }
+    fn serialize_str(self, v: &str) -> Out<'py> {
+        Ok(PyString::new(self.py, v).into_any())
+    }
+    fn serialize_bytes(self, _: &[u8]) -> Out<'py> {
+        unsupported("bytes")
+    }
+    fn serialize_none(self) -> Out<'py> {
+        Ok(self.py.None().into_bound(self.py))
+    }
+    fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Out<'py> {
+        value.serialize(self)
+    }
+    fn serialize_unit(self) -> Out<'py> {
+        self.serialize_none()
+    }
+    fn serialize_unit_struct(self, _: &'static str) -> Out<'py> {
+        self.serialize_none()
+    }
+    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Out<'py> {
+        self.serialize_str(variant)
+    }
+    fn serialize_newtype_struct<T: ?Sized + Serialize>(self, _: &'static str, value: &T) -> Out<'py> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: ?Sized + Serialize>(self, _: &'static str, _: u32, _: &'static str, _: &T) -> Out<'py> {
+        unsupported("an externally tagged enum variant")
+    }
+    fn serialize_seq(self, _: Option<usize>) -> Result<SeqOut<'py, 'c>, ConvertError> {
+        Ok(SeqOut { to: self, items: PyList::empty(self.py) })
+    }
+    fn serialize_tuple(self, len: usize) -> Result<SeqOut<'py, 'c>, ConvertError> {
+        self.serialize_seq(Some(len))
+    }
+    fn serialize_tuple_struct(self, _: &'static str, len: usize) -> Result<SeqOut<'py, 'c>, ConvertError> {
+        self.serialize_seq(Some(len))
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleVariant, ConvertError> {
+        unsupported("a tuple variant")
+    }
+    fn serialize_map(self, _: Option<usize>) -> Result<MapOut<'py, 'c>, ConvertError> {
+        Ok(MapOut { to: self, dict: PyDict::new(self.py), key: None })
+    }
+    fn serialize_struct(self, _: &'static str, len: usize) -> Result<StructOut<'py, 'c>, ConvertError> {
+        Ok(StructOut { to: self, tag: None, names: Vec::with_capacity(len), values: Vec::with_capacity(len) })
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeStructVariant, ConvertError> {
+        unsupported("a struct variant")
+    }
+}
+
+impl<'py> ser::SerializeSeq for SeqOut<'py, '_> {
+    type Ok = Bound<'py, PyAny>;
+    type Error = ConvertError;
+    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), ConvertError> {
+        Ok(self.items.append(value.serialize(self.to)?)?)
+    }
+    fn end(self) -> Out<'py> {
+        Ok(self.items.into_any())
+    }
+}
+
+impl<'py> ser::SerializeTuple for SeqOut<'py, '_> {
+    type Ok = Bound<'py, PyAny>;
+    type Error = ConvertError;
+    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), ConvertError> {
+        ser::SerializeSeq::serialize_element(self, value)
+    }
+    fn end(self) -> Out<'py> {
+        ser::SerializeSeq::end(self)
+    }
+}
+
+impl<'py> ser::SerializeTupleStruct for SeqOut<'py, '_> {
+    type Ok = Bound<'py, PyAny>;
+    type Error = ConvertError;
+    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), ConvertError> {
+        ser::SerializeSeq::serialize_element(self, value)
+    }
+    fn end(self) -> Out<'py> {
+        ser::SerializeSeq::end(self)
+    }
+}
+
+impl<'py> ser::SerializeMap for MapOut<'py, '_> {
+    type Ok = Bound<'py, PyAny>;
+    type Error = ConvertError;
+    fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<(), ConvertError> {
+        self.key = Some(key.serialize(self.to)?);
+        Ok(())
+    }
+    fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), ConvertError> {
+        let key = self.key.take().ok_or_else(|| <ConvertError as ser::Error>::custom("a map value without its key"))?;
+        Ok(self.dict.set_item(key, value.serialize(self.to)?)?)
+    }
+    fn end(self) -> Out<'py> {
+        Ok(self.dict.into_any())
+    }
+}
+
+impl<'py> ser::SerializeStruct for StructOut<'py, '_> {
+    type Ok = Bound<'py, PyAny>;
+    type Error = ConvertError;
+    fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, value: &T) -> Result<(), ConvertError> {
+        let value = value.serialize(self.to)?;
+        if key == TAG && self.values.is_empty() && self.tag.is_none() {
+            self.tag = Some(value.extract::<String>()?);
+            return Ok(());
+        }
+        self.names.push(key);
+        self.values.push(value);
+        Ok(())
+    }
+    fn end(self) -> Out<'py> {
+        let py = self.to.py;
+        if let (Some(tag), Some(classes)) = (&self.tag, self.to.classes) {
+            let shape = classes
+                .sentences
+                .get(tag)
+                .ok_or_else(|| ConvertError(PyTypeError::new_err(format!("no class is registered for the structure `{tag}`"))))?;
+            return Ok(instance(py, shape, &self.values)?);
+        }
+        let dict = PyDict::new(py);
+        if let Some(tag) = &self.tag {
+            dict.set_item(TAG, tag)?;
+        }
+        for (k, v) in self.names.iter().zip(self.values) {
+            dict.set_item(k, v)?;
+        }
+        Ok(dict.into_any())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CharIndex;
+
+    #[test]
+    fn char_indexes_count_code_points_both_ways() {
+        let text = "é [CLAIM 7f] 😀x";
+        let mut idx = CharIndex::new(text);
+        let at = |s: &str| text.find(s).unwrap();
+        assert_eq!(idx.at(at("[")), 2);
+        assert_eq!(idx.at(at("x")), text[..at("x")].chars().count());
+        assert_eq!(idx.at(0), 0);
+        assert_eq!(idx.at(text.len()), text.chars().count());
+        let mut ascii = CharIndex::new("abc");
+        assert_eq!(ascii.at(2), 2);
+    }
+}

@@ -1,0 +1,204 @@
+"""The native module behind the package: the Python objects are Rust's values
+(compared in process with the Rust crate's own serde JSON, for every scan vector
+and for random texts), ``scan_many`` is ``scan`` of each text in order, the
+scan runs with the interpreter released, and the types the package declares
+are the ones mypy sees."""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import agent_sentences as A
+import scan_props
+import vectors
+from agent_sentences import _native
+
+RANDOM_TEXTS = 3000
+SEED = 20261202
+MIB = 1 << 20
+
+
+def python_answer(text: str) -> dict[str, Any]:
+    found, skipped = A.scan_with_diagnostics(text)
+    return {"found": [f.to_dict() for f in found], "skipped": [s.to_dict() for s in skipped]}
+
+
+def rust_answer(text: str) -> dict[str, Any]:
+    answer: dict[str, Any] = json.loads(_native.scan_json(text))
+    return answer
+
+
+def random_texts(n: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    texts = [scan_props.random_text(rng) if i % 2 else scan_props.mutated_message(rng) for i in range(n)]
+    return [t for t in texts if not any("\ud800" <= c <= "\udfff" for c in t)]
+
+
+@pytest.mark.parametrize("case", [c for _, c in vectors.load("scan")], ids=[n for n, _ in vectors.load("scan")])
+def test_python_objects_are_rusts_values_for_every_vector(case: dict[str, Any]) -> None:
+    assert python_answer(case["input"]) == rust_answer(case["input"])
+
+
+def test_python_objects_are_rusts_values_for_random_texts() -> None:
+    texts = random_texts(RANDOM_TEXTS, SEED)
+    items = 0
+    for text in texts:
+        rust = rust_answer(text)
+        assert python_answer(text) == rust, text
+        items += len(rust["found"]) + len(rust["skipped"])
+    # The texts hold many items of both kinds.
+    assert items > len(texts), items
+
+
+def test_a_wrong_conversion_would_be_seen() -> None:
+    # The comparison reads every field: a sentence with one field changed differs.
+    text = "[TOOL x.y {\"n\": 18446744073709551615, \"f\": -0.0}] [RESULT a1] OK done"
+    got, want = python_answer(text), rust_answer(text)
+    assert got == want
+    got["found"][1]["value"]["status"] = "FAIL"
+    assert got != want
+    # Integers beyond i64 and negative zero keep their value and type.
+    call = A.scan(text)[0].item
+    assert isinstance(call, A.ToolDirective)
+    args = call.args
+    assert isinstance(args, dict) and args["n"] == 2**64 - 1 and str(args["f"]) == "-0.0"
+
+
+def test_sentences_are_the_package_dataclasses() -> None:
+    found = A.scan("[NUDGE 7f] [nudge 1/3] Deadline 19:45\n[WO:7fce46e0] [from super] Audit — check endpoints")
+    assert [type(f.item) for f in found] == [A.Nudge, A.WorkOrder]
+    assert found[1].item == A.WorkOrder.parse("[WO:7fce46e0] [from super] Audit — check endpoints")
+    nudge = found[0].item
+    assert isinstance(nudge, A.Nudge) and (nudge.count, nudge.max_nudges) == (1, 3)
+    with pytest.raises(AttributeError):
+        nudge.count = 2  # type: ignore[misc]  # frozen, as parse() builds it
+    # Every structure's example, scanned, is the parsed sentence.
+    for kind in A.KINDS:
+        if kind.key in A.SCAN_SOURCES:
+            (f,) = A.scan(kind.example_sentence)
+            assert f.item == A.PARSERS[kind.key](kind.example_sentence), kind.key
+
+
+def test_scan_many_is_scan_of_each_text_in_order() -> None:
+    texts = random_texts(800, SEED + 1) + ["", "[CLAIM 1]", "é" * 1000 + "[ACK 7f]"]
+    many = A.scan_many(texts)
+    assert [[f.to_dict() for f in found] for found in many] == [[f.to_dict() for f in A.scan(t)] for t in texts]
+    with_diagnostics = A.scan_many_with_diagnostics(texts)
+    assert [(len(f), len(s)) for f, s in with_diagnostics] == [(len(f), len(s)) for f, s in map(A.scan_with_diagnostics, texts)]
+    assert A.scan_many(iter(["[CLAIM 1]"]))[0][0].item == A.Claim(job_id="1")
+    assert A.scan_many([]) == []
+
+
+def test_scan_many_reports_the_first_text_with_a_lone_surrogate() -> None:
+    with pytest.raises(A.ParseError) as e:
+        A.scan_many(["[CLAIM 1]", "é [CLAIM 1] \udc00", "\ud800"])
+    assert (e.value.structure, e.value.offset) == (None, 13)
+    assert e.value.__notes__ == ["in texts[1]"]
+    with pytest.raises(TypeError):
+        A.scan_many(["ok", b"bytes"])  # type: ignore[list-item]
+
+
+def _progress_while(call: Any) -> tuple[float, float]:
+    """(the other thread's share of its own rate while ``call`` ran, the call's seconds)."""
+    count = [0]
+    stop = threading.Event()
+
+    def spin() -> None:
+        while not stop.is_set():
+            count[0] += 1
+
+    thread = threading.Thread(target=spin)
+    thread.start()
+    try:
+        time.sleep(0.05)
+        before, t0 = count[0], time.perf_counter()
+        time.sleep(0.05)
+        rate = (count[0] - before) / (time.perf_counter() - t0)
+        before, t0 = count[0], time.perf_counter()
+        call()
+        seconds = time.perf_counter() - t0
+        during = count[0] - before
+    finally:
+        stop.set()
+        thread.join()
+    return during / (rate * seconds), seconds
+
+
+def test_the_scan_releases_the_interpreter() -> None:
+    # A long nudge deadline takes Rust's slowest capture engine a while: long
+    # enough for another thread to be seen running meanwhile.
+    text = "[NUDGE a] [nudge 1/3] Deadline " + "a " * (4 * MIB)
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(0.001)
+    try:
+        share, seconds = _progress_while(lambda: A.scan(text))
+        share_many, _ = _progress_while(lambda: A.scan_many([text, text]))
+    finally:
+        sys.setswitchinterval(old)
+    assert seconds > 0.02, "the scan is too quick to tell"
+    # Holding the interpreter, the other thread would run only at the switch
+    # point before the call (a share near 0: one millisecond of a call of tens);
+    # released, it runs for much of the call (less on 2 busy cores).
+    assert share > 0.1 and share_many > 0.1, (share, share_many, seconds)
+
+
+def test_parse_object_is_the_rust_reader() -> None:
+    # The scanner's reader and parse_object agree on every candidate object.
+    rng = random.Random(SEED + 2)
+    pieces = ['"a"', '"b"', "1", "-0", "1e400", "01", "[", "]", "{", "}", ",", ":", " ", '"\\u00e9"', '"\\ud800"', "true", "nul"]
+    agreed = accepted = 0
+    for _ in range(5000):
+        body = "{" + "".join(rng.choice(pieces) for _ in range(rng.randrange(8))) + "}"
+        try:
+            value: dict[str, Any] | None = A.parse_object(body, max_bytes=A.LIMITS.max_bytes)
+        except A.JsonError:
+            value = None
+        call = f"[TOOL a.b {body}]"
+        found = A.scan(call)
+        whole = len(found) == 1 and (found[0].span.start, found[0].span.end) == (0, len(call.encode("utf-8")))
+        scanned = found[0].item.args if whole and isinstance(found[0].item, A.ToolDirective) else None
+        assert value == scanned, body
+        agreed += 1
+        accepted += value is not None
+    assert agreed == 5000 and 100 < accepted < 4900, accepted
+    with pytest.raises(A.JsonError) as e:
+        A.parse_object('{"a": 1, "a": 2}')
+    assert e.value.message.startswith("duplicate key `a`")
+    with pytest.raises(A.JsonError, match="surrogate"):
+        A.parse_object('{"a": "\ud800"}')
+    with pytest.raises(A.JsonError, match="longer than 10 bytes"):
+        A.parse_object('{"a": "0123456789"}', max_bytes=10)
+    assert A.parse_object('{"a": [[1]]}', max_depth=3) == {"a": [[1]]}
+    with pytest.raises(A.JsonError):
+        A.parse_object('{"a": [[1]]}', max_depth=2)
+
+
+def test_the_declared_types_are_what_mypy_checks() -> None:
+    """The package's types are real: mypy --strict rejects misuse of what scan returns."""
+    mypy_api = pytest.importorskip("mypy.api")
+    code = (
+        "from agent_sentences import scan, scan_many, parse_object\n"
+        "n: int = scan('x')\n"
+        "s: str = scan_many(['x'])[0][0].span.start\n"
+        "d: list[int] = parse_object('{}')\n"
+        "ok: int = scan('x')[0].span.char_end\n"
+    )
+    out, _, status = mypy_api.run(["--strict", "--no-incremental", "-c", code])
+    assert status == 1 and out.count("error:") == 3, out
+    assert all(f"<string>:{line}:" in out for line in (2, 3, 4)), out
+
+
+def test_the_private_module_matches_its_stub() -> None:
+    stub = (Path(A.__file__).parent / "_native.pyi").read_text(encoding="utf-8")
+    public = sorted(name for name in dir(_native) if not name.startswith("_"))
+    declared = sorted({line.split("(")[0].split(":")[0].split()[-1] for line in stub.splitlines() if line.startswith(("def ", "class ", "LIMITS"))})
+    assert public == declared
+    assert _native.LIMITS == (A.LIMITS.max_depth, A.LIMITS.max_bytes)

@@ -1,0 +1,57 @@
+"""Code as a user writes it against the installed package; ``cargo xtask test``
+checks it with ``mypy --strict`` (and pytest imports it, so it runs too). Every
+name used here is public API: the types come from the package and from the
+native module's ``.pyi``, so a change that loses a type fails here."""
+
+from __future__ import annotations
+
+import agent_sentences as A
+from agent_sentences import Found, ParseError, Skipped, ToolDirective, scan, scan_many, scan_with_diagnostics
+
+
+def calls_to_run(text: str) -> list[tuple[str, dict[str, object]]]:
+    """The op and arguments of every tool call in a message."""
+    return [(f.item.op, dict(f.item.args)) for f in scan(text) if isinstance(f.item, ToolDirective)]
+
+
+def loops_closed(texts: list[str]) -> set[str]:
+    """The job ids closed by results, across a batch."""
+    closed: set[str] = set()
+    for found in scan_many(texts):
+        for f in found:
+            if isinstance(f.item, A.Result):
+                closed.add(f.item.job_id)
+    return closed
+
+
+def report(text: str) -> list[str]:
+    """One line per found or skipped item, with `str` indexes."""
+    found, skipped = scan_with_diagnostics(text)
+    lines: list[str] = []
+    for f in found:
+        piece: str = text[f.span.char_start : f.span.char_end]
+        lines.append(f"{f.span.start}-{f.span.end} {f.kind} {piece}")
+    for s in skipped:
+        reason: A.SkipReason = s.reason
+        lines.append(f"{s.span.start}-{s.span.end} skipped {reason}: {s.message}")
+    return lines
+
+
+def first_found(text: str) -> Found | Skipped | None:
+    found, skipped = scan_with_diagnostics(text)
+    return found[0] if found else (skipped[0] if skipped else None)
+
+
+def safe_scan(text: str) -> list[Found] | ParseError:
+    try:
+        return scan(text)
+    except ParseError as e:
+        return e
+
+
+def test_typed_usage_runs() -> None:
+    assert calls_to_run('[TOOL box {"cmd": "ls"}]') == [("box.exec", {"cmd": "ls"})]
+    assert loops_closed(["[RESULT a1] OK done", "[RESULT b2] FAIL x", "none"]) == {"a1", "b2"}
+    assert report('é [CLAIM 7f] [DM x]') == ["3-13 sentence [CLAIM 7f]", "14-20 skipped shorthand-without-object: `[DM` without a JSON object is ignored (D3)"]
+    assert isinstance(first_found("[ACK 7f]"), Found)
+    assert isinstance(safe_scan("\ud800"), ParseError)
