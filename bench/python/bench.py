@@ -1,11 +1,17 @@
 """The Python side of `cargo xtask bench`.
 
-Usage: python bench.py CORPUS.json SPEC_DIR PACKAGE_DIR TIMEOUT_SECONDS
+Usage: python bench.py CORPUS.json SPEC_DIR BASELINE_DIR TIMEOUT_SECONDS
+       python bench.py --memory CASE MIB
 
-Times, on the corpus that `cargo xtask bench` wrote, the generated package's
-scanner and the seed approach (seed_reference.py), and prints one JSON
-document. Each hostile case runs in a child process killed after the timeout,
-so a quadratic case cannot hang the run.
+Times, on the corpus that `cargo xtask bench` wrote, the installed package's
+scanner (the Rust scanner through the native module: ``scan`` in a loop and
+``scan_many``), the pure-Python scanner it replaced (the package as generated
+before, which `cargo xtask bench` extracts from git into BASELINE_DIR as
+``agent_sentences_pure``) and the seed approach (seed_reference.py), and prints
+one JSON document. Each hostile case runs in a child process killed after the
+timeout, so a quadratic case cannot hang the run. ``--memory`` scans one text
+of MIB mebibytes in this process and prints its peak memory (RSS) above what
+the process held before the scan.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from __future__ import annotations
 import json
 import multiprocessing as mp
 import os
+import subprocess
 import sys
 import time
 from typing import Any, Callable
@@ -20,16 +27,68 @@ from typing import Any, Callable
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def _implementations(spec_dir: str, package_dir: str) -> dict[str, Callable[[str], int]]:
-    sys.path.insert(0, package_dir)
+def _implementations(spec_dir: str, baseline_dir: str) -> dict[str, Callable[[str], int]]:
     sys.path.insert(0, HERE)
-    import agent_sentences  # noqa: E402  (the generated package)
+    import agent_sentences  # noqa: E402  (the installed package)
     import seed_reference  # noqa: E402
 
     seed = seed_reference.load_seed_patterns(os.path.join(spec_dir, "regex_patterns.json"))
-    return {
+    impls: dict[str, Callable[[str], int]] = {
         "generated": lambda text: len(agent_sentences.scan(text)),
         "seed": lambda text: len(seed_reference.scan(seed, text)),
+    }
+    if baseline_dir and os.path.isdir(os.path.join(baseline_dir, "agent_sentences_pure")):
+        sys.path.insert(0, baseline_dir)
+        import agent_sentences_pure  # noqa: E402  (the pure-Python scanner, as generated before)
+
+        impls["pure"] = lambda text: len(agent_sentences_pure.scan(text))
+    return impls
+
+
+MEMORY_CASES: dict[str, Callable[[int], str]] = {
+    # One result whose summary is the whole text.
+    "long-summary": lambda n: "[RESULT a1] OK " + "word " * ((n - 15) // 5),
+    # One nudge whose deadline is the whole text.
+    "long-nudge": lambda n: "[NUDGE a] [nudge 1/3] Deadline " + "a " * ((n - 31) // 2),
+    # Calls back to back, each with a 1 KiB argument.
+    "dense-calls": lambda n: ('[TOOL box.exec {"cmd": "' + "x" * 1000 + '"}]\n') * (n // 1029),
+    # Small calls back to back: the result itself (about 0.5 KB of objects per
+    # 21-byte call) outweighs the text.
+    "dense-small-calls": lambda n: '[TOOL a.b {"k": 1}]\n' * (n // 20),
+}
+
+
+def _rss_kib() -> int:
+    with open("/proc/self/status", encoding="ascii") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise RuntimeError("no VmRSS")
+
+
+def memory(case: str, mib: int) -> dict[str, Any]:
+    """Peak RSS above the RSS before the scan, and what the result keeps, in bytes."""
+    import resource
+
+    import agent_sentences
+
+    text = MEMORY_CASES[case](mib << 20)
+    agent_sentences.scan("warm up [CLAIM 1]")
+    before = _rss_kib()
+    t = time.perf_counter()
+    found = agent_sentences.scan(text)
+    secs = time.perf_counter() - t
+    # The process's peak so far: the scan's, or (when building the text peaked
+    # higher) an upper bound of it.
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    kept = _rss_kib() - before
+    return {
+        "case": case,
+        "input_bytes": len(text),
+        "found": len(found),
+        "seconds": secs,
+        "peak_above_before": (peak - before) * 1024,
+        "kept": kept * 1024,
     }
 
 
@@ -45,18 +104,18 @@ def _best_of(fn: Callable[[], Any], repeat: int) -> float:
 def _run_case(args: tuple[str, str, str, str], queue: "mp.Queue[float]") -> None:
     """Best of five runs, each one's time sent as it ends, so that a case whose
     repeats run past the timeout still reports the runs that finished."""
-    spec_dir, package_dir, impl, text = args
-    fn = _implementations(spec_dir, package_dir)[impl]
+    spec_dir, baseline_dir, impl, text = args
+    fn = _implementations(spec_dir, baseline_dir)[impl]
     for _ in range(5):
         t = time.perf_counter()
         fn(text)
         queue.put(time.perf_counter() - t)
 
 
-def _timed_case(spec_dir: str, package_dir: str, impl: str, text: str, timeout: float) -> float | None:
+def _timed_case(spec_dir: str, baseline_dir: str, impl: str, text: str, timeout: float) -> float | None:
     """The best time of the runs that finished within ``timeout`` seconds (None: none did)."""
     queue: "mp.Queue[float]" = mp.Queue()
-    p = mp.Process(target=_run_case, args=((spec_dir, package_dir, impl, text), queue))
+    p = mp.Process(target=_run_case, args=((spec_dir, baseline_dir, impl, text), queue))
     p.start()
     p.join(timeout)
     if p.is_alive():
@@ -72,10 +131,13 @@ def _timed_case(spec_dir: str, package_dir: str, impl: str, text: str, timeout: 
 
 
 def main() -> None:
-    corpus_path, spec_dir, package_dir, timeout = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
+    if sys.argv[1] == "--memory":
+        print(json.dumps(memory(sys.argv[2], int(sys.argv[3]))))
+        return
+    corpus_path, spec_dir, baseline_dir, timeout = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
     with open(corpus_path, encoding="utf-8") as f:
         corpus = json.load(f)
-    impls = _implementations(spec_dir, package_dir)
+    impls = _implementations(spec_dir, baseline_dir)
     messages: list[str] = corpus["realistic"]
     realistic_bytes = sum(len(m.encode("utf-8")) for m in messages)
     out: dict[str, Any] = {"python": sys.version.split()[0], "realistic_messages": len(messages), "realistic_bytes": realistic_bytes}
@@ -84,15 +146,26 @@ def main() -> None:
         prose = corpus["prose"]
         prose_secs = _best_of(lambda: fn(prose), 3)
         out[name] = {"realistic_seconds": secs, "prose_seconds": prose_secs, "prose_bytes": len(prose.encode("utf-8"))}
+    import agent_sentences
+
+    # The batch call on every core, against `scan` in a loop (the "generated" row).
+    out["scan_many"] = {"realistic_seconds": _best_of(lambda: agent_sentences.scan_many(messages), 5), "cores": os.cpu_count()}
+    out["generated"]["realistic_seconds"] = min(out["generated"]["realistic_seconds"], _best_of(lambda: [agent_sentences.scan(m) for m in messages], 3))
+    out["memory"] = []
+    for case in MEMORY_CASES:
+        child = subprocess.run([sys.executable, __file__, "--memory", case, "16"], capture_output=True, text=True, check=True)
+        out["memory"].append(json.loads(child.stdout))
     hostile = []
     # One throwaway child run first: the first child process of a run measured up to
     # twice as slow as the same case run again.
-    for name in impls:
-        _timed_case(spec_dir, package_dir, name, corpus["hostile"][0]["text"], timeout)
+    # The pure-Python scanner's hostile times are in BENCHMARKS.md's earlier runs.
+    hostile_impls = [name for name in impls if name != "pure"]
+    for name in hostile_impls:
+        _timed_case(spec_dir, baseline_dir, name, corpus["hostile"][0]["text"], timeout)
     for case in corpus["hostile"]:
         row = {"kind": case["kind"], "size": case["size"]}
-        for name in impls:
-            row[name] = _timed_case(spec_dir, package_dir, name, case["text"], timeout)
+        for name in hostile_impls:
+            row[name] = _timed_case(spec_dir, baseline_dir, name, case["text"], timeout)
         hostile.append(row)
     out["hostile"] = hostile
     print(json.dumps(out))
