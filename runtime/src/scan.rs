@@ -1484,15 +1484,27 @@ mod tests {
         assert!(matches!(TailEnd::new(r"\w+\b").unwrap(), TailEnd::Regex(_)), "a Unicode word boundary needs the lazy DFA");
     }
 
-    /// A result's summary (`schema/regex_patterns.json`): the tail whose
-    /// DFA loop states are passed over by byte search.
-    const SUMMARY: &str = r"(?s)(?:(?:[^ \t\r\n\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))(?:[^\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))*(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)";
+    /// A result's summary: the tail the generated crate hands the scanner for
+    /// `result` (read from `generated/rust/src/lib.rs`, so that this test runs
+    /// the pattern the scanner runs, not a copy that can go stale), whose DFA
+    /// loop states are passed over by byte search.
+    fn summary_tail() -> String {
+        let lib = include_str!("../../generated/rust/src/lib.rs");
+        let at = lib.find("from_groups: parse_result,").expect("the generated crate scans results");
+        let tail = &lib[at..][lib[at..].find("tail: Some((").expect("the result pattern ends in a free-text tail")..];
+        // The third string literal of the tail: (group, head, inner).
+        let literals: Vec<&str> = tail.split("r#\"").skip(1).take(3).map(|l| &l[..l.find("\"#").expect("a closed raw string")]).collect();
+        assert!(tail.trim_start_matches("tail: Some((").trim_start().starts_with("\"summary\""), "the tail is the summary");
+        literals[1].to_owned()
+    }
 
     #[test]
     fn loop_states_are_passed_over_exactly() {
-        let TailEnd::Dense(tail) = TailEnd::new(SUMMARY).unwrap() else { panic!("the summary's DFA is small") };
+        let summary = summary_tail();
+        assert!(summary.contains("\\[") && summary.len() > 20, "{summary}");
+        let TailEnd::Dense(tail) = TailEnd::new(&summary).unwrap() else { panic!("the summary's DFA is small") };
         assert!(!tail.loops.is_empty(), "the summary's DFA loops on text without `[`");
-        let meta = MetaRegex::new(SUMMARY).unwrap();
+        let meta = MetaRegex::new(&summary).unwrap();
         let pieces = ["a", "b", " ", "\t", "\n", "\r\n", "[", "R", "E", "S", "U", "L", "T", "[RESULT ", "[RESUL", "é", "✓", "—", "ok done"];
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         for _ in 0..5_000 {

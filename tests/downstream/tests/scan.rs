@@ -383,3 +383,14 @@ fn floods_at_one_mebibyte() {
     assert_eq!(scan_with_diagnostics(&flood("curl '\n")).1.len(), 1);
     assert_eq!(scan_with_diagnostics(&flood("[TOOL a {\"k\": 1,}]\n")).1.len(), MIB / 19 + 1);
 }
+
+#[test]
+fn the_directives_doc_says_what_the_scanner_does_with_a_payload_without_args() {
+    // DIRECTIVES.md once said a missing `args` meant `{}`, which no scanner did.
+    let doc = include_str!("../../../generated/docs/DIRECTIVES.md");
+    let line = doc.lines().find(|l| l.starts_with("- payload keys:")).expect("the doc lists the payload keys");
+    let (found, skipped) = scan_with_diagnostics("curl -X POST http://h/exec -d '{\"op\": \"a.b\"}'");
+    assert!(found.is_empty(), "{found:?}");
+    assert_eq!(skipped.iter().map(|s| s.reason).collect::<Vec<_>>(), [SkipReason::CurlPayload]);
+    assert!(line.contains("required") && !line.contains("absent"), "{line}");
+}
