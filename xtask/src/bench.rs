@@ -1,6 +1,8 @@
 //! `cargo xtask bench`: the Rust scanner (criterion), the generated Python
-//! package and the seed approach in Python, on one corpus in one run, printed
-//! as one table.
+//! package (through its native module: `scan` in a loop and `scan_many`), the
+//! pure-Python scanner it replaced and the seed approach in Python, on one
+//! corpus in one run, printed as tables; and the peak memory of a Python scan
+//! of one 16 MiB text.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -10,6 +12,11 @@ use std::time::Instant;
 use serde_json::Value;
 
 const CORPUS: &str = "target/bench/corpus.json";
+/// The last commit whose Python package scanned in pure Python: the baseline
+/// the native-backed package is measured against, extracted from git.
+const PURE_PYTHON_COMMIT: &str = "33c3e85";
+/// Where the baseline package is extracted, as `agent_sentences_pure`.
+const BASELINE_DIR: &str = "target/bench/baseline";
 /// Seconds a hostile case may take in Python before it is reported as a timeout.
 const PY_TIMEOUT: &str = "20";
 
@@ -53,6 +60,21 @@ fn growth(a: Option<f64>, b: Option<f64>) -> String {
     }
 }
 
+/// Extracts the pure-Python package of [`PURE_PYTHON_COMMIT`] into
+/// [`BASELINE_DIR`] as `agent_sentences_pure` (its imports are relative, so it
+/// runs under that name beside the installed package).
+fn extract_baseline() -> Result<(), String> {
+    let dest = Path::new(BASELINE_DIR);
+    let _ = std::fs::remove_dir_all(dest);
+    std::fs::create_dir_all(dest).map_err(|e| e.to_string())?;
+    let tar = dest.join("pure.tar");
+    run(Command::new("git").args(["archive", "--format=tar", "-o"]).arg(&tar).args([PURE_PYTHON_COMMIT, "generated/python/agent_sentences"]))
+        .map_err(|e| format!("{e} (the baseline needs the repository's history: a full clone)"))?;
+    run(Command::new("tar").arg("-xf").arg(&tar).arg("-C").arg(dest))?;
+    std::fs::rename(dest.join("generated/python/agent_sentences"), dest.join("agent_sentences_pure")).map_err(|e| e.to_string())?;
+    Ok(())
+}
+
 /// Runs everything and prints the table; returns it.
 pub fn run_all(python: &Path) -> Result<String, String> {
     // Wall time of the main job, after build.
@@ -72,9 +94,13 @@ pub fn run_all(python: &Path) -> Result<String, String> {
     std::fs::create_dir_all("target/bench").map_err(|e| e.to_string())?;
     run(cargo().args(["run", "--quiet", "--release", "-p", "agent-sentences-bench", "--bin", "corpus", "--", CORPUS]))?;
     run(cargo().args(["bench", "-p", "agent-sentences-bench", "--bench", "scan", "--", "--warm-up-time", "1", "--measurement-time", "3"]))?;
-    eprintln!("== python bench (generated package and seed approach, {PY_TIMEOUT} s per hostile case)");
+    if !crate::python::install_package(python) {
+        return Err("the generated package did not build".into());
+    }
+    extract_baseline()?;
+    eprintln!("== python bench (installed package, pure-Python baseline, seed approach, {PY_TIMEOUT} s per hostile case)");
     let out = Command::new(python)
-        .args(["bench/python/bench.py", CORPUS, "schema", "generated/python", PY_TIMEOUT])
+        .args(["bench/python/bench.py", CORPUS, "schema", BASELINE_DIR, PY_TIMEOUT])
         .output()
         .map_err(|e| format!("cannot run {}: {e}", python.display()))?;
     if !out.status.success() {
@@ -90,6 +116,8 @@ pub fn run_all(python: &Path) -> Result<String, String> {
     let rust_prose = criterion_mean("prose/scan")?;
     let gen_py = py["generated"]["realistic_seconds"].as_f64().unwrap_or(f64::NAN);
     let seed_py = py["seed"]["realistic_seconds"].as_f64().unwrap_or(f64::NAN);
+    let pure_py = py["pure"]["realistic_seconds"].as_f64().unwrap_or(f64::NAN);
+    let many_py = py["scan_many"]["realistic_seconds"].as_f64().unwrap_or(f64::NAN);
 
     let mut t = String::new();
     let _ = writeln!(t, "Realistic corpus: {messages} messages, {:.2} MB (Python {})\n", bytes / 1e6, py["python"].as_str().unwrap_or("?"));
@@ -98,7 +126,9 @@ pub fn run_all(python: &Path) -> Result<String, String> {
     let prose_of = |k: &str| py[k]["prose_seconds"].as_f64().unwrap_or(f64::NAN);
     for (name, secs, prose) in [
         ("Rust scanner (generated crate)", rust, rust_prose),
-        ("Python, generated package", gen_py, prose_of("generated")),
+        ("Python, generated package: `scan` in a loop (native)", gen_py, prose_of("generated")),
+        ("Python, generated package: `scan_many` (native, all cores)", many_py, f64::NAN),
+        (&format!("Python, the pure-Python scanner it replaced ({PURE_PYTHON_COMMIT})"), pure_py, prose_of("pure")),
         ("Python, seed approach", seed_py, prose_of("seed")),
     ] {
         let _ = writeln!(
@@ -108,6 +138,31 @@ pub fn run_all(python: &Path) -> Result<String, String> {
             mb_s(bytes, secs),
             mb_s(prose_bytes, prose),
             secs / rust
+        );
+    }
+    let _ = writeln!(
+        t,
+        "\nPython `scan`: {:.2}× the pure-Python scanner, {:.2}× the seed approach; `scan_many` on {} cores: {:.2}× `scan` in a loop\n",
+        pure_py / gen_py,
+        seed_py / gen_py,
+        py["scan_many"]["cores"].as_u64().unwrap_or(0),
+        gen_py / many_py
+    );
+    let _ = writeln!(t, "Peak memory of one Python `scan` of a 16 MiB text (RSS above the process's before the scan)\n");
+    let _ = writeln!(t, "| text | items | seconds | peak above before | ÷ input | kept by the result |");
+    let _ = writeln!(t, "| --- | ---: | ---: | ---: | ---: | ---: |");
+    for m in py["memory"].as_array().cloned().unwrap_or_default() {
+        let input = m["input_bytes"].as_f64().unwrap_or(f64::NAN);
+        let peak = m["peak_above_before"].as_f64().unwrap_or(f64::NAN);
+        let _ = writeln!(
+            t,
+            "| {} | {} | {:.3} | {:.1} MB | {:.2} | {:.1} MB |",
+            m["case"].as_str().unwrap_or("?"),
+            m["found"],
+            m["seconds"].as_f64().unwrap_or(f64::NAN),
+            peak / 1e6,
+            peak / input,
+            m["kept"].as_f64().unwrap_or(f64::NAN) / 1e6
         );
     }
     let _ = writeln!(t, "\nHostile inputs: milliseconds at each size, and the growth factor per doubling (≈2 is linear)\n");

@@ -313,7 +313,7 @@ def scan_many(texts: Iterable[str]) -> list[list[Found]]:
     released, so other Python threads run meanwhile. Raises the
     :class:`~agent_sentences.errors.ParseError` of the first text that holds a
     lone surrogate, with the note ``in texts[i]``, and then returns nothing for
-    any text (decision P91).
+    any text (decision P110).
 
     >>> [len(found) for found in scan_many(["[CLAIM 1]", "no markers", "[ACK 7f] [CLAIM 7f]"])]
     [1, 0, 2]
