@@ -110,16 +110,19 @@ pub fn ensure_tools() -> Option<PathBuf> {
     Some(python)
 }
 
-/// Builds and installs the generated package, then runs mypy --strict on it
-/// and on user-style code, and pytest on `tests/python/`; true when all pass.
-pub fn run_tests() -> bool {
-    let Some(python) = ensure_tools() else {
-        return step("python", false);
-    };
-    if !install_package(&python) {
-        return false;
-    }
-    // From tests/python, so that the package mypy reads is the installed one.
+/// The pinned tools and the generated package built and installed into the
+/// venv: its interpreter, or `None` after printing why not.
+pub fn prepare() -> Option<PathBuf> {
+    let python = ensure_tools()?;
+    install_package(&python).then_some(python)
+}
+
+/// Runs mypy --strict on the installed package and on user-style code, and
+/// pytest on `tests/python/`; true when all pass.
+pub fn run_tests(python: PathBuf) -> bool {
+    // From tests/python, so that the package mypy reads is the installed one
+    // (the venv's interpreter by its absolute path, not resolved: it is a link).
+    let python = std::env::current_dir().map(|d| d.join(&python)).unwrap_or(python);
     let mypy = |what: &[&str]| {
         let mut cmd = Command::new(&python);
         cmd.args(["-m", "mypy", "--strict", "--cache-dir", "../../.tools/mypy_cache"]).args(what).current_dir("tests/python");

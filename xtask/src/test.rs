@@ -1,13 +1,13 @@
 //! `cargo xtask test`: every test the project has, in one command.
 //!
 //! 1. the spec lint and the drift check (`cargo xtask check`);
-//! 2. `cargo test --workspace`;
-//! 3. `cargo clippy` and `cargo doc` on the generated crate, and clippy on the
+//! 2. the Python package built and installed into `.tools/venv` (`python.rs`),
+//!    with pinned tools installed there when missing;
+//! 3. `cargo test --workspace`;
+//! 4. `cargo clippy` and `cargo doc` on the generated crate, and clippy on the
 //!    Python binding (the runtime's `python` feature and the PyO3 crate
 //!    `generated/python/native`), warnings denied;
-//! 4. the Python step (`python.rs`): pinned tools installed into `.tools/venv`
-//!    when missing, the generated package built from source and installed
-//!    there, `mypy --strict` on it and on user code, and pytest.
+//! 5. `mypy --strict` on the installed package and on user code, and pytest.
 
 use std::path::Path;
 use std::process::Command;
@@ -38,6 +38,10 @@ pub(crate) fn run(name: &str, cmd: &mut Command) -> bool {
 pub fn run_all() -> bool {
     let mut results = Vec::new();
     results.push(("lint and drift check", step("lint and drift check", crate::check(Path::new("schema"), Path::new("generated"), Format::Human, false))));
+    // The Python package first: some Rust tests (codegen/tests/spec_change.rs)
+    // run the Python vector runner on it.
+    let python = if Path::new("generated/python").exists() { crate::python::prepare() } else { None };
+    results.push(("Python package built and installed into .tools/venv", python.is_some()));
     results.push(("cargo test", run("cargo test", cargo().args(["test", "--workspace", "--all-targets"]))));
     results.push((
         "clippy on the generated crate",
@@ -66,8 +70,8 @@ pub fn run_all() -> bool {
         "rustdoc on the generated crate",
         run("rustdoc on the generated crate", cargo().args(["doc", "--quiet", "--no-deps", "-p", "agent-sentences"]).env("RUSTDOCFLAGS", "-D warnings")),
     ));
-    if Path::new("generated/python").exists() {
-        results.push(("python", crate::python::run_tests()));
+    if let Some(python) = python {
+        results.push(("python: mypy --strict and pytest", crate::python::run_tests(python)));
     }
     eprintln!();
     for (name, ok) in &results {
