@@ -36,6 +36,7 @@ pub mod emit;
 pub mod files;
 pub mod ident;
 pub mod lifecycle;
+pub mod loops;
 pub mod load;
 pub mod locate;
 pub mod lower;
@@ -118,6 +119,7 @@ struct Analysis {
 fn analyze(spec_dir: &Path) -> Result<Analysis, Report> {
     let spec = load::load(spec_dir).map_err(Report::new)?;
     let mut diags = check::check_spec(&spec);
+    diags.extend(loops::check(&spec));
     let model = lower::lower(&spec);
     // Check the examples of every structure the structural checks left
     // intact, so one run reports the example faults too.

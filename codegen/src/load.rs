@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::locate::{child, PositionIndex};
-use crate::model::{Binding, DirectivesFile, Pattern, PatternsFile, Structure, StructuresFile};
+use crate::model::{Binding, DirectivesFile, LoopsFile, Pattern, PatternsFile, Structure, StructuresFile};
 
 /// File name of the owner's structures inside the spec directory.
 pub const STRUCTURES_FILE: &str = "structures.json";
@@ -21,6 +21,9 @@ pub const STRUCTURES_FILE: &str = "structures.json";
 pub const PATTERNS_FILE: &str = "regex_patterns.json";
 /// File name of the directive grammar inside the spec directory.
 pub const DIRECTIVES_FILE: &str = "directives.json";
+/// File name of the loop tracker's reading inside the spec directory
+/// (optional: without it, no tracker is generated).
+pub const LOOPS_FILE: &str = "loops.json";
 
 /// A loaded spec: both files, parsed and shape-checked, with their positions.
 #[derive(Debug, Clone)]
@@ -33,6 +36,8 @@ pub struct Spec {
     pub patterns: PatternsFile,
     /// `directives.json`.
     pub directives: DirectivesFile,
+    /// `loops.json`, when the spec has one.
+    pub loops: Option<LoopsFile>,
     /// The exact bytes of `structures.json`, for the published copy.
     pub structures_text: String,
     /// The exact bytes of `regex_patterns.json`.
@@ -40,6 +45,7 @@ pub struct Spec {
     structures_pos: PositionIndex,
     patterns_pos: PositionIndex,
     directives_pos: PositionIndex,
+    loops_pos: PositionIndex,
 }
 
 /// Which spec file a diagnostic is about.
@@ -51,6 +57,8 @@ pub enum SpecFile {
     Patterns,
     /// `directives.json`.
     Directives,
+    /// `loops.json`.
+    Loops,
 }
 
 impl SpecFile {
@@ -60,6 +68,7 @@ impl SpecFile {
             SpecFile::Structures => STRUCTURES_FILE,
             SpecFile::Patterns => PATTERNS_FILE,
             SpecFile::Directives => DIRECTIVES_FILE,
+            SpecFile::Loops => LOOPS_FILE,
         }
     }
 }
@@ -70,6 +79,7 @@ impl Spec {
             SpecFile::Structures => &self.structures_pos,
             SpecFile::Patterns => &self.patterns_pos,
             SpecFile::Directives => &self.directives_pos,
+            SpecFile::Loops => &self.loops_pos,
         }
     }
 
@@ -143,6 +153,9 @@ pub fn load(dir: &Path) -> Result<Spec, Vec<Diagnostic>> {
     let s = read_file(dir, STRUCTURES_FILE, &mut diags);
     let p = read_file(dir, PATTERNS_FILE, &mut diags);
     let d = read_file(dir, DIRECTIVES_FILE, &mut diags);
+    let l = dir.join(LOOPS_FILE).exists().then(|| read_file(dir, LOOPS_FILE, &mut diags)).flatten();
+    let loops = l.as_ref().and_then(|(_, idx, v)| deserialize_at::<LoopsFile>(dir, LOOPS_FILE, idx, v, "", &mut diags));
+    let loops_pos = l.map(|(_, idx, _)| idx).unwrap_or_default();
     let directives = d
         .as_ref()
         .and_then(|(_, idx, v)| deserialize_at::<DirectivesFile>(dir, DIRECTIVES_FILE, idx, v, "", &mut diags));
@@ -176,11 +189,13 @@ pub fn load(dir: &Path) -> Result<Spec, Vec<Diagnostic>> {
                 structures: sf,
                 patterns: pf,
                 directives,
+                loops,
                 structures_text: st,
                 patterns_text: pt,
                 structures_pos: spos,
                 patterns_pos: ppos,
                 directives_pos: dpos,
+                loops_pos,
             })
         }
         _ => Err(diags),

@@ -32,6 +32,8 @@ pub struct Model {
     pub directives: crate::model::DirectivesFile,
     /// The loop lifecycle read from every structure's `lifecycle_transition`.
     pub lifecycle: Lifecycle,
+    /// The loop state machine, when the spec has a `loops.json`.
+    pub machine: Option<crate::loops::MachineIr>,
 }
 
 /// A pattern (`/patterns/<key>`).
@@ -390,5 +392,6 @@ pub fn lower(spec: &Spec) -> Model {
         enums,
         directives: spec.directives.clone(),
         lifecycle,
+        machine: crate::loops::lower(spec),
     }
 }

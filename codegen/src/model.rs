@@ -281,3 +281,61 @@ pub struct Limits {
     /// Largest argument object, in bytes of its JSON text.
     pub max_args_bytes: usize,
 }
+
+/// `schema/loops.json` (optional): how the loop tracker reads the sentences,
+/// the facts the seeds leave open (README decisions P130–P137). The moves
+/// themselves come from each structure's `lifecycle_transition`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LoopsFile {
+    /// Path of the JSON Schema of this file (written by `cargo xtask gen`).
+    #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
+    /// Human title.
+    pub title: String,
+    /// Where the rules come from.
+    pub source: String,
+    /// The structure whose sentence opens a loop (its transition's first
+    /// state is a new loop's state).
+    pub opened_by: String,
+    /// The structure whose sender becomes the loop's owner.
+    pub claimed_by: String,
+    /// Structure key → the field that holds the loop id, for the opener and
+    /// every structure that moves a loop (its transition's first step → last
+    /// state). One id space for all of them.
+    pub loop_id: IndexMap<String, String>,
+    /// The structure a nudge is, and which of its fields is which.
+    pub nudge: NudgeRoles,
+    /// SLA defaults (the tracker's configuration can override them).
+    pub sla: Sla,
+}
+
+/// Which field of the nudge structure plays which part (`/nudge`).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NudgeRoles {
+    /// The nudge structure's key.
+    pub structure: String,
+    /// The field naming the loop.
+    pub loop_id: String,
+    /// The field holding the nudge's number (1-based).
+    pub count: String,
+    /// The field holding the number of nudges before a breach.
+    pub max: String,
+    /// The field holding the deadline.
+    pub deadline: String,
+}
+
+/// SLA defaults (`/sla`).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Sla {
+    /// Minutes from opening to the deadline, by opener structure.
+    pub deadline_minutes: IndexMap<String, u32>,
+    /// Minutes to the deadline for an opener not listed.
+    pub default_deadline_minutes: u32,
+    /// Minutes between two nudges of a loop.
+    pub nudge_every_minutes: u32,
+    /// Nudges before a loop that stays open is breached.
+    pub max_nudges: u32,
+}

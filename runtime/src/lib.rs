@@ -4,6 +4,7 @@
 //! - [`ParseError`]: why a text is not a sentence, and where it stopped fitting.
 //! - [`json`]: strict parsing of tool arguments (one RFC 8259 object, no
 //!   duplicate keys) and their canonical rendering.
+//! - [`loops`]: the loop tracker (the lifecycle state machine, SLA nudges).
 //! - [`Step`] / [`stop_point`]: locating where a text stops fitting a pattern.
 //! - `python` (feature `python`): building Python objects from scan results,
 //!   for the generated PyO3 module; the only module with `unsafe` code (two
@@ -13,6 +14,7 @@
 #![warn(missing_docs)]
 
 pub mod json;
+pub mod loops;
 #[cfg(feature = "python")]
 #[allow(unsafe_code)]
 pub mod python;

@@ -210,6 +210,7 @@ fn lib_tokens(model: &Model, crate_root: bool) -> String {
     let kind = kind_enum(model);
     let sentence = sentence_enum(model);
     let scan = scan_mod(model);
+    let loops = loops_mod(model);
     let root = crate_root.then(|| quote! { #crate_doc #![forbid(unsafe_code)] });
     format_rust(quote! {
         #root
@@ -245,6 +246,7 @@ fn lib_tokens(model: &Model, crate_root: bool) -> String {
         #kind
         #sentence
         #scan
+        #loops
     })
 }
 
@@ -1331,4 +1333,147 @@ pub fn roundtrip_rs(model: &Model) -> String {
 
         #(#tests)*
     })
+}
+
+/// The `loops` module: the state machine of `schema/loops.json` and the
+/// structures' `lifecycle_transition`s, and the glue from scanned sentences to
+/// the runtime's tracker. Nothing when the spec has no `loops.json`.
+fn loops_mod(model: &Model) -> TokenStream {
+    let Some(m) = &model.machine else { return TokenStream::new() };
+    let sentence_of = |key: &str| model.sentences.iter().find(|s| s.key == key).expect("checked: the structure exists");
+    let field_ident = |s: &SentenceIr, name: &str| {
+        let f = s.fields.iter().find(|f| f.name == name).expect("checked: the field exists");
+        format_ident!("{}", f.rust_name)
+    };
+    let (opener, initial, claim) = (&m.opener, &m.initial, &m.claim);
+    let states = &m.states;
+    let closed = &m.closed_states;
+    let rules = m.rules.iter().map(|r| {
+        let (structure, from, to, closes) = (&r.structure, &r.from, &r.to, r.closes);
+        quote! { EventRule { structure: #structure, from: &[#(#from),*], to: #to, closes: #closes } }
+    });
+    let nudge_key = &m.nudge.structure;
+    let nudge = sentence_of(nudge_key);
+    let mut arms: Vec<TokenStream> = m
+        .ids
+        .iter()
+        .map(|(key, field)| {
+            let s = sentence_of(key);
+            let variant = format_ident!("{}", s.type_name);
+            let id = field_ident(s, field);
+            quote! { Sentence::#variant(s) => Some(LoopEvent { structure: #key, id: s.#id.clone(), count: None }) }
+        })
+        .collect();
+    let nudge_variant = format_ident!("{}", nudge.type_name);
+    let nudge_type = format_ident!("{}", nudge.type_name);
+    let (n_id, n_count, n_max, n_deadline) = (
+        field_ident(nudge, &m.nudge.loop_id),
+        field_ident(nudge, &m.nudge.count),
+        field_ident(nudge, &m.nudge.max),
+        field_ident(nudge, &m.nudge.deadline),
+    );
+    arms.push(quote! { Sentence::#nudge_variant(s) => Some(LoopEvent { structure: #nudge_key, id: s.#n_id.clone(), count: Some(s.#n_count) }) });
+    let played = [&m.nudge.loop_id, &m.nudge.count, &m.nudge.max, &m.nudge.deadline];
+    let others = nudge.fields.iter().filter(|f| !played.contains(&&f.name)).map(|f| {
+        let f = format_ident!("{}", f.rust_name);
+        quote! { #f: None }
+    });
+    let per_opener = m.sla.deadline_minutes.iter().map(|(k, v)| {
+        let secs = i64::from(*v) * 60;
+        quote! { (#k.to_owned(), #secs) }
+    });
+    let default_secs = i64::from(m.sla.default_deadline_minutes) * 60;
+    let every_secs = i64::from(m.sla.nudge_every_minutes) * 60;
+    let max = m.sla.max_nudges;
+    let mod_doc = doc(&format!(
+        "The loop tracker for this spec: a [`{opener}`](super::{}) sentence opens a loop in state `{initial}`, \
+         the other sentences move it as their `lifecycle_transition` says ([`MACHINE`]), and loops that go quiet \
+         are due a `{nudge_key}` ([`Tracker::due`]).\n\n\
+         Source: `schema/loops.json` and each structure's `lifecycle_transition` in `schema/structures.json`; the rules \
+         are in `agent_sentences_runtime::loops`.\n\n\
+         ```\n\
+         use agent_sentences::loops::{{self, Timestamp}};\n\
+         let mut t = loops::tracker(loops::default_config());\n\
+         let at: Timestamp = \"2026-12-01T09:00:00Z\".parse().unwrap();\n\
+         loops::feed(&mut t, at, \"super\", \"[WO:7f] [from super] Audit — check endpoints\");\n\
+         loops::feed(&mut t, at, \"646\", \"[ACK:7f] [from 646]\");\n\
+         assert_eq!(t.state().loops[\"7f\"].state, \"acknowledged\");\n\
+         let due = t.due(\"2026-12-01T09:31:00Z\".parse().unwrap());\n\
+         assert_eq!(due[0].sentence.as_deref(), Some(\"[NUDGE 7f] [nudge 1/3] Deadline 2026-12-01T09:30Z\"));\n\
+         ```",
+        sentence_of(opener).type_name
+    ));
+    quote! {
+        #mod_doc
+        pub mod loops {
+            pub use agent_sentences_runtime::loops::{Config, Due, EventRule, Loop, LoopEvent, Machine, Rejected, State, Step, Timestamp, Tracker};
+
+            use super::scan::{Found, Item};
+            use super::Sentence;
+
+            /// The state machine: states, which structure is which event, the
+            /// moves each makes (`schema/loops.json`, each structure's
+            /// `lifecycle_transition`).
+            pub static MACHINE: Machine = Machine {
+                opener: #opener,
+                initial: #initial,
+                states: &[#(#states),*],
+                closed_states: &[#(#closed),*],
+                rules: &[#(#rules),*],
+                nudge: Some(#nudge_key),
+                claim: Some(#claim),
+            };
+
+            /// The SLA defaults of `/sla` in `schema/loops.json`.
+            pub fn default_config() -> Config {
+                Config {
+                    sla_seconds: [#(#per_opener),*].into_iter().collect(),
+                    default_sla_seconds: #default_secs,
+                    nudge_interval_seconds: #every_secs,
+                    max_nudges: #max,
+                }
+            }
+
+            /// The loop event of a sentence: its structure and the loop id it
+            /// names; `None` for a sentence that moves no loop.
+            pub fn event(sentence: &Sentence) -> Option<LoopEvent> {
+                match sentence {
+                    #(#arms,)*
+                    _ => None,
+                }
+            }
+
+            /// The loop events of a scan, in order.
+            pub fn events(found: &[Found]) -> Vec<LoopEvent> {
+                found
+                    .iter()
+                    .filter_map(|f| match &f.item {
+                        Item::Sentence { value } => event(value),
+                        Item::Directive { .. } => None,
+                    })
+                    .collect()
+            }
+
+            /// The canonical nudge sentence: `(loop id, count, max, deadline)`.
+            pub fn render_nudge(id: &str, count: u32, max: u32, deadline: &str) -> String {
+                super::#nudge_type { #n_id: id.to_owned(), #n_count: count, #n_max: max, #n_deadline: deadline.to_owned(), #(#others),* }.to_string()
+            }
+
+            /// A tracker with no loops.
+            pub fn tracker(config: Config) -> Tracker {
+                Tracker::new(&MACHINE, render_nudge, config)
+            }
+
+            /// A tracker resuming from a saved [`State`].
+            pub fn restore(state: State) -> Tracker {
+                Tracker::restore(&MACHINE, render_nudge, state)
+            }
+
+            /// Scans `text` and applies its sentences to their loops; how many
+            /// were applied (the rest are in [`State::rejected`]).
+            pub fn feed(tracker: &mut Tracker, at: Timestamp, from: &str, text: &str) -> usize {
+                tracker.feed(at, from, &events(&super::scan::scan(text)))
+            }
+        }
+    }
 }

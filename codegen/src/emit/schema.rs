@@ -5,7 +5,7 @@ use schemars::schema_for;
 use serde_json::{Map, Value};
 
 use crate::emit::JSON_COMMENT;
-use crate::model::{DirectivesFile, PatternsFile, StructuresFile};
+use crate::model::{DirectivesFile, LoopsFile, PatternsFile, StructuresFile};
 
 fn with_comment(schema: Value) -> String {
     let mut out = Map::new();
@@ -29,4 +29,9 @@ pub fn patterns_schema() -> String {
 /// `generated/schema/directives.schema.json`: the format of `schema/directives.json`.
 pub fn directives_schema() -> String {
     with_comment(serde_json::to_value(schema_for!(DirectivesFile)).expect("schema serializes"))
+}
+
+/// `generated/schema/loops.schema.json`: the format of `schema/loops.json`.
+pub fn loops_schema() -> String {
+    with_comment(serde_json::to_value(schema_for!(LoopsFile)).expect("schema serializes"))
 }

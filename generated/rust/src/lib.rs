@@ -6679,3 +6679,176 @@ pub mod scan {
         SCANNER.scan_with_diagnostics(text)
     }
 }
+/// The loop tracker for this spec: a [`work_order`](super::WorkOrder) sentence opens a loop in state `open`, the other sentences move it as their `lifecycle_transition` says ([`MACHINE`]), and loops that go quiet are due a `nudge` ([`Tracker::due`]).
+///
+/// Source: `schema/loops.json` and each structure's `lifecycle_transition` in `schema/structures.json`; the rules are in `agent_sentences_runtime::loops`.
+///
+/// ```
+/// use agent_sentences::loops::{self, Timestamp};
+/// let mut t = loops::tracker(loops::default_config());
+/// let at: Timestamp = "2026-12-01T09:00:00Z".parse().unwrap();
+/// loops::feed(&mut t, at, "super", "[WO:7f] [from super] Audit — check endpoints");
+/// loops::feed(&mut t, at, "646", "[ACK:7f] [from 646]");
+/// assert_eq!(t.state().loops["7f"].state, "acknowledged");
+/// let due = t.due("2026-12-01T09:31:00Z".parse().unwrap());
+/// assert_eq!(due[0].sentence.as_deref(), Some("[NUDGE 7f] [nudge 1/3] Deadline 2026-12-01T09:30Z"));
+/// ```
+pub mod loops {
+    pub use agent_sentences_runtime::loops::{
+        Config, Due, EventRule, Loop, LoopEvent, Machine, Rejected, State, Step,
+        Timestamp, Tracker,
+    };
+    use super::scan::{Found, Item};
+    use super::Sentence;
+    /// The state machine: states, which structure is which event, the
+    /// moves each makes (`schema/loops.json`, each structure's
+    /// `lifecycle_transition`).
+    pub static MACHINE: Machine = Machine {
+        opener: "work_order",
+        initial: "open",
+        states: &[
+            "open",
+            "acknowledged",
+            "running",
+            "closed",
+            "claimed",
+            "resolved",
+            "declined",
+            "no-action",
+        ],
+        closed_states: &["closed", "resolved", "declined", "no-action"],
+        rules: &[
+            EventRule {
+                structure: "ack",
+                from: &["open"],
+                to: "acknowledged",
+                closes: false,
+            },
+            EventRule {
+                structure: "claim",
+                from: &["acknowledged"],
+                to: "claimed",
+                closes: false,
+            },
+            EventRule {
+                structure: "result",
+                from: &["running", "claimed"],
+                to: "resolved",
+                closes: true,
+            },
+            EventRule {
+                structure: "decline",
+                from: &["open", "claimed"],
+                to: "declined",
+                closes: true,
+            },
+            EventRule {
+                structure: "no_action",
+                from: &["open", "claimed"],
+                to: "no-action",
+                closes: true,
+            },
+        ],
+        nudge: Some("nudge"),
+        claim: Some("claim"),
+    };
+    /// The SLA defaults of `/sla` in `schema/loops.json`.
+    pub fn default_config() -> Config {
+        Config {
+            sla_seconds: [("work_order".to_owned(), 1800i64)].into_iter().collect(),
+            default_sla_seconds: 1800i64,
+            nudge_interval_seconds: 900i64,
+            max_nudges: 3u32,
+        }
+    }
+    /// The loop event of a sentence: its structure and the loop id it
+    /// names; `None` for a sentence that moves no loop.
+    pub fn event(sentence: &Sentence) -> Option<LoopEvent> {
+        match sentence {
+            Sentence::WorkOrder(s) => {
+                Some(LoopEvent {
+                    structure: "work_order",
+                    id: s.dm_id.clone(),
+                    count: None,
+                })
+            }
+            Sentence::Ack(s) => {
+                Some(LoopEvent {
+                    structure: "ack",
+                    id: s.dm_id.clone(),
+                    count: None,
+                })
+            }
+            Sentence::Claim(s) => {
+                Some(LoopEvent {
+                    structure: "claim",
+                    id: s.job_id.clone(),
+                    count: None,
+                })
+            }
+            Sentence::ResultSentence(s) => {
+                Some(LoopEvent {
+                    structure: "result",
+                    id: s.job_id.clone(),
+                    count: None,
+                })
+            }
+            Sentence::Decline(s) => {
+                Some(LoopEvent {
+                    structure: "decline",
+                    id: s.job_id.clone(),
+                    count: None,
+                })
+            }
+            Sentence::NoAction(s) => {
+                Some(LoopEvent {
+                    structure: "no_action",
+                    id: s.job_id.clone(),
+                    count: None,
+                })
+            }
+            Sentence::Nudge(s) => {
+                Some(LoopEvent {
+                    structure: "nudge",
+                    id: s.loop_id.clone(),
+                    count: Some(s.count),
+                })
+            }
+            _ => None,
+        }
+    }
+    /// The loop events of a scan, in order.
+    pub fn events(found: &[Found]) -> Vec<LoopEvent> {
+        found
+            .iter()
+            .filter_map(|f| match &f.item {
+                Item::Sentence { value } => event(value),
+                Item::Directive { .. } => None,
+            })
+            .collect()
+    }
+    /// The canonical nudge sentence: `(loop id, count, max, deadline)`.
+    pub fn render_nudge(id: &str, count: u32, max: u32, deadline: &str) -> String {
+        super::Nudge {
+            loop_id: id.to_owned(),
+            count: count,
+            max_nudges: max,
+            deadline_utc: deadline.to_owned(),
+            prompt: None,
+        }
+            .to_string()
+    }
+    /// A tracker with no loops.
+    pub fn tracker(config: Config) -> Tracker {
+        Tracker::new(&MACHINE, render_nudge, config)
+    }
+    /// A tracker resuming from a saved [`State`].
+    pub fn restore(state: State) -> Tracker {
+        Tracker::restore(&MACHINE, render_nudge, state)
+    }
+    /// Scans `text` and applies its sentences to their loops; how many
+    /// were applied (the rest are in [`State::rejected`]).
+    pub fn feed(tracker: &mut Tracker, at: Timestamp, from: &str, text: &str) -> usize {
+        tracker.feed(at, from, &events(&super::scan::scan(text)))
+    }
+}

@@ -1,0 +1,346 @@
+//! The loop tracker: work orders open loops, the other sentences move them
+//! through the lifecycle the spec states, and loops that go quiet are due a
+//! nudge.
+//!
+//! Written once, for any spec: the generated crate supplies the state
+//! machine ([`Machine`], lowered from each structure's
+//! `lifecycle_transition`) and turns each scanned sentence into a
+//! [`LoopEvent`] (its structure and loop id); nothing here knows a structure.
+//!
+//! # Rules (README decisions P130–P137)
+//! - The opener's sentence (a work order) opens a loop in the machine's
+//!   initial state; its id names the loop. Every other event names a loop by
+//!   id in the same id space (`[WO:id]`, `[ACK:id]`, `[CLAIM id]`,
+//!   `[RESULT id]`, … the contract footer writes one id for all of them).
+//! - An event moves its loop from one of its rule's `from` states to its
+//!   `to` state, and nothing else: any other state, an unknown loop, a second
+//!   opener for an open id, a claim of a loop someone else claimed, or a
+//!   close by someone other than the loop's owner is *rejected* with a
+//!   reason and changes nothing.
+//! - A message older than the last one applied is rejected whole.
+//! - A nudge sentence in the stream counts as a nudge of its loop (no state
+//!   change); a nudge of a closed or unknown loop is rejected.
+//! - SLA: a loop's deadline is its opening time plus the default SLA of its
+//!   opener's structure ([`Config`]); nudge `k` of `max` is due at the
+//!   deadline plus `(k - 1)` nudge intervals; a loop that got `max` nudges
+//!   and is still open one interval after the last is *breached*.
+
+use std::collections::BTreeMap;
+
+use jiff::SignedDuration;
+pub use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+/// One rule of the state machine: a structure's sentence moves a loop from
+/// any of `from` to `to` (from the structure's `lifecycle_transition`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct EventRule {
+    /// Structure key, e.g. `ack`.
+    pub structure: &'static str,
+    /// States the event may move a loop from.
+    pub from: &'static [&'static str],
+    /// The state it moves the loop to.
+    pub to: &'static str,
+    /// True when `to` is a state the loop ends in (`(closed)`).
+    pub closes: bool,
+}
+
+/// The loop state machine (generated from `schema/structures.json`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Machine {
+    /// The structure whose sentence opens a loop (e.g. `work_order`).
+    pub opener: &'static str,
+    /// The state a new loop is in (e.g. `open`).
+    pub initial: &'static str,
+    /// Every state, in the order the spec names them.
+    pub states: &'static [&'static str],
+    /// The states a loop ends in.
+    pub closed_states: &'static [&'static str],
+    /// The events and the moves they make, in spec order.
+    pub rules: &'static [EventRule],
+    /// The structure of nudges (counted, no state change), if any.
+    pub nudge: Option<&'static str>,
+    /// The event that takes ownership (its sender becomes the loop's owner).
+    pub claim: Option<&'static str>,
+}
+
+impl Machine {
+    fn rule(&self, structure: &str) -> Option<&EventRule> {
+        self.rules.iter().find(|r| r.structure == structure)
+    }
+}
+
+/// A sentence as the tracker sees it: its structure and the loop id it names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoopEvent {
+    /// Structure key.
+    pub structure: &'static str,
+    /// The loop id the sentence names.
+    pub id: String,
+    /// For a nudge: its count (`[nudge n/max]`).
+    pub count: Option<u32>,
+}
+
+/// SLA settings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Config {
+    /// Seconds from a loop's opening to its deadline, by opener structure
+    /// key; [`Config::default_sla_seconds`] for others.
+    pub sla_seconds: BTreeMap<String, i64>,
+    /// Seconds to the deadline when `sla_seconds` has no entry.
+    pub default_sla_seconds: i64,
+    /// Seconds between two nudges of one loop.
+    pub nudge_interval_seconds: i64,
+    /// Nudges before a loop is breached.
+    pub max_nudges: u32,
+}
+
+impl Default for Config {
+    /// 30 minutes to the deadline, a nudge every 15 minutes, 3 nudges.
+    fn default() -> Self {
+        Config { sla_seconds: BTreeMap::new(), default_sla_seconds: 30 * 60, nudge_interval_seconds: 15 * 60, max_nudges: 3 }
+    }
+}
+
+/// One move of a loop, and the message that made it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Step {
+    /// 1-based number of the message fed.
+    pub line: usize,
+    /// When the message was sent (RFC 3339).
+    pub at: Timestamp,
+    /// Who sent it.
+    pub from: String,
+    /// The structure of the sentence.
+    pub structure: String,
+    /// The state before (`None` for the opening).
+    pub from_state: Option<String>,
+    /// The state after.
+    pub to_state: String,
+}
+
+/// A loop and everything that happened to it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Loop {
+    /// The loop id (the work order's id).
+    pub id: String,
+    /// Its state.
+    pub state: String,
+    /// True in a closed state.
+    pub closed: bool,
+    /// When it was opened.
+    pub opened_at: Timestamp,
+    /// When it was closed.
+    pub closed_at: Option<Timestamp>,
+    /// Who claimed it.
+    pub owner: Option<String>,
+    /// Nudges so far (sent in the stream, or marked by [`Tracker::nudged`]).
+    pub nudges: u32,
+    /// The SLA deadline.
+    pub deadline: Timestamp,
+    /// Every move, in order.
+    pub history: Vec<Step>,
+}
+
+/// An event that was not applied, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rejected {
+    /// 1-based number of the message fed.
+    pub line: usize,
+    /// The loop id the sentence named (`None` for a whole message).
+    pub id: Option<String>,
+    /// The structure of the sentence (`None` for a whole message).
+    pub structure: Option<String>,
+    /// Why it was not applied.
+    pub reason: String,
+}
+
+/// A nudge due at a time.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Due {
+    /// The loop id.
+    pub id: String,
+    /// The canonical `[NUDGE …]` sentence to send (`None` when breached).
+    pub sentence: Option<String>,
+    /// True when the loop got every nudge and is still open past the last.
+    pub breached: bool,
+}
+
+/// Renders a nudge sentence: `(loop id, count, max, deadline)`.
+pub type RenderNudge = fn(&str, u32, u32, &str) -> String;
+
+/// The tracker's state: what serializes, and what [`Tracker::restore`] takes.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct State {
+    /// SLA settings.
+    pub config: Config,
+    /// Loops by id, in id order.
+    pub loops: BTreeMap<String, Loop>,
+    /// Events not applied, in order.
+    pub rejected: Vec<Rejected>,
+    /// Messages fed so far.
+    pub lines: usize,
+    /// Time of the last message applied.
+    pub last_at: Option<Timestamp>,
+}
+
+/// The loop tracker. Feed it messages in order ([`Tracker::feed`]).
+#[derive(Debug, Clone)]
+pub struct Tracker {
+    machine: &'static Machine,
+    render_nudge: RenderNudge,
+    state: State,
+}
+
+impl Tracker {
+    /// A tracker with no loops.
+    pub fn new(machine: &'static Machine, render_nudge: RenderNudge, config: Config) -> Self {
+        Tracker { machine, render_nudge, state: State { config, ..State::default() } }
+    }
+
+    /// A tracker resuming from `state` (as [`Tracker::state`] gave it).
+    pub fn restore(machine: &'static Machine, render_nudge: RenderNudge, state: State) -> Self {
+        Tracker { machine, render_nudge, state }
+    }
+
+    /// The state: loops, rejected events, settings.
+    pub fn state(&self) -> &State {
+        &self.state
+    }
+
+    /// The machine the tracker runs.
+    pub fn machine(&self) -> &'static Machine {
+        self.machine
+    }
+
+    /// Applies a message's events, in order, and returns how many were
+    /// applied. A message older than the last one applied is rejected whole.
+    pub fn feed(&mut self, at: Timestamp, from: &str, events: &[LoopEvent]) -> usize {
+        self.state.lines += 1;
+        let line = self.state.lines;
+        if let Some(last) = self.state.last_at {
+            if at < last {
+                self.reject(line, None, None, format!("the message is older than the last one ({last})"));
+                return 0;
+            }
+        }
+        self.state.last_at = Some(at);
+        events.iter().filter(|e| self.apply(line, at, from, e)).count()
+    }
+
+    fn reject(&mut self, line: usize, id: Option<&str>, structure: Option<&str>, reason: String) -> bool {
+        self.state.rejected.push(Rejected { line, id: id.map(str::to_owned), structure: structure.map(str::to_owned), reason });
+        false
+    }
+
+    fn apply(&mut self, line: usize, at: Timestamp, from: &str, e: &LoopEvent) -> bool {
+        let m = self.machine;
+        let (id, structure) = (e.id.as_str(), e.structure);
+        if structure == m.opener {
+            if let Some(l) = self.state.loops.get(id) {
+                let reason = format!("loop `{id}` is already open (state `{}`)", l.state);
+                if !l.closed {
+                    return self.reject(line, Some(id), Some(structure), reason);
+                }
+                return self.reject(line, Some(id), Some(structure), format!("loop `{id}` was closed; an id opens one loop"));
+            }
+            let sla = self.state.config.sla_seconds.get(structure).copied().unwrap_or(self.state.config.default_sla_seconds);
+            let step = Step { line, at, from: from.to_owned(), structure: structure.to_owned(), from_state: None, to_state: m.initial.to_owned() };
+            let l = Loop {
+                id: id.to_owned(),
+                state: m.initial.to_owned(),
+                closed: m.closed_states.contains(&m.initial),
+                opened_at: at,
+                closed_at: None,
+                owner: None,
+                nudges: 0,
+                deadline: at.saturating_add(SignedDuration::from_secs(sla)).unwrap_or(at),
+                history: vec![step],
+            };
+            self.state.loops.insert(id.to_owned(), l);
+            return true;
+        }
+        let Some(l) = self.state.loops.get(id) else {
+            return self.reject(line, Some(id), Some(structure), format!("no loop `{id}` is open"));
+        };
+        if Some(structure) == m.nudge {
+            if l.closed {
+                return self.reject(line, Some(id), Some(structure), format!("loop `{id}` is closed (`{}`)", l.state));
+            }
+            let count = e.count.unwrap_or(l.nudges + 1);
+            let l = self.state.loops.get_mut(id).expect("looked up above");
+            l.nudges = l.nudges.max(count);
+            return true;
+        }
+        let Some(rule) = m.rule(structure) else {
+            return self.reject(line, Some(id), Some(structure), format!("`{structure}` moves no loop"));
+        };
+        // Ownership first: a claimed loop moves only for its owner.
+        if let Some(owner) = &l.owner {
+            if owner != from {
+                let reason = format!("loop `{id}` is claimed by `{owner}`, not by `{from}`");
+                return self.reject(line, Some(id), Some(structure), reason);
+            }
+        }
+        if !rule.from.contains(&l.state.as_str()) {
+            let reason = format!("`{structure}` moves a loop from {} to `{}`, not from `{}`", one_of(rule.from), rule.to, l.state);
+            return self.reject(line, Some(id), Some(structure), reason);
+        }
+        let l = self.state.loops.get_mut(id).expect("looked up above");
+        l.history.push(Step {
+            line,
+            at,
+            from: from.to_owned(),
+            structure: structure.to_owned(),
+            from_state: Some(l.state.clone()),
+            to_state: rule.to.to_owned(),
+        });
+        l.state = rule.to.to_owned();
+        if Some(structure) == m.claim {
+            l.owner = Some(from.to_owned());
+        }
+        if rule.closes {
+            l.closed = true;
+            l.closed_at = Some(at);
+        }
+        true
+    }
+
+    /// The loops due a nudge at `at`, in id order, each with its canonical
+    /// `[NUDGE …]` sentence (the next count, the configured max), and the
+    /// loops past their last nudge (breached).
+    pub fn due(&self, at: Timestamp) -> Vec<Due> {
+        let c = &self.state.config;
+        let interval = SignedDuration::from_secs(c.nudge_interval_seconds);
+        let mut due = Vec::new();
+        for l in self.state.loops.values().filter(|l| !l.closed) {
+            let next = l.nudges + 1;
+            if next > c.max_nudges {
+                let last = l.deadline.saturating_add(interval * i32::try_from(c.max_nudges).unwrap_or(i32::MAX)).unwrap_or(l.deadline);
+                if at >= last {
+                    due.push(Due { id: l.id.clone(), sentence: None, breached: true });
+                }
+                continue;
+            }
+            let when = l.deadline.saturating_add(interval * i32::try_from(next - 1).unwrap_or(i32::MAX)).unwrap_or(l.deadline);
+            if at >= when {
+                let deadline = l.deadline.strftime("%Y-%m-%dT%H:%MZ").to_string();
+                due.push(Due { id: l.id.clone(), sentence: Some((self.render_nudge)(&l.id, next, c.max_nudges, &deadline)), breached: false });
+            }
+        }
+        due
+    }
+
+    /// Marks the nudges of `due` as sent (their loops' counts go up by one).
+    pub fn nudged(&mut self, due: &[Due]) {
+        for d in due.iter().filter(|d| !d.breached) {
+            if let Some(l) = self.state.loops.get_mut(&d.id) {
+                l.nudges += 1;
+            }
+        }
+    }
+}
+
+fn one_of(states: &[&str]) -> String {
+    states.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(" or ")
+}
