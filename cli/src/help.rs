@@ -78,6 +78,15 @@ pub fn parse() -> String {
     ])
 }
 
+/// Examples for `box-docs loops --help`.
+pub fn loops() -> String {
+    examples(&[
+        ("box-docs loops messages.jsonl".into(), "every loop: state, owner, nudges; rejected events"),
+        ("box-docs loops --at 2026-12-01T10:00:00Z - < messages.jsonl".into(), "also the nudges due at that time"),
+        ("box-docs loops --json messages.jsonl".into(), "one JSON document: {\"loops\", \"rejected\", \"due\"}"),
+    ])
+}
+
 /// Examples for `box-docs get --help`.
 pub fn get() -> String {
     let first = SentenceKind::ALL[0];

@@ -17,6 +17,22 @@ pub fn text(arg: &str) -> Result<String, Error> {
     }
 }
 
+/// The contents of a file argument: standard input for `-`, else the file,
+/// whole (no line break removed).
+///
+/// # Errors
+/// [`Error::Input`] naming the file when it cannot be read or is not UTF-8.
+pub fn file(arg: &str) -> Result<String, Error> {
+    if arg == "-" {
+        let mut text = String::new();
+        std::io::stdin().lock().read_to_string(&mut text).map_err(|e| Error::Input(format!("cannot read standard input: {e}")))?;
+        return Ok(text);
+    }
+    let bytes = std::fs::read(arg).map_err(|e| Error::Input(format!("cannot read {arg}: {e}")))?;
+    String::from_utf8(bytes)
+        .map_err(|e| Error::Input(format!("{arg} is not UTF-8 (invalid byte at offset {})", e.utf8_error().valid_up_to())))
+}
+
 /// All of `reader` as UTF-8, less one trailing line break (`\n` or `\r\n`),
 /// so `echo TEXT | box-docs … -` sees what `box-docs … TEXT` sees.
 ///

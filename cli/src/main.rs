@@ -5,7 +5,8 @@
 //! (structures, patterns, examples, the scanner); nothing is written here a
 //! second time. A `box docs …` front end hands its arguments straight to it.
 //!
-//! Exit status: 0 success, 1 no match (`regex NAME --test`, `parse`), 2 usage
+//! Exit status: 0 success, 1 no match (`regex NAME --test`, `parse`; `loops`:
+//! a line that is not a message), 2 usage
 //! error (bad arguments, unknown name, unreadable input). Data goes to stdout,
 //! errors to stderr.
 
@@ -84,6 +85,16 @@ enum Command {
         #[arg(long)]
         diagnostics: bool,
     },
+    /// Track the loops of a JSON Lines log: every loop's state, owner and history, rejected events, nudges due.
+    #[command(after_help = help::loops())]
+    Loops {
+        /// The log: one `{"at": "<RFC 3339>", "from": "<sender>", "text": "<message>"}` per line; `-` (the default) reads standard input.
+        #[arg(default_value = "-")]
+        file: String,
+        /// List the nudges due at this time (RFC 3339), with each loop's canonical `[NUDGE …]` sentence.
+        #[arg(long, value_name = "RFC 3339")]
+        at: Option<String>,
+    },
     /// Print the raw spec entry of a structure or pattern as JSON.
     #[command(after_help = help::get())]
     Get {
@@ -153,6 +164,7 @@ fn run(cli: &Cli) -> Result<Output, Error> {
         }
         Command::Parse { text, diagnostics } => Ok(verbs::parse(&input::text(text)?, *diagnostics, json)),
         Command::Get { table, name } => verbs::get(*table, name),
+        Command::Loops { file, at } => verbs::loops(&input::file(file)?, at.as_deref(), json),
     }
 }
 

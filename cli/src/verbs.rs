@@ -413,3 +413,50 @@ pub fn get(table: Table, name: &str) -> Result<Output, Error> {
     };
     Ok(Output { stdout: format!("{entry}\n"), matched: true })
 }
+
+/// `box-docs loops`: the log replayed into a tracker with the spec's SLA
+/// defaults; every loop, every rejected event (a line that is not a message
+/// among them), and with `at` the nudges due then. Not matched (exit 1) when
+/// a line was not a message: the report is printed all the same.
+pub fn loops(jsonl: &str, at: Option<&str>, json: bool) -> Result<Output, Error> {
+    let at = at
+        .map(|a| a.parse::<agent_sentences::loops::Timestamp>().map_err(|e| Error::Input(format!("--at {a}: not an RFC 3339 time: {e}"))))
+        .transpose()?;
+    let (tracker, bad) = agent_sentences::loops::replay(jsonl, agent_sentences::loops::default_config());
+    let report = tracker.report(at);
+    for line in &bad {
+        if let Some(r) = report.rejected.iter().find(|r| r.line == *line) {
+            eprintln!("line {line}: {}", r.reason);
+        }
+    }
+    Ok(output(&report, json, bad.is_empty(), |r| {
+        let mut s = String::new();
+        let rows: Vec<Vec<String>> = r
+            .loops
+            .iter()
+            .map(|l| {
+                vec![
+                    l.id.clone(),
+                    l.state.clone(),
+                    l.owner.clone().unwrap_or_else(|| "-".into()),
+                    l.nudges.to_string(),
+                    l.opened_at.to_string(),
+                    l.closed_at.map_or_else(|| "-".into(), |t| t.to_string()),
+                ]
+            })
+            .collect();
+        let mut all = vec![cells(&["LOOP", "STATE", "OWNER", "NUDGES", "OPENED", "CLOSED"])];
+        all.extend(rows);
+        s.push_str(&table(&all, ""));
+        for rj in &r.rejected {
+            s.push_str(&format!("rejected line {}{}: {}\n", rj.line, rj.id.as_deref().map(|i| format!(" ({i})")).unwrap_or_default(), rj.reason));
+        }
+        for d in &r.due {
+            match &d.sentence {
+                Some(sentence) => s.push_str(&format!("due {}: {sentence}\n", d.id)),
+                None => s.push_str(&format!("breached {}: every nudge sent, still open\n", d.id)),
+            }
+        }
+        s
+    }))
+}

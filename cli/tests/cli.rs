@@ -450,3 +450,41 @@ fn every_help_has_examples_that_run() {
     }
     assert!(ran >= 12, "only {ran} help examples ran");
 }
+
+#[test]
+fn loops_reads_json_lines_and_names_bad_lines() {
+    let log = concat!(
+        r#"{"at": "2026-12-01T09:00:00Z", "from": "super", "text": "[WO:7f] [from super] Audit — go"}"#,
+        "\n",
+        r#"{"at": "2026-12-01T09:01:00Z", "from": "646", "text": "[ACK:7f] [from 646] [CLAIM 7f]"}"#,
+        "\n{\"at\": \"later\", \"from\": \"x\", \"text\": \"[CLAIM 7f]\"}\n",
+        r#"{"from": "x", "text": "no time"}"#,
+        "\n\n",
+        r#"{"at": "2026-12-01T09:02:00Z", "from": "777", "text": "[RESULT 7f] OK mine"}"#,
+        "\n",
+    );
+    let r = run_with(&["loops", "--json", "--at", "2026-12-01T09:30:00Z", "-"], Some(log.as_bytes()));
+    // A line that is not a message: named on stderr, in `rejected`, the rest still read (exit 1).
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("line 3: not a message") && r.stderr.contains("line 4: not a message"), "{}", r.stderr);
+    let v = r.json();
+    assert_eq!(v["loops"][0]["id"], "7f");
+    assert_eq!((v["loops"][0]["state"].as_str(), v["loops"][0]["owner"].as_str()), (Some("claimed"), Some("646")));
+    let lines: Vec<u64> = v["rejected"].as_array().unwrap().iter().map(|r| r["line"].as_u64().unwrap()).collect();
+    assert_eq!(lines, [3, 4, 6]);
+    assert_eq!(v["rejected"][2]["reason"], "loop `7f` is claimed by `646`, not by `777`");
+    assert_eq!(v["due"], json!([{ "id": "7f", "sentence": "[NUDGE 7f] [nudge 1/3] Deadline 2026-12-01T09:30Z", "breached": false }]));
+    let keys: Vec<&str> = v["loops"][0].as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(keys, ["id", "state", "closed", "opened_at", "closed_at", "owner", "nudges", "history"]);
+    // Text output; a good log exits 0; a bad --at is a usage error.
+    let good: String = log.lines().take(2).map(|l| format!("{l}\n")).collect();
+    let r = run_with(&["loops", "-"], Some(good.as_bytes()));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.starts_with("LOOP") && r.stdout.contains("7f") && r.stdout.contains("claimed"), "{}", r.stdout);
+    let r = run_with(&["loops", "--at", "noon", "-"], Some(good.as_bytes()));
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("--at noon: not an RFC 3339 time"), "{}", r.stderr);
+    let r = run(&["loops", "/no/such/file.jsonl"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("cannot read /no/such/file.jsonl"), "{}", r.stderr);
+}

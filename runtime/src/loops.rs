@@ -203,6 +203,11 @@ impl Tracker {
         Tracker { machine, render_nudge, state }
     }
 
+    /// A tracker with this one's machine resuming from `state`.
+    pub fn with_state(&self, state: State) -> Tracker {
+        Tracker { machine: self.machine, render_nudge: self.render_nudge, state }
+    }
+
     /// The state: loops, rejected events, settings.
     pub fn state(&self) -> &State {
         &self.state
@@ -211,6 +216,16 @@ impl Tracker {
     /// The machine the tracker runs.
     pub fn machine(&self) -> &'static Machine {
         self.machine
+    }
+
+    /// Counts a line that holds no message (blank, or not one: then `reason`
+    /// is rejected with its number), so that numbers stay those of the input.
+    pub fn skip_line(&mut self, reason: Option<String>) {
+        self.state.lines += 1;
+        if let Some(reason) = reason {
+            let line = self.state.lines;
+            self.reject(line, None, None, reason);
+        }
     }
 
     /// Applies a message's events, in order, and returns how many were
@@ -343,4 +358,109 @@ impl Tracker {
 
 fn one_of(states: &[&str]) -> String {
     states.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(" or ")
+}
+
+/// One message of a JSON Lines log (`{"at", "from", "text"}`; other keys are
+/// ignored).
+#[derive(Debug, Clone, Deserialize)]
+pub struct Message {
+    /// When it was sent (RFC 3339).
+    pub at: Timestamp,
+    /// Who sent it.
+    pub from: String,
+    /// The text.
+    pub text: String,
+}
+
+/// Feeds every line of a JSON Lines log to `tracker`, in order, through
+/// `feed` (which scans a text and applies its events). Blank lines are
+/// passed over; a line that is not a message (not JSON, a missing key, a bad
+/// time) is rejected with its number and why, and the others are still fed.
+/// Returns the numbers of the bad lines.
+pub fn replay(tracker: &mut Tracker, jsonl: &str, mut feed: impl FnMut(&mut Tracker, &Message)) -> Vec<usize> {
+    let mut bad = Vec::new();
+    for line in jsonl.lines() {
+        if line.trim().is_empty() {
+            tracker.skip_line(None);
+            continue;
+        }
+        match serde_json::from_str::<Message>(line) {
+            Ok(m) => feed(tracker, &m),
+            Err(e) => {
+                tracker.skip_line(Some(format!("not a message `{{\"at\", \"from\", \"text\"}}`: {e}")));
+                bad.push(tracker.state.lines);
+            }
+        }
+    }
+    bad
+}
+
+/// A loop as `box-docs loops --json` and the Python `report` write it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LoopReport {
+    /// The loop id.
+    pub id: String,
+    /// Its state.
+    pub state: String,
+    /// True in a closed state.
+    pub closed: bool,
+    /// When it was opened.
+    pub opened_at: Timestamp,
+    /// When it was closed.
+    pub closed_at: Option<Timestamp>,
+    /// Who claimed it.
+    pub owner: Option<String>,
+    /// Nudges so far.
+    pub nudges: u32,
+    /// Every move, in order.
+    pub history: Vec<Step>,
+}
+
+/// A rejected event as the report writes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RejectedReport {
+    /// 1-based line (message) number.
+    pub line: usize,
+    /// The loop id named, if any.
+    pub id: Option<String>,
+    /// Why it was not applied.
+    pub reason: String,
+}
+
+/// Every loop, every rejected event, and the nudges due at a time:
+/// `{"loops": [..], "rejected": [..], "due": [..]}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Report {
+    /// Every loop, in id order.
+    pub loops: Vec<LoopReport>,
+    /// Every rejected event, in order.
+    pub rejected: Vec<RejectedReport>,
+    /// The nudges due at the time asked (empty without one).
+    pub due: Vec<Due>,
+}
+
+impl Tracker {
+    /// The report: loops, rejected events, and with `due_at` the nudges due
+    /// then.
+    pub fn report(&self, due_at: Option<Timestamp>) -> Report {
+        Report {
+            loops: self
+                .state
+                .loops
+                .values()
+                .map(|l| LoopReport {
+                    id: l.id.clone(),
+                    state: l.state.clone(),
+                    closed: l.closed,
+                    opened_at: l.opened_at,
+                    closed_at: l.closed_at,
+                    owner: l.owner.clone(),
+                    nudges: l.nudges,
+                    history: l.history.clone(),
+                })
+                .collect(),
+            rejected: self.state.rejected.iter().map(|r| RejectedReport { line: r.line, id: r.id.clone(), reason: r.reason.clone() }).collect(),
+            due: due_at.map(|at| self.due(at)).unwrap_or_default(),
+        }
+    }
 }

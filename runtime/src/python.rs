@@ -35,7 +35,7 @@ use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyList, PyString, PyTuple, PyType};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple, PyType};
 use rayon::prelude::*;
 use serde::ser::{self, Serialize};
 use serde_json::{Map, Value};
@@ -96,6 +96,28 @@ impl Classes {
         sentences: HashMap<String, (Bound<'_, PyType>, Vec<String>)>,
     ) -> PyResult<()> {
         let py = span.py();
+        let dataclass_fields = py.import("dataclasses")?.getattr("fields")?;
+        let check = |class: &Bound<'_, PyType>, fields: &[&str]| -> PyResult<()> {
+            // The package's frozen dataclasses only: a heap type (a class
+            // statement) whose dataclass fields are these, in this order.
+            // SAFETY: `class` is a live type object.
+            let flags = unsafe { ffi::PyType_GetFlags(class.as_ptr().cast()) };
+            let declared: Vec<String> = match dataclass_fields.call1((class,)) {
+                Ok(f) => f.try_iter()?.map(|f| f?.getattr("name")?.extract::<String>()).collect::<PyResult<_>>()?,
+                Err(_) => Vec::new(),
+            };
+            if flags & ffi::Py_TPFLAGS_HEAPTYPE == 0 || declared != fields {
+                return Err(PyTypeError::new_err(format!("{} is not a dataclass with the fields {fields:?}", class.name()?)));
+            }
+            Ok(())
+        };
+        check(span, &["start", "end", "char_start", "char_end"])?;
+        check(found, &["span", "item"])?;
+        check(tool_directive, &["form", "engine", "op", "written_op", "args"])?;
+        check(skipped, &["span", "reason", "message"])?;
+        for (class, fields) in sentences.values() {
+            check(class, &fields.iter().map(String::as_str).collect::<Vec<_>>())?;
+        }
         let classes = Classes {
             span: Shape::new(span, &["start", "end", "char_start", "char_end"]),
             found: Shape::new(found, &["span", "item"]),
@@ -229,6 +251,36 @@ fn skipped_list<'py>(py: Python<'py>, classes: &Classes, text: &str, skipped: Ve
     Ok(list)
 }
 
+/// The UTF-8 bytes of a Python `str`, without leaving a copy behind: an
+/// ASCII `str` is read in place (its characters are its UTF-8); any other is
+/// encoded into a temporary `bytes`, dropped with this value, since asking
+/// CPython for the UTF-8 of such a `str` caches a copy inside it for the
+/// `str`'s whole life (a 1 GB text would hold 2 GB).
+struct Utf8<'a, 'py> {
+    ascii: Option<&'a str>,
+    encoded: Option<Bound<'py, PyBytes>>,
+}
+
+impl<'a, 'py> Utf8<'a, 'py> {
+    /// # Errors
+    /// `UnicodeEncodeError` for a lone surrogate.
+    fn of(text: &'a Bound<'py, PyString>) -> PyResult<Self> {
+        let py = text.py();
+        if text.call_method0(pyo3::intern!(py, "isascii"))?.is_truthy()? {
+            return Ok(Utf8 { ascii: Some(text.to_str()?), encoded: None });
+        }
+        Ok(Utf8 { ascii: None, encoded: Some(text.encode_utf8()?) })
+    }
+
+    fn as_str(&self) -> PyResult<&str> {
+        match (&self.ascii, &self.encoded) {
+            (Some(s), _) => Ok(s),
+            (None, Some(b)) => std::str::from_utf8(b.as_bytes()).map_err(|e| PyRuntimeError::new_err(format!("CPython's UTF-8 is not UTF-8: {e}"))),
+            (None, None) => unreachable!("one of the two is set"),
+        }
+    }
+}
+
 /// What a scan function of the generated crate returns.
 pub type ScanResult<S> = (Vec<Found<S>>, Vec<Skipped>);
 
@@ -246,7 +298,8 @@ pub fn scan<'py, S: Serialize + Send>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let py = text.py();
     let classes = Classes::get(py)?;
-    let s = text.to_str()?;
+    let utf8 = Utf8::of(text)?;
+    let s = utf8.as_str()?;
     let (found, skipped) = py.detach(|| scan(s));
     result(py, classes, s, found, skipped, diagnostics)
 }
@@ -315,40 +368,89 @@ pub fn scan_many<'py, S: Serialize + Send>(
     scan: fn(&str) -> ScanResult<S>,
 ) -> PyResult<Bound<'py, PyList>> {
     let classes = Classes::get(py)?;
-    let strs = texts.iter().map(|t| t.to_str()).collect::<PyResult<Vec<&str>>>()?;
+    let holders = texts.iter().map(Utf8::of).collect::<PyResult<Vec<Utf8<'_, 'py>>>>()?;
+    let strs = holders.iter().map(Utf8::as_str).collect::<PyResult<Vec<&str>>>()?;
+    let pool = pool()?;
+    // Chunks of texts, so that a batch of many tiny texts costs one message
+    // per chunk, not per text; enough chunks that building objects can start
+    // early and the cores stay busy.
+    let per_chunk = strs.len().div_ceil(pool.current_num_threads() * 16).clamp(1, 4096);
+    let chunks: Vec<&[&str]> = strs.chunks(per_chunk).collect();
     let list = PyList::empty(py);
-    let strs = &strs;
+    let cancel = std::sync::atomic::AtomicBool::new(false);
+    let (chunks, cancel) = (&chunks, &cancel);
     std::thread::scope(|threads| -> PyResult<()> {
-        let (tx, mut rx) = std::sync::mpsc::channel::<(usize, ScanResult<S>)>();
-        threads.spawn(move || {
-            strs.par_iter().enumerate().for_each_with(tx, |tx, (i, s)| {
-                // The receiver is gone only after an error: stop quietly.
-                let _ = tx.send((i, scan(s)));
+        let (tx, mut rx) = std::sync::mpsc::channel::<(usize, Vec<ScanResult<S>>)>();
+        let scanner = threads.spawn(move || {
+            pool.install(|| {
+                chunks.par_iter().enumerate().for_each_with(tx, |tx, (i, chunk)| {
+                    if !cancel.load(std::sync::atomic::Ordering::Relaxed) {
+                        // The receiver is gone only after an error: stop quietly.
+                        let _ = tx.send((i, chunk.iter().map(|s| scan(s)).collect()));
+                    }
+                });
             });
         });
-        let mut pending: Vec<Option<ScanResult<S>>> = (0..strs.len()).map(|_| None).collect();
-        for (next, text) in strs.iter().enumerate() {
-            while pending[next].is_none() {
-                // The receiver is moved into the detached wait and back (it is
-                // `Send`, not `Sync`).
-                let (got, back) = py.detach(move || (rx.recv(), rx));
-                rx = back;
-                match got {
-                    Ok((i, r)) => pending[i] = Some(r),
-                    Err(_) => return Err(PyRuntimeError::new_err("the scan threads stopped early")),
+        let built = (|| -> PyResult<()> {
+            let mut pending: Vec<Option<Vec<ScanResult<S>>>> = (0..chunks.len()).map(|_| None).collect();
+            for (next, chunk) in chunks.iter().enumerate() {
+                while pending[next].is_none() {
+                    // The receiver is moved into the detached wait and back (it
+                    // is `Send`, not `Sync`).
+                    let (got, back) = py.detach(move || (rx.recv(), rx));
+                    rx = back;
+                    match got {
+                        Ok((i, r)) => pending[i] = Some(r),
+                        Err(_) => return Err(PyRuntimeError::new_err("the scan threads stopped early")),
+                    }
+                    while let Ok((i, r)) = rx.try_recv() {
+                        pending[i] = Some(r);
+                    }
                 }
-                // Take what else is ready without leaving the interpreter.
-                while let Ok((i, r)) = rx.try_recv() {
-                    pending[i] = Some(r);
+                let results = pending[next].take().expect("received above");
+                let _pause = GcPause::new(py);
+                for (text, (found, skipped)) in chunk.iter().zip(results) {
+                    list.append(result(py, classes, text, found, skipped, diagnostics)?)?;
                 }
+                // Ctrl-C and other signals are seen between chunks.
+                py.check_signals()?;
             }
-            let (found, skipped) = pending[next].take().expect("received above");
-            let _pause = GcPause::new(py);
-            list.append(result(py, classes, text, found, skipped, diagnostics)?)?;
+            Ok(())
+        })();
+        if built.is_err() {
+            // Stop scanning and wait for the threads without holding the
+            // interpreter, so other Python threads run meanwhile.
+            cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+            let _ = py.detach(move || scanner.join());
         }
-        Ok(())
+        built
     })?;
     Ok(list)
+}
+
+/// The rayon pool of this process. A pool made before a `fork()` has no
+/// threads in the child (only the forking thread survives), so a process
+/// whose id changed makes a new one and leaves the old one alone (dropping
+/// it would wait on threads that do not exist).
+fn pool() -> PyResult<std::sync::Arc<rayon::ThreadPool>> {
+    static POOL: std::sync::Mutex<Option<(u32, std::sync::Arc<rayon::ThreadPool>)>> = std::sync::Mutex::new(None);
+    let mut slot = POOL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let pid = std::process::id();
+    if let Some((owner, pool)) = slot.as_ref() {
+        if *owner == pid {
+            return Ok(pool.clone());
+        }
+    }
+    if let Some(old) = slot.take() {
+        std::mem::forget(old);
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .thread_name(|i| format!("agent-sentences-scan-{i}"))
+        .build()
+        .map_err(|e| PyRuntimeError::new_err(format!("cannot start the scan threads: {e}")))?;
+    let pool = std::sync::Arc::new(pool);
+    *slot = Some((pid, pool.clone()));
+    Ok(pool)
 }
 
 /// Rust's serde JSON of `scan(text)`: `{"found": [..], "skipped": [..]}`,
@@ -359,7 +461,8 @@ pub fn scan_many<'py, S: Serialize + Send>(
 /// `UnicodeEncodeError` for a lone surrogate.
 pub fn scan_json<S: Serialize + Send>(text: &Bound<'_, PyString>, scan: fn(&str) -> ScanResult<S>) -> PyResult<String> {
     let py = text.py();
-    let s = text.to_str()?;
+    let utf8 = Utf8::of(text)?;
+    let s = utf8.as_str()?;
     let (found, skipped) = py.detach(|| scan(s));
     serde_json::to_string(&serde_json::json!({ "found": found, "skipped": skipped }))
         .map_err(|e| PyRuntimeError::new_err(format!("serializing the scan result: {e}")))
@@ -373,7 +476,8 @@ pub fn scan_json<S: Serialize + Send>(text: &Bound<'_, PyString>, scan: fn(&str)
 /// lone surrogate.
 pub fn parse_object<'py>(text: &Bound<'py, PyString>, limits: Limits) -> PyResult<Bound<'py, PyDict>> {
     let py = text.py();
-    let s = text.to_str()?;
+    let utf8 = Utf8::of(text)?;
+    let s = utf8.as_str()?;
     let map = parse_object_with(s, limits).map_err(|JsonError { message }| NativeJsonError::new_err(message))?;
     object_to_py(py, &map)
 }
@@ -694,5 +798,78 @@ mod tests {
         assert_eq!(idx.at(text.len()), text.chars().count());
         let mut ascii = CharIndex::new("abc");
         assert_eq!(ascii.at(2), 2);
+    }
+}
+
+/// Feeds one message's text to a tracker: scan, then apply (the generated
+/// crate's `loops::feed`).
+pub type FeedText = fn(&mut crate::loops::Tracker, crate::loops::Timestamp, &str, &str) -> usize;
+
+fn timestamp(at: &str) -> PyResult<crate::loops::Timestamp> {
+    at.parse().map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("`{at}` is not an RFC 3339 time: {e}")))
+}
+
+fn to_json<T: Serialize>(value: &T) -> PyResult<String> {
+    serde_json::to_string(value).map_err(|e| PyRuntimeError::new_err(format!("serializing: {e}")))
+}
+
+/// The loop tracker for Python (`agent_sentences.loops.Tracker` wraps it):
+/// the runtime's [`crate::loops::Tracker`] and the generated crate's feed.
+/// Results cross as JSON text, which the typed wrapper reads.
+#[pyclass(name = "Tracker", module = "agent_sentences._native")]
+pub struct PyTracker {
+    inner: crate::loops::Tracker,
+    feed_text: FeedText,
+}
+
+impl PyTracker {
+    /// Wraps a tracker.
+    pub fn new(inner: crate::loops::Tracker, feed_text: FeedText) -> Self {
+        PyTracker { inner, feed_text }
+    }
+
+    /// A tracker with the same machine resuming from `state_json` (as
+    /// `state()` wrote it).
+    ///
+    /// # Errors
+    /// `ValueError` when the JSON is not a saved state.
+    pub fn restore(like: crate::loops::Tracker, feed_text: FeedText, state_json: &str) -> PyResult<Self> {
+        let state: crate::loops::State =
+            serde_json::from_str(state_json).map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("not a saved tracker state: {e}")))?;
+        Ok(PyTracker { inner: like.with_state(state), feed_text })
+    }
+}
+
+#[pymethods]
+impl PyTracker {
+    /// Scans `text` and applies its sentences; how many were applied.
+    fn feed(&mut self, at: &str, sender: &str, text: &str) -> PyResult<usize> {
+        let at = timestamp(at)?;
+        Ok((self.feed_text)(&mut self.inner, at, sender, text))
+    }
+
+    /// The nudges due at `at`, as JSON.
+    fn due(&self, at: &str) -> PyResult<String> {
+        to_json(&self.inner.due(timestamp(at)?))
+    }
+
+    /// Marks the nudges of `due_json` (as `due` wrote it) as sent.
+    fn nudged(&mut self, due_json: &str) -> PyResult<()> {
+        let due: Vec<crate::loops::Due> =
+            serde_json::from_str(due_json).map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("not a list of due nudges: {e}")))?;
+        self.inner.nudged(&due);
+        Ok(())
+    }
+
+    /// The report (loops, rejected, due at `at`), as JSON.
+    #[pyo3(signature = (at=None))]
+    fn report(&self, at: Option<&str>) -> PyResult<String> {
+        let at = at.map(timestamp).transpose()?;
+        to_json(&self.inner.report(at))
+    }
+
+    /// The whole state, as JSON (what `restore` takes).
+    fn state(&self) -> PyResult<String> {
+        to_json(self.inner.state())
     }
 }

@@ -202,3 +202,89 @@ def test_the_private_module_matches_its_stub() -> None:
     declared = sorted({line.split("(")[0].split(":")[0].split()[-1] for line in stub.splitlines() if line.startswith(("def ", "class ", "LIMITS"))})
     assert public == declared
     assert _native.LIMITS == (A.LIMITS.max_depth, A.LIMITS.max_bytes)
+
+
+def test_scan_many_works_in_a_process_forked_after_a_batch() -> None:
+    # The rayon threads of the parent do not exist in a forked child: the child
+    # makes its own pool instead of waiting on them forever.
+    import os
+
+    A.scan_many(["[CLAIM 1]"] * 10)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover  (the child)
+        try:
+            import signal
+
+            signal.alarm(20)
+            n = sum(len(f) for f in A.scan_many(["[CLAIM 1]"] * 100))
+            os.write(write, str(n).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    _, status = os.waitpid(pid, 0)
+    assert os.read(read, 100) == b"100" and status == 0
+
+
+def test_hostile_arguments_get_the_documented_errors() -> None:
+    # A str is one text, not a batch of characters.
+    with pytest.raises(TypeError, match="not one str"):
+        A.scan_many("[CLAIM 1]")
+
+    class Sneaky(str):
+        def encode(self, *args: Any, **kwargs: Any) -> bytes:  # type: ignore[override]
+            return b""
+
+    with pytest.raises(A.ParseError) as e:
+        A.scan(Sneaky("a\ud800"))
+    assert e.value.offset == 1
+    with pytest.raises(A.ParseError):
+        A.scan_many([Sneaky("\ud800")])
+    for depth in (0, -1, 128, 2**70):
+        with pytest.raises(ValueError, match="max_depth must be 1 to 127"):
+            A.parse_object("{}", max_depth=depth)
+    with pytest.raises(ValueError, match="max_bytes"):
+        A.parse_object("{}", max_bytes=-1)
+    assert A.parse_object('{"a":' * 126 + "1" + "}" * 126, max_depth=127)
+    # Only the package's dataclasses can be registered (objects are built
+    # without __init__, so a foreign type could crash the interpreter).
+    with pytest.raises(TypeError, match="not a dataclass"):
+        _native.register(type, A.Found, A.ToolDirective, A.Skipped, {})
+    with pytest.raises(RuntimeError, match="registered already"):
+        _native.register(A.Span, A.Found, A.ToolDirective, A.Skipped, {})
+
+
+def test_scanning_a_non_ascii_text_leaves_no_copy_in_it() -> None:
+    # CPython caches a str's UTF-8 inside the str once asked for it; the
+    # scanner encodes a temporary copy instead, so a scanned text costs no more.
+    import gc
+    import tracemalloc
+
+    text = "é [CLAIM 1] " * (1 << 19)  # 6.5 MB of UTF-8
+    tracemalloc.start()
+    try:
+        found = A.scan(text)
+        del found
+        gc.collect()
+        current, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert current < 1 << 20, current
+
+
+def test_ctrl_c_stops_a_batch_between_chunks() -> None:
+    import _thread
+
+    texts = ['[DM {"to": "x"}] ' * 2000] * 600
+    t0 = time.perf_counter()
+    A.scan_many(texts[:60])
+    tenth = time.perf_counter() - t0
+    timer = threading.Timer(0.05, _thread.interrupt_main)
+    timer.start()
+    t0 = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        A.scan_many(texts)
+    elapsed = time.perf_counter() - t0
+    timer.cancel()
+    # The whole batch takes about 10 tenths; interrupted, far less.
+    assert elapsed < 5 * tenth, (elapsed, tenth)

@@ -47,6 +47,8 @@ pub struct DocsContext<'a> {
     pub patterns_version: &'a str,
     /// The lifecycle graph.
     pub lifecycle: &'a Lifecycle,
+    /// The loop state machine (`schema/loops.json`), if the spec has one.
+    pub machine: Option<&'a crate::loops::MachineIr>,
     /// Every structure, in spec order.
     pub sentences: Vec<SentenceDoc<'a>>,
     /// Every pattern, in spec order.
@@ -232,6 +234,7 @@ pub fn context<'a>(spec: &'a Spec, model: &'a Model) -> DocsContext<'a> {
         patterns_title: &spec.patterns.title,
         patterns_version: &spec.patterns.version,
         lifecycle: &model.lifecycle,
+        machine: model.machine.as_ref(),
         sentences: model.sentences.iter().map(|s| sentence_doc(model, s)).collect(),
         patterns: model.patterns.iter().map(|p| pattern_doc(model, p)).collect(),
         footer: model.sentences.iter().find(|s| s.key == FOOTER_KEY).map(|s| sentence_doc(model, s)),

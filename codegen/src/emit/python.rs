@@ -31,6 +31,7 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("sentences.py.tera", include_str!("../../templates/python/sentences.py.tera")),
     ("scanner.py.tera", include_str!("../../templates/python/scanner.py.tera")),
     ("_native.pyi.tera", include_str!("../../templates/python/_native.pyi.tera")),
+    ("loops.py.tera", include_str!("../../templates/python/loops.py.tera")),
     ("native/Cargo.toml.tera", include_str!("../../templates/python/native/Cargo.toml.tera")),
     ("native/lib.rs.tera", include_str!("../../templates/python/native/lib.rs.tera")),
 ];
@@ -367,6 +368,12 @@ pub fn patterns_py(model: &Model) -> String {
 /// module (the Rust scanner).
 pub fn scanner_py(model: &Model) -> String {
     render("scanner.py.tera", model)
+}
+
+/// `generated/python/agent_sentences/loops.py`: the loop tracker's typed
+/// Python API over the native one; `None` when the spec has no `loops.json`.
+pub fn loops_py(model: &Model) -> Option<String> {
+    model.machine.is_some().then(|| render("loops.py.tera", model))
 }
 
 /// `generated/python/agent_sentences/_native.pyi`: the types of the private

@@ -1386,9 +1386,9 @@ fn loops_mod(model: &Model) -> TokenStream {
     let every_secs = i64::from(m.sla.nudge_every_minutes) * 60;
     let max = m.sla.max_nudges;
     let mod_doc = doc(&format!(
-        "The loop tracker for this spec: a [`{opener}`](super::{}) sentence opens a loop in state `{initial}`, \
-         the other sentences move it as their `lifecycle_transition` says ([`MACHINE`]), and loops that go quiet \
-         are due a `{nudge_key}` ([`Tracker::due`]).\n\n\
+        "The loop tracker for this spec: a [`{opener}`]({}) sentence opens a loop in state `{initial}`, \
+         the other sentences move it as their `lifecycle_transition` says (`loops::MACHINE`), and loops that go quiet \
+         are due a `{nudge_key}` (`Tracker::due`).\n\n\
          Source: `schema/loops.json` and each structure's `lifecycle_transition` in `schema/structures.json`; the rules \
          are in `agent_sentences_runtime::loops`.\n\n\
          ```\n\
@@ -1406,7 +1406,10 @@ fn loops_mod(model: &Model) -> TokenStream {
     quote! {
         #mod_doc
         pub mod loops {
-            pub use agent_sentences_runtime::loops::{Config, Due, EventRule, Loop, LoopEvent, Machine, Rejected, State, Step, Timestamp, Tracker};
+            pub use agent_sentences_runtime::loops::{
+                Config, Due, EventRule, Loop, LoopEvent, LoopReport, Machine, Message, Rejected, RejectedReport, Report, State, Step, Timestamp,
+                Tracker,
+            };
 
             use super::scan::{Found, Item};
             use super::Sentence;
@@ -1455,8 +1458,8 @@ fn loops_mod(model: &Model) -> TokenStream {
             }
 
             /// The canonical nudge sentence: `(loop id, count, max, deadline)`.
-            pub fn render_nudge(id: &str, count: u32, max: u32, deadline: &str) -> String {
-                super::#nudge_type { #n_id: id.to_owned(), #n_count: count, #n_max: max, #n_deadline: deadline.to_owned(), #(#others),* }.to_string()
+            pub fn render_nudge(id: &str, n: u32, of: u32, deadline: &str) -> String {
+                super::#nudge_type { #n_id: id.to_owned(), #n_count: n, #n_max: of, #n_deadline: deadline.to_owned(), #(#others),* }.to_string()
             }
 
             /// A tracker with no loops.
@@ -1473,6 +1476,18 @@ fn loops_mod(model: &Model) -> TokenStream {
             /// were applied (the rest are in [`State::rejected`]).
             pub fn feed(tracker: &mut Tracker, at: Timestamp, from: &str, text: &str) -> usize {
                 tracker.feed(at, from, &events(&super::scan::scan(text)))
+            }
+
+            /// Replays a JSON Lines log (one `{"at", "from", "text"}` per
+            /// line) into a new tracker with `config`: the tracker, and the
+            /// numbers of the lines that were not messages (each also in
+            /// [`State::rejected`] with why; the other lines are still fed).
+            pub fn replay(jsonl: &str, config: Config) -> (Tracker, Vec<usize>) {
+                let mut t = tracker(config);
+                let bad = agent_sentences_runtime::loops::replay(&mut t, jsonl, |t, m| {
+                    feed(t, m.at, &m.from, &m.text);
+                });
+                (t, bad)
             }
         }
     }

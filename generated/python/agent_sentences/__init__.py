@@ -25,7 +25,15 @@ Rust (the private compiled module ``agent_sentences._native``, one scanner for
 both languages); ``parse``/``render`` of each structure are generated Python.
 """
 
+try:
+    from . import _native
+except ImportError as _e:  # The source folder, not a built package.
+    raise ImportError(
+        "agent_sentences needs its compiled module agent_sentences._native: install the package "
+        "with `pip install generated/python` (pip and a Rust toolchain build it)"
+    ) from _e
 from . import patterns
+from . import loops
 from .errors import (
     FixedMismatch,
     Integer,
@@ -91,6 +99,7 @@ __version__ = "1.0.0"
 
 __all__ = [
     "patterns",
+    "loops",
     "FixedMismatch",
     "Integer",
     "Json",

@@ -27,13 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final, Literal, Union, get_args
 
-try:
-    from . import _native
-except ImportError as _e:  # The source folder, not a built package.
-    raise ImportError(
-        "agent_sentences needs its compiled module agent_sentences._native: install the package "
-        "with `pip install generated/python` (pip and a Rust toolchain build it)"
-    ) from _e
+from . import _native
 from .errors import NoMatch, ParseError, byte_offset
 from .sentences import (
     WorkOrder,
@@ -160,7 +154,7 @@ class Span:
 
 @dataclass(frozen=True, slots=True)
 class ToolDirective:
-    """A tool call found in text."""
+    """A tool call found in text. Frozen, but not hashable: ``args`` is a ``dict``."""
 
     form: DirectiveForm
     """How it was written."""
@@ -215,8 +209,8 @@ class Skipped:
     reason: SkipReason
     """Why it was skipped."""
     message: str
-    """Details, e.g. the JSON error. Offsets in it are bytes. The strict JSON reader's
-    own wording differs from Rust's (P25); the scanner's own messages do not."""
+    """Details, e.g. the JSON error. Offsets in it are bytes. Rust's message, in both
+    languages (one scanner and one JSON reader, P111)."""
 
     def to_dict(self) -> dict[str, Any]:
         """Rust's serde JSON of ``Skipped``: ``{"span", "reason", "message"}``."""
@@ -253,7 +247,7 @@ def _surrogate_error(text: str) -> ParseError:
     """P22's ``ParseError`` for a text holding a lone surrogate: ``no_match`` at the
     first surrogate's byte offset (no UTF-8 text, so no Rust ``str``, can hold one)."""
     try:
-        text.encode("utf-8")
+        str.encode(text, "utf-8")  # str's own: a subclass's encode() cannot hide the surrogate
     except UnicodeEncodeError as e:
         return ParseError(
             None,
@@ -298,7 +292,7 @@ def scan_with_diagnostics(text: str) -> tuple[list[Found], list[Skipped]]:
 def _first_surrogate_error(texts: list[str]) -> ParseError:
     for i, text in enumerate(texts):
         try:
-            text.encode("utf-8")
+            str.encode(text, "utf-8")
         except UnicodeEncodeError:
             e = _surrogate_error(text)
             e.add_note(f"in texts[{i}]")
@@ -306,11 +300,21 @@ def _first_surrogate_error(texts: list[str]) -> ParseError:
     raise AssertionError("every text encodes")  # pragma: no cover
 
 
+def _batch(texts: Iterable[str]) -> list[str]:
+    if isinstance(texts, str):
+        # One text is not a batch of one-character texts.
+        raise TypeError("scan_many takes an iterable of texts, not one str: use scan(text) or scan_many([text])")
+    return list(texts)
+
+
 def scan_many(texts: Iterable[str]) -> list[list[Found]]:
     """:func:`scan` of every text, on all cores, in input order.
 
     The texts are scanned in parallel by the Rust scanner with the interpreter
-    released, so other Python threads run meanwhile. Raises the
+    released, so other Python threads run meanwhile; Ctrl-C is seen between
+    chunks of texts (a single long text is scanned to its end first). Works in a
+    process forked after a batch (a new pool of threads is made there). Raises
+    ``TypeError`` for a ``str`` (one text, not a batch) and the
     :class:`~agent_sentences.errors.ParseError` of the first text that holds a
     lone surrogate, with the note ``in texts[i]``, and then returns nothing for
     any text (decision P110).
@@ -318,7 +322,7 @@ def scan_many(texts: Iterable[str]) -> list[list[Found]]:
     >>> [len(found) for found in scan_many(["[CLAIM 1]", "no markers", "[ACK 7f] [CLAIM 7f]"])]
     [1, 0, 2]
     """
-    batch = list(texts)
+    batch = _batch(texts)
     try:
         return _native.scan_many(batch)
     except UnicodeEncodeError:
@@ -328,7 +332,7 @@ def scan_many(texts: Iterable[str]) -> list[list[Found]]:
 def scan_many_with_diagnostics(texts: Iterable[str]) -> list[tuple[list[Found], list[Skipped]]]:
     """:func:`scan_with_diagnostics` of every text, on all cores, in input order
     (see :func:`scan_many`)."""
-    batch = list(texts)
+    batch = _batch(texts)
     try:
         return _native.scan_many_with_diagnostics(batch)
     except UnicodeEncodeError:

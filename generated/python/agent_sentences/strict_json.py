@@ -26,18 +26,14 @@ import math
 import re
 from typing import Any, Final
 
-try:
-    from . import _native
-except ImportError as _e:  # The source folder, not a built package.
-    raise ImportError(
-        "agent_sentences needs its compiled module agent_sentences._native: install the package "
-        "with `pip install generated/python` (pip and a Rust toolchain build it)"
-    ) from _e
+from . import _native
 
 __all__ = ["MAX_DEPTH", "JsonError", "JsonObject", "clone_object", "parse_object", "render_object"]
 
 MAX_DEPTH: Final = 64
 """Deepest nesting of objects and arrays accepted (the outer object is 1)."""
+_DEPTH_CAP: Final = 127
+"""The deepest ``max_depth`` the reader honours: ``serde_json`` stops at 128 levels."""
 
 JsonObject = dict[str, Any]
 """A JSON object of tool arguments, keys in their original order."""
@@ -93,7 +89,9 @@ def parse_object(text: str, *, max_depth: int = MAX_DEPTH, max_bytes: int | None
 
     Raises :class:`JsonError` when the text is not valid JSON, is not an
     object, is too long, or breaks one of the rules in the module docs; its
-    message is the Rust reader's.
+    message is the Rust reader's. ``ValueError`` for a ``max_depth`` outside
+    1..127 (``serde_json`` stops at 128 levels whatever is asked) or a negative
+    ``max_bytes``.
 
     >>> parse_object('{"cmd": "ls", "n": 2}')
     {'cmd': 'ls', 'n': 2}
@@ -102,6 +100,10 @@ def parse_object(text: str, *, max_depth: int = MAX_DEPTH, max_bytes: int | None
     ...
     agent_sentences.strict_json.JsonError: duplicate key `a` at line 1 column 12
     """
+    if not 1 <= max_depth <= _DEPTH_CAP:
+        raise ValueError(f"max_depth must be 1 to {_DEPTH_CAP} (the reader's own limit), not {max_depth}")
+    if max_bytes is not None and max_bytes < 0:
+        raise ValueError(f"max_bytes must be at least 0, not {max_bytes}")
     try:
         return _native.parse_object(text, max_depth, max_bytes)
     except _native.JsonError as e:

@@ -6679,7 +6679,7 @@ pub mod scan {
         SCANNER.scan_with_diagnostics(text)
     }
 }
-/// The loop tracker for this spec: a [`work_order`](super::WorkOrder) sentence opens a loop in state `open`, the other sentences move it as their `lifecycle_transition` says ([`MACHINE`]), and loops that go quiet are due a `nudge` ([`Tracker::due`]).
+/// The loop tracker for this spec: a [`work_order`](WorkOrder) sentence opens a loop in state `open`, the other sentences move it as their `lifecycle_transition` says (`loops::MACHINE`), and loops that go quiet are due a `nudge` (`Tracker::due`).
 ///
 /// Source: `schema/loops.json` and each structure's `lifecycle_transition` in `schema/structures.json`; the rules are in `agent_sentences_runtime::loops`.
 ///
@@ -6695,8 +6695,8 @@ pub mod scan {
 /// ```
 pub mod loops {
     pub use agent_sentences_runtime::loops::{
-        Config, Due, EventRule, Loop, LoopEvent, Machine, Rejected, State, Step,
-        Timestamp, Tracker,
+        Config, Due, EventRule, Loop, LoopEvent, LoopReport, Machine, Message, Rejected,
+        RejectedReport, Report, State, Step, Timestamp, Tracker,
     };
     use super::scan::{Found, Item};
     use super::Sentence;
@@ -6828,11 +6828,11 @@ pub mod loops {
             .collect()
     }
     /// The canonical nudge sentence: `(loop id, count, max, deadline)`.
-    pub fn render_nudge(id: &str, count: u32, max: u32, deadline: &str) -> String {
+    pub fn render_nudge(id: &str, n: u32, of: u32, deadline: &str) -> String {
         super::Nudge {
             loop_id: id.to_owned(),
-            count: count,
-            max_nudges: max,
+            count: n,
+            max_nudges: of,
             deadline_utc: deadline.to_owned(),
             prompt: None,
         }
@@ -6850,5 +6850,20 @@ pub mod loops {
     /// were applied (the rest are in [`State::rejected`]).
     pub fn feed(tracker: &mut Tracker, at: Timestamp, from: &str, text: &str) -> usize {
         tracker.feed(at, from, &events(&super::scan::scan(text)))
+    }
+    /// Replays a JSON Lines log (one `{"at", "from", "text"}` per
+    /// line) into a new tracker with `config`: the tracker, and the
+    /// numbers of the lines that were not messages (each also in
+    /// [`State::rejected`] with why; the other lines are still fed).
+    pub fn replay(jsonl: &str, config: Config) -> (Tracker, Vec<usize>) {
+        let mut t = tracker(config);
+        let bad = agent_sentences_runtime::loops::replay(
+            &mut t,
+            jsonl,
+            |t, m| {
+                feed(t, m.at, &m.from, &m.text);
+            },
+        );
+        (t, bad)
     }
 }

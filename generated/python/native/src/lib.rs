@@ -11,7 +11,7 @@
 //! module.
 
 use std::collections::HashMap;
-
+use agent_sentences::loops;
 use agent_sentences::scan::{scan_with_diagnostics as scan_text, LIMITS};
 use agent_sentences_runtime::json::Limits;
 use agent_sentences_runtime::python as support;
@@ -73,6 +73,37 @@ fn parse_object<'py>(text: &Bound<'py, PyString>, max_depth: usize, max_bytes: O
     Ok(support::parse_object(text, limits)?.into_any())
 }
 
+/// A loop tracker with the spec's SLA defaults, or the settings of
+/// `config_json` (a `Config` as JSON).
+#[pyfunction]
+#[pyo3(signature = (config_json=None))]
+fn tracker(config_json: Option<&str>) -> PyResult<support::PyTracker> {
+    let config = match config_json {
+        None => loops::default_config(),
+        Some(text) => serde_json::from_str(text).map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("not a tracker config: {e}")))?,
+    };
+    Ok(support::PyTracker::new(loops::tracker(config), loops::feed))
+}
+
+/// A loop tracker resuming from a saved state (`Tracker.state()`).
+#[pyfunction]
+fn restore(state_json: &str) -> PyResult<support::PyTracker> {
+    support::PyTracker::restore(loops::tracker(loops::default_config()), loops::feed, state_json)
+}
+
+/// `box-docs loops --json` of a JSON Lines log: `(report JSON, bad line
+/// numbers)`, the nudges due at `at` (RFC 3339) listed.
+#[pyfunction]
+#[pyo3(signature = (jsonl, at=None))]
+fn loops_report(py: Python<'_>, jsonl: &str, at: Option<&str>) -> PyResult<(String, Vec<usize>)> {
+    let at = at
+        .map(|a| a.parse::<loops::Timestamp>().map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("`{a}` is not an RFC 3339 time: {e}"))))
+        .transpose()?;
+    let (tracker, bad) = py.detach(|| loops::replay(jsonl, loops::default_config()));
+    let report = serde_json::to_string(&tracker.report(at)).map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
+    Ok((report, bad))
+}
+
 /// The module: the functions above, `JsonError`, and `LIMITS` (the spec's
 /// `(max_depth, max_bytes)` as the Rust crate holds them).
 #[pymodule]
@@ -84,6 +115,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scan_many_with_diagnostics, m)?)?;
     m.add_function(wrap_pyfunction!(scan_json, m)?)?;
     m.add_function(wrap_pyfunction!(parse_object, m)?)?;
+    m.add_function(wrap_pyfunction!(tracker, m)?)?;
+    m.add_function(wrap_pyfunction!(restore, m)?)?;
+    m.add_function(wrap_pyfunction!(loops_report, m)?)?;
+    m.add_class::<support::PyTracker>()?;
     m.add("JsonError", m.py().get_type::<support::NativeJsonError>())?;
     m.add("LIMITS", (LIMITS.max_depth, LIMITS.max_bytes))?;
     Ok(())
