@@ -3,7 +3,8 @@
 
 use agent_sentences::scan::scan;
 use agent_sentences::Sentence;
-use agent_sentences_bench::{hostile, prose_only, realistic};
+use agent_sentences::loops;
+use agent_sentences_bench::{conversation, hostile, prose_only, realistic};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
 fn realistic_corpus(c: &mut Criterion) {
@@ -27,6 +28,33 @@ fn realistic_corpus(c: &mut Criterion) {
     g.finish();
 }
 
+/// The loop tracker over the corpus as a conversation, beside scanning the
+/// same texts alone.
+fn loop_tracker(c: &mut Criterion) {
+    let corpus = realistic(2000);
+    let talk = conversation(&corpus);
+    let bytes: usize = talk.iter().map(|(_, _, t)| t.len()).sum();
+    let start = loops::Timestamp::from_second(1_796_000_000).unwrap();
+    let times: Vec<loops::Timestamp> = talk.iter().map(|(s, _, _)| start.checked_add(jiff_seconds(*s)).unwrap()).collect();
+    let mut g = c.benchmark_group("loops");
+    g.throughput(Throughput::Bytes(bytes as u64));
+    g.bench_function("scan", |b| b.iter(|| talk.iter().map(|(_, _, t)| scan(t).len()).sum::<usize>()));
+    g.bench_function("track", |b| {
+        b.iter(|| {
+            let mut t = loops::tracker(loops::default_config());
+            for ((_, from, text), at) in talk.iter().zip(&times) {
+                loops::feed(&mut t, *at, from, text);
+            }
+            t.state().loops.len()
+        })
+    });
+    g.finish();
+}
+
+fn jiff_seconds(s: i64) -> std::time::Duration {
+    std::time::Duration::from_secs(s as u64)
+}
+
 fn hostile_inputs(c: &mut Criterion) {
     let mut g = c.benchmark_group("hostile");
     g.sample_size(10);
@@ -37,5 +65,5 @@ fn hostile_inputs(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, realistic_corpus, hostile_inputs);
+criterion_group!(benches, realistic_corpus, loop_tracker, hostile_inputs);
 criterion_main!(benches);

@@ -186,3 +186,49 @@ mod tests {
         }
     }
 }
+
+/// The realistic corpus turned into a conversation of loops: each group of
+/// four messages works one loop through its life (a work order, its ack, a
+/// claim, the result), the loop's marker put before the message's own text,
+/// one minute apart, from the sender the step needs. The messages' own
+/// markers name other ids, as in real traffic (most are rejected as unknown
+/// loops). `(seconds since the start, sender, text)`.
+pub fn conversation(corpus: &[Message]) -> Vec<(i64, &'static str, String)> {
+    corpus
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let id = format!("{:08x}", i / 4);
+            let (from, marker) = match i % 4 {
+                0 => ("super", format!("[WO:{id}] [from super] Task {id} — ")),
+                1 => ("worker", format!("[ACK:{id}] [from worker] ")),
+                2 => ("worker", format!("[CLAIM {id}] ")),
+                _ => ("worker", format!("[RESULT {id}] OK ")),
+            };
+            (i as i64 * 60, from, format!("{marker}{}", m.text))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod conversation_tests {
+    use agent_sentences::loops;
+
+    #[test]
+    fn the_conversation_works_its_loops_through_their_life() {
+        let corpus = super::realistic(400);
+        let talk = super::conversation(&corpus);
+        let mut t = loops::tracker(loops::default_config());
+        let start = loops::Timestamp::from_second(1_796_000_000).unwrap();
+        for (s, from, text) in &talk {
+            loops::feed(&mut t, start.checked_add(std::time::Duration::from_secs(*s as u64)).unwrap(), from, text);
+        }
+        let loops = &t.state().loops;
+        // Every group of four opens a loop and closes it with its result (the
+        // messages' own work orders open others).
+        for group in 0..100 {
+            let l = &loops[&format!("{group:08x}")];
+            assert_eq!((l.state.as_str(), l.owner.as_deref(), l.history.len()), ("resolved", Some("worker"), 4), "{l:?}");
+        }
+    }
+}

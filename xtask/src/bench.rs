@@ -148,6 +148,15 @@ pub fn run_all(python: &Path) -> Result<String, String> {
         py["scan_many"]["cores"].as_u64().unwrap_or(0),
         gen_py / many_py
     );
+    if let (Ok(track), Ok(scan_only)) = (criterion_mean("loops/track"), criterion_mean("loops/scan")) {
+        let _ = writeln!(
+            t,
+            "Loop tracker (Rust) over the corpus as a conversation of 500 loops (bench/src/lib.rs `conversation`): {:.2} ms, scanning the same texts alone {:.2} ms: the tracker runs at {:.2}× the scan's speed\n",
+            track * 1e3,
+            scan_only * 1e3,
+            scan_only / track
+        );
+    }
     let _ = writeln!(t, "Peak memory of one Python `scan` of a 16 MiB text (RSS above the process's before the scan)\n");
     let _ = writeln!(t, "| text | items | seconds | peak above before | ÷ input | kept by the result |");
     let _ = writeln!(t, "| --- | ---: | ---: | ---: | ---: | ---: |");
