@@ -475,7 +475,7 @@ fn loops_reads_json_lines_and_names_bad_lines() {
     assert_eq!(v["rejected"][2]["reason"], "loop `7f` is claimed by `646`, not by `777`");
     assert_eq!(v["due"], json!([{ "id": "7f", "sentence": "[NUDGE 7f] [nudge 1/3] Deadline 2026-12-01T09:30Z", "breached": false }]));
     let keys: Vec<&str> = v["loops"][0].as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(keys, ["id", "state", "closed", "opened_at", "closed_at", "owner", "nudges", "history"]);
+    assert_eq!(keys, ["id", "state", "closed", "opened_at", "closed_at", "owner", "nudges", "deadline", "history"]);
     // Text output; a good log exits 0; a bad --at is a usage error.
     let good: String = log.lines().take(2).map(|l| format!("{l}\n")).collect();
     let r = run_with(&["loops", "-"], Some(good.as_bytes()));

@@ -395,27 +395,6 @@ pub fn replay(tracker: &mut Tracker, jsonl: &str, mut feed: impl FnMut(&mut Trac
     bad
 }
 
-/// A loop as `box-docs loops --json` and the Python `report` write it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct LoopReport {
-    /// The loop id.
-    pub id: String,
-    /// Its state.
-    pub state: String,
-    /// True in a closed state.
-    pub closed: bool,
-    /// When it was opened.
-    pub opened_at: Timestamp,
-    /// When it was closed.
-    pub closed_at: Option<Timestamp>,
-    /// Who claimed it.
-    pub owner: Option<String>,
-    /// Nudges so far.
-    pub nudges: u32,
-    /// Every move, in order.
-    pub history: Vec<Step>,
-}
-
 /// A rejected event as the report writes it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RejectedReport {
@@ -432,7 +411,7 @@ pub struct RejectedReport {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Report {
     /// Every loop, in id order.
-    pub loops: Vec<LoopReport>,
+    pub loops: Vec<Loop>,
     /// Every rejected event, in order.
     pub rejected: Vec<RejectedReport>,
     /// The nudges due at the time asked (empty without one).
@@ -444,21 +423,7 @@ impl Tracker {
     /// then.
     pub fn report(&self, due_at: Option<Timestamp>) -> Report {
         Report {
-            loops: self
-                .state
-                .loops
-                .values()
-                .map(|l| LoopReport {
-                    id: l.id.clone(),
-                    state: l.state.clone(),
-                    closed: l.closed,
-                    opened_at: l.opened_at,
-                    closed_at: l.closed_at,
-                    owner: l.owner.clone(),
-                    nudges: l.nudges,
-                    history: l.history.clone(),
-                })
-                .collect(),
+            loops: self.state.loops.values().cloned().collect(),
             rejected: self.state.rejected.iter().map(|r| RejectedReport { line: r.line, id: r.id.clone(), reason: r.reason.clone() }).collect(),
             due: due_at.map(|at| self.due(at)).unwrap_or_default(),
         }

@@ -1407,7 +1407,7 @@ fn loops_mod(model: &Model) -> TokenStream {
         #mod_doc
         pub mod loops {
             pub use agent_sentences_runtime::loops::{
-                Config, Due, EventRule, Loop, LoopEvent, LoopReport, Machine, Message, Rejected, RejectedReport, Report, State, Step, Timestamp,
+                Config, Due, EventRule, Loop, LoopEvent, Machine, Message, Rejected, RejectedReport, Report, State, Step, Timestamp,
                 Tracker,
             };
 

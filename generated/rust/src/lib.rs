@@ -6695,7 +6695,7 @@ pub mod scan {
 /// ```
 pub mod loops {
     pub use agent_sentences_runtime::loops::{
-        Config, Due, EventRule, Loop, LoopEvent, LoopReport, Machine, Message, Rejected,
+        Config, Due, EventRule, Loop, LoopEvent, Machine, Message, Rejected,
         RejectedReport, Report, State, Step, Timestamp, Tracker,
     };
     use super::scan::{Found, Item};
