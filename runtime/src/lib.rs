@@ -5,12 +5,29 @@
 //! - [`json`]: strict parsing of tool arguments (one RFC 8259 object, no
 //!   duplicate keys) and their canonical rendering.
 //! - [`Step`] / [`stop_point`]: locating where a text stops fitting a pattern.
+//!
+//! The crates the generated code uses are re-exported ([`regex`], [`serde`],
+//! [`serde_json`]), so a crate that generates the types in its `build.rs`
+//! (`agent_sentences_codegen::rust_module`) depends on this crate alone.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod json;
 pub mod scan;
+
+/// The `regex` crate the generated patterns compile with (re-exported for generated code).
+pub use regex;
+/// The `serde` crate the generated types derive `Serialize`/`Deserialize` from
+/// (generated code names it with `#[serde(crate = "agent_sentences_runtime::serde")]`).
+pub use serde;
+/// The `serde_json` crate of tool arguments (`JsonObject` is its `Map`), with
+/// `preserve_order` and `float_roundtrip`.
+pub use serde_json;
+
+/// This crate's version, which the generator writes into the generated
+/// crate's dependency on it.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 use std::fmt;
 use std::sync::OnceLock;
