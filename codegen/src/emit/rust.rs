@@ -170,6 +170,65 @@ pub fn module_rs(model: &Model, schemars_feature: Option<&str>) -> String {
     lib_tokens(model, false, schemars_feature)
 }
 
+/// The crate-level example: parse, read a field, render and scan the first
+/// structure's own example sentence (all from the spec).
+fn crate_example(model: &Model) -> String {
+    let Some(s) = model.sentences.iter().find(|s| s.scanned) else { return String::new() };
+    let field = s.fields.iter().find(|f| f.required && f.ty == FieldTy::String && f.derived_from.is_none());
+    let read = field.map_or(String::new(), |f| {
+        let value = s.example_captures.iter().find(|(g, _)| f.groups.contains(g)).map(|(_, v)| v.clone()).unwrap_or_default();
+        format!("assert_eq!(s.{}, {value:?});\n", f.rust_name)
+    });
+    format!(
+        "```\nuse agent_sentences::{{scan, Sentence, {ty}}};\n\n\
+         let text = {text:?};\n\
+         // Parse a whole text as one structure (`FromStr`), and render it back (`Display`).\n\
+         let s: {ty} = text.parse()?;\n\
+         {read}\
+         assert_eq!(s.to_string(), text);\n\
+         // Find every sentence and tool directive in free text, with byte spans.\n\
+         let found = scan::scan(text);\n\
+         assert_eq!(found[0].span, 0..text.len());\n\
+         assert!(matches!(&found[0].item, scan::Item::Sentence {{ value: Sentence::{ty}(_) }}));\n\
+         # Ok::<(), agent_sentences::ParseError>(())\n```",
+        ty = s.type_name,
+        text = s.example_sentence,
+    )
+}
+
+/// A doc example for `Sentence::parse`: the second structure's example, so
+/// spec order visibly matters.
+fn sentence_parse_example(model: &Model) -> String {
+    let Some(s) = model.sentences.get(1).or(model.sentences.first()) else { return String::new() };
+    format!(
+        "\n```\nuse agent_sentences::{{Sentence, SentenceKind}};\n\n\
+         let any = Sentence::parse({text:?})?;\n\
+         assert_eq!(any.kind(), SentenceKind::{ty});\n\
+         assert_eq!(any.to_string(), {text:?});\n\
+         # Ok::<(), agent_sentences::ParseError>(())\n```",
+        ty = s.type_name,
+        text = s.example_sentence,
+    )
+}
+
+/// A doc example for `scan_with_diagnostics`: a bracket call with a trailing
+/// comma, skipped as invalid JSON, after the first scanned structure's example.
+fn scan_diagnostics_example(model: &Model) -> String {
+    let d = &model.directives;
+    let (Some(engine), Some(op)) = (d.bracket.engines.first(), d.aliases.values().next().or(d.shorthands.values().map(|s| &s.op).next())) else {
+        return String::new();
+    };
+    let call = format!("[{engine} {op} {{\"x\": 1,}}]");
+    format!(
+        "\n```\nuse agent_sentences::scan::{{scan_with_diagnostics, SkipReason}};\n\n\
+         let text = {call:?};\n\
+         let (found, skipped) = scan_with_diagnostics(text);\n\
+         assert!(found.is_empty());\n\
+         assert_eq!(skipped[0].reason, SkipReason::InvalidJson);\n\
+         assert_eq!(skipped[0].span, 0..text.len());\n```"
+    )
+}
+
 fn lib_tokens(model: &Model, crate_root: bool, schemars_feature: Option<&str>) -> String {
     let schemars = match schemars_feature {
         Some(feature) => quote!(#[cfg_attr(feature = #feature, derive(schemars::JsonSchema))]),
@@ -183,8 +242,8 @@ fn lib_tokens(model: &Model, crate_root: bool, schemars_feature: Option<&str>) -
          and `Display` (render the canonical text from the structure's template).\n\
          - [`Sentence`]: any structure; [`SentenceKind`]: each structure's metadata.\n\
          - [`patterns`]: the pattern source strings and their compiled regexes.\n\n\
-         Offsets in [`ParseError`] are byte offsets into the parsed text.",
-        model.title, model.version
+         Offsets in [`ParseError`] are byte offsets into the parsed text.\n\n{}",
+        model.title, model.version, crate_example(model)
     ));
     let meta = meta_items(model);
     let patterns = patterns_mod(model);
@@ -243,8 +302,8 @@ fn lib_tokens(model: &Model, crate_root: bool, schemars_feature: Option<&str>) -
     });
     let structs = model.sentences.iter().map(|s| sentence_struct(s, &schemars));
     let kind = kind_enum(model, &schemars);
-    let sentence = sentence_enum(model, &schemars);
-    let scan = scan_mod(model);
+    let sentence = sentence_enum(model, &schemars, crate_root);
+    let scan = scan_mod(model, crate_root);
     let root = crate_root.then(|| quote! { #crate_doc #![forbid(unsafe_code)] });
     format_rust(quote! {
         #root
@@ -382,7 +441,10 @@ fn meta_items(model: &Model) -> TokenStream {
     }
 }
 
-fn scan_mod(model: &Model) -> TokenStream {
+/// `examples`: the doc examples (doctests), which name the crate
+/// `agent_sentences` and so are left out of [`module_rs`].
+fn scan_mod(model: &Model, examples: bool) -> TokenStream {
+    let diag_example = if examples { doc(&scan_diagnostics_example(model)) } else { quote!() };
     let d = &model.directives;
     let scanned: Vec<&SentenceIr> = model.sentences.iter().filter(|s| s.scanned).collect();
     let n = scanned.len();
@@ -478,6 +540,7 @@ fn scan_mod(model: &Model) -> TokenStream {
             }
 
             /// As [`scan`], plus every skipped directive candidate with its span and reason.
+            #diag_example
             pub fn scan_with_diagnostics(text: &str) -> (Vec<Found>, Vec<Skipped>) {
                 SCANNER.scan_with_diagnostics(text)
             }
@@ -1024,7 +1087,8 @@ fn kind_enum(model: &Model, schemars: &TokenStream) -> TokenStream {
     }
 }
 
-fn sentence_enum(model: &Model, schemars: &TokenStream) -> TokenStream {
+fn sentence_enum(model: &Model, schemars: &TokenStream, examples: bool) -> TokenStream {
+    let parse_example = if examples { doc(&sentence_parse_example(model)) } else { quote!() };
     let variants = model.sentences.iter().map(|s| {
         let v = format_ident!("{}", s.type_name);
         let k = &s.key;
@@ -1068,6 +1132,7 @@ fn sentence_enum(model: &Model, schemars: &TokenStream) -> TokenStream {
             /// [`ParseError`] with `structure: None` and `closest` set to the
             /// structure that fitted the longest prefix, with its offset and
             /// reason.
+            #parse_example
             pub fn parse(text: &str) -> Result<Sentence, ParseError> {
                 let mut best: Option<ParseError> = None;
                 #(#tries)*

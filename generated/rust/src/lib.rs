@@ -8,6 +8,21 @@
 //! - [`patterns`]: the pattern source strings and their compiled regexes.
 //!
 //! Offsets in [`ParseError`] are byte offsets into the parsed text.
+//!
+//! ```
+//! use agent_sentences::{scan, Sentence, WorkOrder};
+//!
+//! let text = "[WO:7fce46e0] [from super] Audit exec.muse-dev.online endpoints — Please run full check on GET /api/stats and post results.";
+//! // Parse a whole text as one structure (`FromStr`), and render it back (`Display`).
+//! let s: WorkOrder = text.parse()?;
+//! assert_eq!(s.dm_id, "7fce46e0");
+//! assert_eq!(s.to_string(), text);
+//! // Find every sentence and tool directive in free text, with byte spans.
+//! let found = scan::scan(text);
+//! assert_eq!(found[0].span, 0..text.len());
+//! assert!(matches!(&found[0].item, scan::Item::Sentence { value: Sentence::WorkOrder(_) }));
+//! # Ok::<(), agent_sentences::ParseError>(())
+//! ```
 #![forbid(unsafe_code)]
 use std::fmt;
 use std::str::FromStr;
@@ -6267,6 +6282,15 @@ impl Sentence {
     /// [`ParseError`] with `structure: None` and `closest` set to the
     /// structure that fitted the longest prefix, with its offset and
     /// reason.
+    ///
+    /// ```
+    /// use agent_sentences::{Sentence, SentenceKind};
+    ///
+    /// let any = Sentence::parse("[ACK:7fce46e0] [from 646]")?;
+    /// assert_eq!(any.kind(), SentenceKind::Ack);
+    /// assert_eq!(any.to_string(), "[ACK:7fce46e0] [from 646]");
+    /// # Ok::<(), agent_sentences::ParseError>(())
+    /// ```
     pub fn parse(text: &str) -> Result<Sentence, ParseError> {
         let mut best: Option<ParseError> = None;
         match WorkOrder::parse(text) {
@@ -6703,6 +6727,16 @@ pub mod scan {
         SCANNER.scan(text)
     }
     /// As [`scan`], plus every skipped directive candidate with its span and reason.
+    ///
+    /// ```
+    /// use agent_sentences::scan::{scan_with_diagnostics, SkipReason};
+    ///
+    /// let text = "[TOOL dm.send {\"x\": 1,}]";
+    /// let (found, skipped) = scan_with_diagnostics(text);
+    /// assert!(found.is_empty());
+    /// assert_eq!(skipped[0].reason, SkipReason::InvalidJson);
+    /// assert_eq!(skipped[0].span, 0..text.len());
+    /// ```
     pub fn scan_with_diagnostics(text: &str) -> (Vec<Found>, Vec<Skipped>) {
         SCANNER.scan_with_diagnostics(text)
     }
