@@ -31,6 +31,7 @@
 #![warn(missing_docs)]
 
 pub mod check;
+pub mod compat;
 pub mod diagnostic;
 pub mod emit;
 pub mod files;
@@ -51,6 +52,10 @@ use std::path::Path;
 pub use diagnostic::{Diagnostic, Report, Severity};
 pub use files::{Drift, DriftKind, Mode};
 pub use pycheck::Python;
+
+/// The version of `agent-sentences-runtime` this generator was built with,
+/// which the generated crate depends on.
+pub const RUNTIME_VERSION: &str = agent_sentences_runtime::VERSION;
 
 /// Where `generated/rust` reaches the runtime crate in this repository.
 pub const REPO_RUNTIME_PATH: &str = "../../runtime";
@@ -90,6 +95,14 @@ impl Generated {
     /// I/O errors.
     pub fn sync(&self, out_dir: &Path, mode: Mode) -> std::io::Result<Vec<Drift>> {
         files::sync(out_dir, &self.files, mode)
+    }
+
+    /// [`Generated::sync`], with diff headers naming files `<label>/<path>`.
+    ///
+    /// # Errors
+    /// I/O errors.
+    pub fn sync_in(&self, out_dir: &Path, label: &str, mode: Mode) -> std::io::Result<Vec<Drift>> {
+        files::sync_in(out_dir, label, &self.files, mode)
     }
 }
 

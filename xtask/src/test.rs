@@ -2,14 +2,15 @@
 //!
 //! 1. the spec lint and the drift check (`cargo xtask check`);
 //! 2. `cargo test --workspace`;
-//! 3. `cargo clippy` and `cargo doc` on the generated crate, warnings denied;
+//! 3. `cargo clippy` and `cargo doc` on the generated crate, warnings denied,
+//!    and `cargo package` of the runtime and the generated crate;
 //! 4. the Python tests and `mypy --strict` on the generated package, with
 //!    pinned tools installed into `.tools/venv` when missing.
 
 use std::path::Path;
 use std::process::Command;
 
-use crate::Format;
+use agent_sentences_gen::{run_check, CheckArgs, Context, Format, GenArgs};
 
 fn cargo() -> Command {
     Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
@@ -32,9 +33,16 @@ pub(crate) fn run(name: &str, cmd: &mut Command) -> bool {
 }
 
 /// Runs every step, even after a failure, and reports each; true when all pass.
-pub fn run_all() -> bool {
+pub fn run_all(ctx: &Context) -> bool {
     let mut results = Vec::new();
-    results.push(("lint and drift check", step("lint and drift check", crate::check(Path::new("schema"), Path::new("generated"), Format::Human, false))));
+    let check = CheckArgs {
+        paths: GenArgs { spec: None, out: None, runtime_path: None },
+        format: Format::Human,
+        deny_warnings: false,
+        python: "python3".to_owned(),
+        against: None,
+    };
+    results.push(("lint and drift check", step("lint and drift check", run_check(ctx, &check))));
     results.push(("cargo test", run("cargo test", cargo().args(["test", "--workspace", "--all-targets"]))));
     results.push((
         "clippy on the generated crate",
@@ -43,6 +51,15 @@ pub fn run_all() -> bool {
     results.push((
         "rustdoc on the generated crate",
         run("rustdoc on the generated crate", cargo().args(["doc", "--quiet", "--no-deps", "-p", "agent-sentences"]).env("RUSTDOCFLAGS", "-D warnings")),
+    ));
+    // Both crates a registry user depends on, packaged and verified together
+    // (the generated crate's verification uses the runtime just packaged).
+    results.push((
+        "cargo package",
+        run(
+            "cargo package",
+            cargo().args(["package", "--quiet", "--offline", "--allow-dirty", "-p", "agent-sentences-runtime", "-p", "agent-sentences"]),
+        ),
     ));
     if Path::new("generated/python").exists() {
         results.push(("python", crate::python::run_tests()));

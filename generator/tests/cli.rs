@@ -1,0 +1,171 @@
+//! The standalone `agent-sentences-gen`, run as a user runs it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_owned()
+}
+
+fn run(cwd: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_agent-sentences-gen"))
+        .current_dir(cwd)
+        .args(args)
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .unwrap()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &to.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+#[test]
+fn version_and_help() {
+    let o = run(&root(), &["--version"]);
+    assert!(o.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        format!(
+            "agent-sentences-gen {} (generates crates for agent-sentences-runtime {})\n",
+            env!("CARGO_PKG_VERSION"),
+            agent_sentences_codegen::RUNTIME_VERSION
+        )
+    );
+    let o = run(&root(), &["gen", "--help"]);
+    let help = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success());
+    for flag in ["--spec <SPEC>", "--out <OUT>", "--runtime-path <PATH>"] {
+        assert!(help.contains(flag), "{help}");
+    }
+    let o = run(&root(), &["check", "--help"]);
+    let help = String::from_utf8_lossy(&o.stdout);
+    for flag in ["--against <GIT_REF|DIR>", "--format <FORMAT>", "github"] {
+        assert!(help.contains(flag), "{help}");
+    }
+    assert_eq!(run(&root(), &["gen", "--bogus"]).status.code(), Some(2));
+}
+
+#[test]
+fn paths_are_relative_to_the_current_directory_and_errors_name_the_path_tried() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_dir(&root().join("schema"), &tmp.path().join("spec"));
+    let o = run(tmp.path(), &["gen", "--spec", "spec", "--out", "gen"]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(
+        stderr.ends_with("18 written, 0 removed (orphans), 0 unchanged, under gen\n"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("wrote gen/rust/Cargo.toml (new)\n"),
+        "{stderr}"
+    );
+    // No --runtime-path: the runtime comes from a registry, by version only.
+    let manifest = std::fs::read_to_string(tmp.path().join("gen/rust/Cargo.toml")).unwrap();
+    assert!(
+        manifest.contains(&format!(
+            "agent-sentences-runtime = {{ version = \"{}\" }}\n",
+            agent_sentences_codegen::RUNTIME_VERSION
+        )),
+        "{manifest}"
+    );
+
+    // Again: nothing changes, and an orphan is removed and counted apart.
+    std::fs::write(tmp.path().join("gen/rust/src/old.rs"), "x\n").unwrap();
+    let o = run(tmp.path(), &["gen", "--spec", "spec", "--out", "gen"]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.ends_with("removed gen/rust/src/old.rs (orphan: the spec no longer produces it)\n0 written, 1 removed (orphans), 18 unchanged, under gen\n"), "{stderr}");
+    let o = run(
+        tmp.path(),
+        &["check", "--spec", "spec", "--out", "gen", "--python", "off"],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+
+    let o = run(tmp.path(), &["gen", "--spec", "nope"]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr,
+        format!(
+            "error: no spec directory at {}/nope (tried `nope`): pass --spec DIR, relative to {}\n",
+            tmp.path().display(),
+            tmp.path().display()
+        )
+    );
+    let o = run(tmp.path(), &["gen"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("(tried the default `schema`)"));
+}
+
+#[test]
+fn it_writes_what_cargo_xtask_gen_writes() {
+    // From the repository root with the repository's runtime path, the
+    // standalone check finds generated/ up to date.
+    let o = run(
+        &root(),
+        &[
+            "check",
+            "--runtime-path",
+            "../../runtime",
+            "--python",
+            "off",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("generated is up to date (18 files)"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn github_format_annotates_findings_and_drift() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_dir(&root().join("schema"), &tmp.path().join("schema"));
+    assert!(run(tmp.path(), &["gen"]).status.success());
+    std::fs::write(tmp.path().join("generated/rust/Cargo.toml"), "stale\n").unwrap();
+    let o = run(
+        tmp.path(),
+        &["check", "--format", "github", "--python", "off"],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|l| l.starts_with("::warning file=schema/structures.json,line="))
+            .count(),
+        13,
+        "{stdout}"
+    );
+    assert!(lines.contains(&"::warning file=schema/structures.json,line=19,col=9,title=optional-field-not-captured::optional field `priority` is captured by no group of pattern `work_order`%3A it can never be parsed or rendered, and is left out of the generated types (/structures/work_order/optional_fields/0)%0Ahint: add a group `(?P<priority>…)` to `work_order`, or map a group to it with `\"field\": \"priority\"`".replace("%3A", ":").as_str()), "{stdout}");
+    assert!(lines.contains(&"::error file=generated/rust/Cargo.toml,title=generated file out of date::generated/rust/Cargo.toml is stale: run `agent-sentences-gen gen` and commit the result"), "{stdout}");
+    assert!(
+        lines.contains(
+            &"::group::diff of generated/rust/Cargo.toml (- on disk, + generated from the spec)"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        lines.contains(&"--- a/generated/rust/Cargo.toml\t(on disk)"),
+        "{stdout}"
+    );
+    assert!(
+        lines.contains(&"+++ b/generated/rust/Cargo.toml\t(generated from the spec)"),
+        "{stdout}"
+    );
+    assert!(lines.contains(&"::endgroup::"), "{stdout}");
+}

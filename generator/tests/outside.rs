@@ -1,0 +1,97 @@
+//! Acceptance: the generated crate builds and passes its tests (unit,
+//! integration and doctests) in a directory outside this workspace, as a
+//! user's checkout would hold it, depending on the runtime crate alone (by
+//! path here, as a registry user would by version).
+//!
+//! The build is offline (every crate is in `~/.cargo/registry`), pins this
+//! repository's `Cargo.lock`, and reuses one target directory under the
+//! workspace's (`target/outside`), so only the first run compiles the
+//! dependencies.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_owned()
+}
+
+fn cargo() -> Command {
+    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+}
+
+#[test]
+fn the_generated_crate_builds_and_tests_outside_the_workspace() {
+    let tmp = tempfile::tempdir().unwrap();
+    assert!(
+        !tmp.path().starts_with(root()),
+        "the temporary directory must be outside the workspace"
+    );
+    let runtime = root().join("runtime");
+    // Relative --out, from the current directory (the temporary one).
+    let o = Command::new(env!("CARGO_BIN_EXE_agent-sentences-gen"))
+        .current_dir(tmp.path())
+        .args(["gen", "--spec"])
+        .arg(root().join("schema"))
+        .args(["--out", "out", "--runtime-path"])
+        .arg(&runtime)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let krate = tmp.path().join("out/rust");
+    let manifest = std::fs::read_to_string(krate.join("Cargo.toml")).unwrap();
+    assert!(!manifest.contains("workspace"), "{manifest}");
+    let deps: Vec<&str> = manifest
+        .split("\n[dependencies]\n")
+        .nth(1)
+        .unwrap()
+        .split("\n\n")
+        .next()
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split(" = ").next().unwrap())
+        .collect();
+    assert_eq!(deps, ["agent-sentences-runtime", "schemars"], "{manifest}");
+    assert!(
+        manifest.contains(&format!(
+            "agent-sentences-runtime = {{ version = \"{}\", path = {:?} }}",
+            agent_sentences_codegen::RUNTIME_VERSION,
+            runtime.to_str().unwrap()
+        )),
+        "{manifest}"
+    );
+    std::fs::copy(root().join("Cargo.lock"), krate.join("Cargo.lock")).unwrap();
+
+    let started = std::time::Instant::now();
+    let o = cargo()
+        .current_dir(&krate)
+        .args(["test", "--offline", "--quiet"])
+        .env("CARGO_TARGET_DIR", root().join("target/outside"))
+        .env_remove("RUSTFLAGS")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "cargo test outside the workspace failed:\n{stderr}\n{stdout}"
+    );
+    assert!(
+        !stderr.contains("warning"),
+        "a user's build must be free of warnings:\n{stderr}"
+    );
+    // Unit and integration tests, then the doctests of parse, render and scan.
+    assert!(stdout.contains("test result: ok"), "{stdout}");
+    assert!(
+        stdout.lines().any(|l| l.contains("Doc-tests")
+            || l.starts_with("running") && !l.contains("running 0 tests")),
+        "{stdout}"
+    );
+    eprintln!(
+        "cargo test outside the workspace: {:.1?}",
+        started.elapsed()
+    );
+}
