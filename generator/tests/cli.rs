@@ -169,3 +169,112 @@ fn github_format_annotates_findings_and_drift() {
     );
     assert!(lines.contains(&"::endgroup::"), "{stdout}");
 }
+
+/// A copy of the real spec without the `runtime_context` structure.
+fn spec_without_runtime_context(dir: &Path) {
+    copy_dir(&root().join("schema"), dir);
+    let path = dir.join("structures.json");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    v["structures"]
+        .as_object_mut()
+        .unwrap()
+        .shift_remove("runtime_context")
+        .unwrap();
+    std::fs::write(&path, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+}
+
+#[test]
+fn check_against_a_git_revision_and_a_directory() {
+    // The spec against its own committed copy: nothing changed.
+    let o = run(
+        &root(),
+        &[
+            "check",
+            "--runtime-path",
+            "../../runtime",
+            "--python",
+            "off",
+            "--against",
+            "HEAD",
+            "--format",
+            "json",
+        ],
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["ok"], true, "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(v["compat"]["against"], "HEAD:schema");
+    assert_eq!(
+        (
+            v["compat"]["breaking"].as_u64(),
+            v["compat"]["additive"].as_u64()
+        ),
+        (Some(0), Some(0))
+    );
+
+    // A structure removed, version unchanged: an error, exit 1.
+    let tmp = tempfile::tempdir().unwrap();
+    spec_without_runtime_context(&tmp.path().join("schema"));
+    assert!(run(tmp.path(), &["gen"]).status.success());
+    let old = root().join("schema");
+    let o = run(
+        tmp.path(),
+        &[
+            "check",
+            "--python",
+            "off",
+            "--against",
+            old.to_str().unwrap(),
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("breaking[structure-removed]: schema/structures.json:6:17 /structures: structure `runtime_context` (`RuntimeContext`) was removed or renamed\n"), "{stderr}");
+    assert!(stderr.contains("1 breaking, 0 additive change(s)\nerror[breaking-change-without-major-bump]: schema/structures.json:4:14 /version: "), "{stderr}");
+    let o = run(
+        tmp.path(),
+        &[
+            "check",
+            "--python",
+            "off",
+            "--against",
+            old.to_str().unwrap(),
+            "--format",
+            "github",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.lines().any(|l| l.starts_with("::error file=schema/structures.json,line=6,col=17,title=structure-removed::breaking change against ")), "{stdout}");
+
+    // The other way round it is an addition: a warning, exit 0.
+    let old = tmp.path().join("schema");
+    let o = run(
+        &root(),
+        &[
+            "check",
+            "--runtime-path",
+            "../../runtime",
+            "--python",
+            "off",
+            "--against",
+            old.to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(v["compat"]["changes"][0]["code"], "structure-added");
+    assert_eq!(
+        v["compat"]["findings"][0]["code"],
+        "additive-change-without-minor-bump"
+    );
+
+    let o = run(
+        &root(),
+        &["check", "--python", "off", "--against", "no-such-ref"],
+    );
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr.starts_with(&format!("error: --against no-such-ref: `no-such-ref` is neither a directory (tried {}/no-such-ref) nor a git revision holding schema/structures.json: git says: ", root().display())), "{stderr}");
+}
