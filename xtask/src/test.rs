@@ -3,7 +3,8 @@
 //! 1. the spec lint and the drift check (`cargo xtask check`);
 //! 2. `cargo test --workspace`;
 //! 3. `cargo clippy` and `cargo doc` on the generated crate, warnings denied,
-//!    and `cargo package` of the runtime and the generated crate;
+//!    the doctests (generated crate, README), and `cargo package` of the
+//!    published crates (runtime, generated crate, generator library and binary);
 //! 4. the Python tests and `mypy --strict` on the generated package, with
 //!    pinned tools installed into `.tools/venv` when missing.
 
@@ -32,6 +33,23 @@ pub(crate) fn run(name: &str, cmd: &mut Command) -> bool {
     step(name, ok)
 }
 
+/// `cargo package` of the published crates: the runtime, the generated
+/// crate, the generator library and the standalone generator.
+pub const PACKAGE_ARGS: &[&str] = &[
+    "package",
+    "--quiet",
+    "--offline",
+    "--allow-dirty",
+    "-p",
+    "agent-sentences-runtime",
+    "-p",
+    "agent-sentences",
+    "-p",
+    "agent-sentences-codegen",
+    "-p",
+    "agent-sentences-gen",
+];
+
 /// Runs every step, even after a failure, and reports each; true when all pass.
 pub fn run_all(ctx: &Context) -> bool {
     let mut results = Vec::new();
@@ -52,13 +70,17 @@ pub fn run_all(ctx: &Context) -> bool {
         "rustdoc on the generated crate",
         run("rustdoc on the generated crate", cargo().args(["doc", "--quiet", "--no-deps", "-p", "agent-sentences"]).env("RUSTDOCFLAGS", "-D warnings")),
     ));
-    // Both crates a registry user depends on, packaged and verified together
-    // (the generated crate's verification uses the runtime just packaged).
+    // `--all-targets` leaves doctests out: the generated crate's entry
+    // points and the README's Rust examples (included by tests/downstream).
+    results.push(("doctests", run("doctests", cargo().args(["test", "--quiet", "--doc", "-p", "agent-sentences", "-p", "downstream-example"]))));
+    // Every crate a user gets from a registry, packaged and verified together
+    // (each verification builds against the ones packaged before it, from a
+    // local registry cargo makes under target/package), offline.
     results.push((
         "cargo package",
         run(
             "cargo package",
-            cargo().args(["package", "--quiet", "--offline", "--allow-dirty", "-p", "agent-sentences-runtime", "-p", "agent-sentences"]),
+            cargo().args(PACKAGE_ARGS),
         ),
     ));
     if Path::new("generated/python").exists() {
