@@ -38,7 +38,6 @@ pub(crate) fn run(name: &str, cmd: &mut Command) -> bool {
 pub const PACKAGE_ARGS: &[&str] = &[
     "package",
     "--quiet",
-    "--offline",
     "--allow-dirty",
     "-p",
     "agent-sentences-runtime",
@@ -75,7 +74,7 @@ pub fn run_all(ctx: &Context) -> bool {
     results.push(("doctests", run("doctests", cargo().args(["test", "--quiet", "--doc", "-p", "agent-sentences", "-p", "downstream-example"]))));
     // Every crate a user gets from a registry, packaged and verified together
     // (each verification builds against the ones packaged before it, from a
-    // local registry cargo makes under target/package), offline.
+    // local registry cargo makes under target/package).
     results.push((
         "cargo package",
         run(
