@@ -99,7 +99,8 @@ pub fn capped_diff(path: &str, old: &str, new: &str) -> String {
 ///
 /// The headers say which side is which after a tab, where `diff` puts a
 /// timestamp, so patch tools still read them: `--- a/<label>/<path>\t(on
-/// disk)` and `+++ b/<label>/<path>\t(generated from the spec)`.
+/// disk)` and `+++ b/<label>/<path>\t(generated from the spec)` (no `a/`,
+/// `b/` before an absolute label).
 ///
 /// Line endings are compared exactly. A carriage return in a diff line is
 /// shown as `␍`, so a CRLF line is visibly different from its LF twin; when
@@ -109,7 +110,9 @@ pub fn capped_diff_in(label: &str, path: &str, old: Option<&str>, new: Option<&s
     let old_side = if old.is_some() { "(on disk)" } else { "(not on disk)" };
     let new_side = if new.is_some() { "(generated from the spec)" } else { "(not generated: orphan)" };
     let (old, new) = (old.unwrap_or_default(), new.unwrap_or_default());
-    let (a, b) = (format!("a/{label}/{path}\t{old_side}"), format!("b/{label}/{path}\t{new_side}"));
+    // `a/` and `b/` prefix relative paths only, as git does (`a//tmp/…` helps nobody).
+    let (pa, pb) = if label.starts_with('/') { ("", "") } else { ("a/", "b/") };
+    let (a, b) = (format!("{pa}{label}/{path}\t{old_side}"), format!("{pb}{label}/{path}\t{new_side}"));
     let header = format!("--- {a}\n+++ {b}\n");
     let (old_crlf, new_crlf) = (old.matches("\r\n").count(), new.matches("\r\n").count());
     if old_crlf != new_crlf && old.replace("\r\n", "\n") == new.replace("\r\n", "\n") {
