@@ -411,7 +411,7 @@ fn earlier_spec(
 /// comparison with an earlier spec; true when all pass. Writes nothing.
 ///
 /// JSON: one object `{"ok", "errors", "warnings", "diagnostics": [..],
-/// "drift": null | [{"path", "kind", "diff"}], "fix": null | "…", "compat":
+/// "drift": null | [{"path", "file", "kind", "diff"}], "fix": null | "…", "compat":
 /// null | {..}}` ([`Comparison`] serialized); `drift` is null when the
 /// spec has errors.
 pub fn run_check(ctx: &Context, args: &CheckArgs) -> bool {
@@ -475,6 +475,7 @@ pub fn run_check(ctx: &Context, args: &CheckArgs) -> bool {
                 "diagnostics": report,
                 "drift": drift.as_ref().map(|d| d.iter().map(|x| serde_json::json!({
                     "path": x.path,
+                    "file": format!("{label}/{}", x.path),
                     "kind": drift_kind(x.kind),
                     "diff": x.diff,
                 })).collect::<Vec<_>>()),

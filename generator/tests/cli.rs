@@ -168,6 +168,20 @@ fn github_format_annotates_findings_and_drift() {
         "{stdout}"
     );
     assert!(lines.contains(&"::endgroup::"), "{stdout}");
+    // JSON: the path under the output directory, and the file as shown.
+    let o = run(
+        tmp.path(),
+        &["check", "--format", "json", "--python", "off"],
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        (
+            v["drift"][0]["path"].as_str(),
+            v["drift"][0]["file"].as_str()
+        ),
+        (Some("rust/Cargo.toml"), Some("generated/rust/Cargo.toml"))
+    );
+    assert_eq!(v["fix"], "agent-sentences-gen gen");
 }
 
 /// A copy of the real spec without the `runtime_context` structure.
@@ -204,6 +218,7 @@ fn check_against_a_git_revision_and_a_directory() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["ok"], true, "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(v["compat"]["against"], "HEAD:schema");
+    assert_eq!(v["drift"], serde_json::json!([]));
     assert_eq!(
         (
             v["compat"]["breaking"].as_u64(),

@@ -172,6 +172,7 @@ fn check_json_reports_findings_and_drift_in_one_object() {
     assert!(first["hint"].is_string());
     assert_eq!(v["drift"].as_array().unwrap().len(), 1);
     assert_eq!(v["drift"][0]["path"], "rust/Cargo.toml");
+    assert_eq!(v["drift"][0]["file"], format!("{out_s}/rust/Cargo.toml"));
     assert_eq!(v["drift"][0]["kind"], "stale");
     assert!(v["drift"][0]["diff"].as_str().unwrap().contains("\n-stale\n"));
     assert_eq!(v["fix"], format!("cargo xtask gen --spec {spec} --out {out_s}"));
