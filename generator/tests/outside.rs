@@ -93,8 +93,8 @@ fn the_generated_crate_builds_and_tests_outside_the_workspace() {
     assert!(fences >= 6, "at least three examples: {fences} fence lines");
     let last_run = stdout
         .lines()
-        .filter(|l| l.starts_with("running "))
-        .last()
+        .rev()
+        .find(|l| l.starts_with("running "))
         .unwrap();
     assert_eq!(
         last_run,
