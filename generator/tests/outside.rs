@@ -114,3 +114,64 @@ fn the_generated_crate_builds_and_tests_outside_the_workspace() {
         started.elapsed()
     );
 }
+
+/// The README's `build.rs` route, as a crate outside the workspace: its
+/// `build.rs` and `src/lib.rs` are the README's block, its dependencies the
+/// README's two (by path here). It must build without a warning.
+#[test]
+fn the_readme_build_script_route_builds_without_warnings_outside_the_workspace() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let block = readme
+        .split("```rust,ignore\n")
+        .nth(1)
+        .unwrap()
+        .split("\n```\n")
+        .next()
+        .unwrap();
+    let (build_rs, lib_rs) = block.split_once("// src/lib.rs\n").unwrap();
+    assert!(build_rs.starts_with("// build.rs\n"), "{block}");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::write(dir.join("build.rs"), build_rs).unwrap();
+    std::fs::write(
+        dir.join("src/lib.rs"),
+        format!("//! A user's crate.\n{lib_rs}\n"),
+    )
+    .unwrap();
+    copy_spec(&root().join("schema"), &dir.join("schema"));
+    let path = |p: &str| root().join(p).to_str().unwrap().to_owned();
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"user\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nagent-sentences-runtime = {{ path = {:?} }}\n\n[build-dependencies]\nagent-sentences-codegen = {{ path = {:?} }}\n",
+            path("runtime"),
+            path("codegen")
+        ),
+    )
+    .unwrap();
+    // The README lists exactly these two.
+    assert!(
+        readme.contains("agent-sentences-runtime = \"0.1\"")
+            && readme.contains("agent-sentences-codegen = \"0.1\"")
+    );
+    std::fs::copy(root().join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
+    let o = cargo()
+        .current_dir(dir)
+        .args(["build", "--offline", "--quiet"])
+        .env("CARGO_TARGET_DIR", root().join("target/outside"))
+        .env_remove("RUSTFLAGS")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert_eq!(stderr, "", "a user's build must be free of warnings");
+}
+
+fn copy_spec(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+    }
+}
