@@ -31,6 +31,7 @@
 #![warn(missing_docs)]
 
 pub mod check;
+pub mod compat;
 pub mod diagnostic;
 pub mod emit;
 pub mod files;
@@ -53,6 +54,30 @@ pub use diagnostic::{Diagnostic, Report, Severity};
 pub use files::{Drift, DriftKind, Mode};
 pub use pycheck::Python;
 
+/// The version of `agent-sentences-runtime` this generator was built with,
+/// which the generated crate depends on.
+pub const RUNTIME_VERSION: &str = agent_sentences_runtime::VERSION;
+
+/// Where `generated/rust` reaches the runtime crate in this repository.
+pub const REPO_RUNTIME_PATH: &str = "../../runtime";
+
+/// Choices about the output that the spec does not make.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    /// The runtime crate's directory, relative to the generated crate's
+    /// (`<out>/rust`) or absolute, written into the generated `Cargo.toml`
+    /// beside the runtime's version; `None` names the version only, as a
+    /// crate using the runtime from a registry does. Default: this
+    /// repository's layout, [`REPO_RUNTIME_PATH`].
+    pub runtime_path: Option<String>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { runtime_path: Some(REPO_RUNTIME_PATH.to_owned()) }
+    }
+}
+
 /// Everything the generator produces from one spec.
 #[derive(Debug, Clone)]
 pub struct Generated {
@@ -71,6 +96,14 @@ impl Generated {
     /// I/O errors.
     pub fn sync(&self, out_dir: &Path, mode: Mode) -> std::io::Result<Vec<Drift>> {
         files::sync(out_dir, &self.files, mode)
+    }
+
+    /// [`Generated::sync`], with diff headers naming files `<label>/<path>`.
+    ///
+    /// # Errors
+    /// I/O errors.
+    pub fn sync_in(&self, out_dir: &Path, label: &str, mode: Mode) -> std::io::Result<Vec<Drift>> {
+        files::sync_in(out_dir, label, &self.files, mode)
     }
 }
 
@@ -94,10 +127,15 @@ pub fn lint_with(spec_dir: &Path, python: &Python) -> Report {
 /// The lint's findings and, when they hold no error, everything the spec
 /// generates: what `cargo xtask check` needs, from one pass over the spec.
 pub fn lint_and_generate(spec_dir: &Path, python: &Python) -> (Report, Option<Generated>) {
+    lint_and_generate_with(spec_dir, python, &Options::default())
+}
+
+/// [`lint_and_generate`] with chosen output [`Options`].
+pub fn lint_and_generate_with(spec_dir: &Path, python: &Python, options: &Options) -> (Report, Option<Generated>) {
     match analyze(spec_dir) {
         Ok(mut a) => {
             let py = pycheck::check(&a.spec, python);
-            let generated = finish(&a);
+            let generated = finish(&a, options);
             a.diags.extend(py);
             let report = Report::new(a.diags);
             let generated = generated.filter(|_| !report.has_errors());
@@ -140,11 +178,11 @@ fn analyze(spec_dir: &Path) -> Result<Analysis, Report> {
 }
 
 /// Emits the files of an analyzed spec, unless it has errors.
-fn finish(a: &Analysis) -> Option<Generated> {
+fn finish(a: &Analysis, options: &Options) -> Option<Generated> {
     if a.diags.iter().any(|d| d.severity == Severity::Error) {
         return None;
     }
-    let files = emit::emit_all(&a.spec, &a.model);
+    let files = emit::emit_all(&a.spec, &a.model, options);
     Some(Generated { files, warnings: Report::new(a.diags.clone()), model: a.model.clone() })
 }
 
@@ -155,20 +193,54 @@ fn finish(a: &Analysis) -> Option<Generated> {
 /// A [`Report`] with every problem found (errors and warnings) when the spec
 /// has any error.
 pub fn generate(spec_dir: &Path) -> Result<Generated, Report> {
+    generate_with(spec_dir, &Options::default())
+}
+
+/// [`generate`] with chosen output [`Options`].
+///
+/// # Errors
+/// As [`generate`].
+pub fn generate_with(spec_dir: &Path, options: &Options) -> Result<Generated, Report> {
     let a = analyze(spec_dir)?;
-    finish(&a).ok_or_else(|| Report::new(a.diags))
+    finish(&a, options).ok_or_else(|| Report::new(a.diags))
 }
 
 /// The generated Rust items of the spec in `spec_dir` as one module, for a
 /// build script that vendors the spec: write it to `OUT_DIR` and `include!`
 /// it inside a `mod` (`tests/vendored/` is a crate that does). Writes nothing.
 ///
+/// The including crate needs one dependency, `agent-sentences-runtime`
+/// (the module reaches `regex`, `serde` and `serde_json` through its
+/// re-exports), and the build dependency `agent-sentences-codegen`. The
+/// module has no `cfg` of its own, so it builds without warnings in any
+/// crate; [`rust_module_with`] adds `schemars::JsonSchema` derives behind a
+/// feature.
+///
+/// ```no_run
+/// // build.rs
+/// let spec = std::path::Path::new("schema");
+/// let module = agent_sentences_codegen::rust_module(spec).unwrap_or_else(|report| panic!("{report}"));
+/// let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").unwrap()).join("sentences.rs");
+/// std::fs::write(out, module).unwrap();
+/// ```
+///
 /// # Errors
 /// As [`generate`].
 pub fn rust_module(spec_dir: &Path) -> Result<String, Report> {
+    rust_module_with(spec_dir, None)
+}
+
+/// [`rust_module`], with every type deriving `schemars::JsonSchema` under
+/// `#[cfg_attr(feature = "<schemars_feature>", …)]` when `schemars_feature`
+/// is given: the including crate then declares that feature and an optional
+/// `schemars` 0.8 dependency.
+///
+/// # Errors
+/// As [`generate`].
+pub fn rust_module_with(spec_dir: &Path, schemars_feature: Option<&str>) -> Result<String, Report> {
     let a = analyze(spec_dir)?;
     if a.diags.iter().any(|d| d.severity == Severity::Error) {
         return Err(Report::new(a.diags));
     }
-    Ok(emit::rust::module_rs(&a.model))
+    Ok(emit::rust::module_rs(&a.model, schemars_feature))
 }

@@ -62,7 +62,7 @@ fn a_stale_file_is_reported_with_a_diff_of_the_edit() {
     let drifts = check(&g, dir.path());
     assert_eq!(kinds(&drifts), vec![("rust/src/lib.rs", DriftKind::Stale)]);
     let diff = &drifts[0].diff;
-    assert!(diff.starts_with("--- a/generated/rust/src/lib.rs\n+++ b/generated/rust/src/lib.rs\n@@ "), "{diff}");
+    assert!(diff.starts_with("--- a/generated/rust/src/lib.rs\t(on disk)\n+++ b/generated/rust/src/lib.rs\t(generated from the spec)\n@@ "), "{diff}");
     assert!(diff.contains("\n-pub struct WorkOrder { // hand edit\n+pub struct WorkOrder {\n"), "{diff}");
     assert_eq!(diff.lines().filter(|l| l.starts_with(['-', '+']) && !l.starts_with("---") && !l.starts_with("+++")).count(), 2, "{diff}");
 }
@@ -77,6 +77,7 @@ fn a_missing_file_is_reported_as_missing() {
     let added = drifts[0].diff.lines().filter(|l| l.starts_with('+') && !l.starts_with("+++")).count();
     assert_eq!(added, g.files["rust/Cargo.toml"].lines().count(), "{}", drifts[0].diff);
     assert_eq!(drifts[0].to_string().lines().next(), Some("generated/rust/Cargo.toml is missing"));
+    assert!(drifts[0].diff.starts_with("--- a/generated/rust/Cargo.toml\t(not on disk)\n+++ b/generated/rust/Cargo.toml\t(generated from the spec)\n"), "{}", drifts[0].diff);
 }
 
 #[test]
@@ -90,6 +91,7 @@ fn an_orphan_is_reported_and_by_products_are_not() {
     let drifts = check(&g, dir.path());
     assert_eq!(kinds(&drifts), vec![("rust/src/fleet_alert.rs", DriftKind::Orphan)]);
     assert!(drifts[0].diff.contains("\n-pub struct FleetAlert;\n"), "{}", drifts[0].diff);
+    assert!(drifts[0].diff.starts_with("--- a/generated/rust/src/fleet_alert.rs\t(on disk)\n+++ b/generated/rust/src/fleet_alert.rs\t(not generated: orphan)\n"), "{}", drifts[0].diff);
     assert_eq!(drifts[0].to_string().lines().next(), Some("generated/rust/src/fleet_alert.rs is not produced by the generator (orphan)"));
 }
 
@@ -107,7 +109,7 @@ fn a_crlf_checkout_is_reported_not_ignored() {
     assert_eq!(
         drifts[0].diff,
         format!(
-            "--- a/generated/rust/src/lib.rs\n+++ b/generated/rust/src/lib.rs\nonly line endings differ: {n} of {n} line(s) end in CRLF on disk, 0 in the generator's output (generated files use LF; a checkout with `core.autocrlf=true` converts them)\n"
+            "--- a/generated/rust/src/lib.rs\t(on disk)\n+++ b/generated/rust/src/lib.rs\t(generated from the spec)\nonly line endings differ: {n} of {n} line(s) end in CRLF on disk, 0 in the generator's output (generated files use LF; a checkout with `core.autocrlf=true` converts them)\n"
         )
     );
 }

@@ -9,6 +9,10 @@
 //! - `python` (feature `python`): building Python objects from scan results,
 //!   for the generated PyO3 module; the only module with `unsafe` code (two
 //!   CPython calls, documented where they are made).
+//!
+//! The crates the generated code uses are re-exported ([`regex`], [`serde`],
+//! [`serde_json`]), so a crate that generates the types in its `build.rs`
+//! (`agent_sentences_codegen::rust_module`) depends on this crate alone.
 
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
@@ -19,6 +23,19 @@ pub mod loops;
 #[allow(unsafe_code)]
 pub mod python;
 pub mod scan;
+
+/// The `regex` crate the generated patterns compile with (re-exported for generated code).
+pub use regex;
+/// The `serde` crate the generated types derive `Serialize`/`Deserialize` from
+/// (generated code names it with `#[serde(crate = "agent_sentences_runtime::serde")]`).
+pub use serde;
+/// The `serde_json` crate of tool arguments (`JsonObject` is its `Map`), with
+/// `preserve_order` and `float_roundtrip`.
+pub use serde_json;
+
+/// This crate's version, which the generator writes into the generated
+/// crate's dependency on it.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 use std::fmt;
 use std::sync::OnceLock;

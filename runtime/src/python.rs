@@ -191,7 +191,7 @@ impl<'t> CharIndex<'t> {
         if self.ascii {
             return at;
         }
-        let count = |b: &[u8]| b.iter().filter(|&&b| (b as i8) >= -0x40).count();
+        let count = bytecount::num_chars;
         if at >= self.byte {
             self.char += count(&self.text[self.byte..at]);
         } else {
@@ -251,13 +251,19 @@ fn skipped_list<'py>(py: Python<'py>, classes: &Classes, text: &str, skipped: Ve
     Ok(list)
 }
 
-/// The UTF-8 bytes of a Python `str`, without leaving a copy behind: an
-/// ASCII `str` is read in place (its characters are its UTF-8); any other is
-/// encoded into a temporary `bytes`, dropped with this value, since asking
-/// CPython for the UTF-8 of such a `str` caches a copy inside it for the
-/// `str`'s whole life (a 1 GB text would hold 2 GB).
+/// Texts of at most this many characters are read through CPython's UTF-8
+/// cache, larger ones through a temporary copy (decision P115).
+pub const CACHED_UTF8_MAX_CHARS: usize = 1 << 20;
+
+/// The UTF-8 bytes of a Python `str` (decision P115). An ASCII `str` is read
+/// in place (its characters are its UTF-8). Any other up to
+/// [`CACHED_UTF8_MAX_CHARS`] characters through CPython's UTF-8 cache, as
+/// C extensions usually do: encoded once, kept inside the `str` for its life,
+/// so scanning the same text again costs no second encoding. A larger one is
+/// encoded into a temporary `bytes` dropped with this value, so that a 1 GB
+/// text does not hold 2 GB for the rest of its life.
 struct Utf8<'a, 'py> {
-    ascii: Option<&'a str>,
+    cached: Option<&'a str>,
     encoded: Option<Bound<'py, PyBytes>>,
 }
 
@@ -266,16 +272,18 @@ impl<'a, 'py> Utf8<'a, 'py> {
     /// `UnicodeEncodeError` for a lone surrogate.
     fn of(text: &'a Bound<'py, PyString>) -> PyResult<Self> {
         let py = text.py();
-        if text.call_method0(pyo3::intern!(py, "isascii"))?.is_truthy()? {
-            return Ok(Utf8 { ascii: Some(text.to_str()?), encoded: None });
+        if text.len()? <= CACHED_UTF8_MAX_CHARS || text.call_method0(pyo3::intern!(py, "isascii"))?.is_truthy()? {
+            return Ok(Utf8 { cached: Some(text.to_str()?), encoded: None });
         }
-        Ok(Utf8 { ascii: None, encoded: Some(text.encode_utf8()?) })
+        Ok(Utf8 { cached: None, encoded: Some(text.encode_utf8()?) })
     }
 
-    fn as_str(&self) -> PyResult<&str> {
-        match (&self.ascii, &self.encoded) {
-            (Some(s), _) => Ok(s),
-            (None, Some(b)) => std::str::from_utf8(b.as_bytes()).map_err(|e| PyRuntimeError::new_err(format!("CPython's UTF-8 is not UTF-8: {e}"))),
+    fn as_str(&self) -> &str {
+        match (&self.cached, &self.encoded) {
+            (Some(s), _) => s,
+            // SAFETY: CPython's strict UTF-8 encoder (`str.encode("utf-8")`,
+            // which `encode_utf8` calls) writes valid UTF-8 or fails.
+            (None, Some(b)) => unsafe { std::str::from_utf8_unchecked(b.as_bytes()) },
             (None, None) => unreachable!("one of the two is set"),
         }
     }
@@ -299,7 +307,7 @@ pub fn scan<'py, S: Serialize + Send>(
     let py = text.py();
     let classes = Classes::get(py)?;
     let utf8 = Utf8::of(text)?;
-    let s = utf8.as_str()?;
+    let s = utf8.as_str();
     let (found, skipped) = py.detach(|| scan(s));
     result(py, classes, s, found, skipped, diagnostics)
 }
@@ -369,7 +377,7 @@ pub fn scan_many<'py, S: Serialize + Send>(
 ) -> PyResult<Bound<'py, PyList>> {
     let classes = Classes::get(py)?;
     let holders = texts.iter().map(Utf8::of).collect::<PyResult<Vec<Utf8<'_, 'py>>>>()?;
-    let strs = holders.iter().map(Utf8::as_str).collect::<PyResult<Vec<&str>>>()?;
+    let strs: Vec<&str> = holders.iter().map(Utf8::as_str).collect();
     let pool = pool()?;
     // Chunks of texts, so that a batch of many tiny texts costs one message
     // per chunk, not per text; enough chunks that building objects can start
@@ -462,7 +470,7 @@ fn pool() -> PyResult<std::sync::Arc<rayon::ThreadPool>> {
 pub fn scan_json<S: Serialize + Send>(text: &Bound<'_, PyString>, scan: fn(&str) -> ScanResult<S>) -> PyResult<String> {
     let py = text.py();
     let utf8 = Utf8::of(text)?;
-    let s = utf8.as_str()?;
+    let s = utf8.as_str();
     let (found, skipped) = py.detach(|| scan(s));
     serde_json::to_string(&serde_json::json!({ "found": found, "skipped": skipped }))
         .map_err(|e| PyRuntimeError::new_err(format!("serializing the scan result: {e}")))
@@ -477,7 +485,7 @@ pub fn scan_json<S: Serialize + Send>(text: &Bound<'_, PyString>, scan: fn(&str)
 pub fn parse_object<'py>(text: &Bound<'py, PyString>, limits: Limits) -> PyResult<Bound<'py, PyDict>> {
     let py = text.py();
     let utf8 = Utf8::of(text)?;
-    let s = utf8.as_str()?;
+    let s = utf8.as_str();
     let map = parse_object_with(s, limits).map_err(|JsonError { message }| NativeJsonError::new_err(message))?;
     object_to_py(py, &map)
 }

@@ -68,9 +68,7 @@ fn broken_spec_reports_every_fault_and_writes_nothing() {
 
 #[test]
 fn check_reports_a_hand_edit_with_a_diff_and_gen_repairs_it() {
-    let tmp = tempfile::tempdir().unwrap();
-    let out = tmp.path().join("generated");
-    copy_dir(&root().join("generated"), &out);
+    let (_tmp, out) = generated_copy();
     let spec = root().join("schema");
     let (spec, out_s) = (spec.to_str().unwrap(), out.to_str().unwrap());
     let ok = xtask(&["check", "--spec", spec, "--out", out_s]);
@@ -94,11 +92,20 @@ fn check_reports_a_hand_edit_with_a_diff_and_gen_repairs_it() {
     assert_eq!(again.status.code(), Some(0), "{}", String::from_utf8_lossy(&again.stderr));
 }
 
-/// A fresh copy of `generated/` in a temporary directory.
+/// A fresh copy of `generated/` in a temporary directory: a copy, then
+/// `gen` into it, which rewrites only `rust/Cargo.toml` (its path to the
+/// runtime is relative to where the crate is).
 fn generated_copy() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("generated");
     copy_dir(&root().join("generated"), &out);
+    let o = xtask(&["gen", "--out", out.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    let unchanged = agent_sentences_codegen::generate(&root().join("schema")).unwrap_or_else(|r| panic!("{r}")).files.len() - 1;
+    assert!(stderr.contains(&format!("wrote {}/rust/Cargo.toml (changed)\n1 written, 0 removed (orphans), {unchanged} unchanged", out.display())), "{stderr}");
+    let manifest = std::fs::read_to_string(out.join("rust/Cargo.toml")).unwrap();
+    assert!(manifest.contains(&format!("path = {:?}", root().join("runtime").to_str().unwrap())), "{manifest}");
     (tmp, out)
 }
 
@@ -130,9 +137,14 @@ fn check_fails_on_each_kind_of_drift_alone_and_writes_nothing() {
         assert_eq!(o.status.code(), Some(1), "{name}: {stderr}");
         assert!(stderr.contains(&format!("{}/{says}\n", out.display())), "{name}: {stderr}");
         assert!(
-            stderr.contains(&format!("1 file(s) under {} differ from what {spec} produces: run `cargo xtask gen --spec {spec} --out {}` and commit the result", out.display(), out.display())),
+            stderr.contains(&format!("1 file(s) under {} differ from what schema produces: run `cargo xtask gen --spec {spec} --out {}` and commit the result", out.display(), out.display())),
             "{name}: {stderr}"
         );
+        if name == "stale" {
+            // An absolute output directory: no `a/`, `b/` before it.
+            let o = out.display();
+            assert!(stderr.contains(&format!("--- {o}/rust/Cargo.toml\t(on disk)\n+++ {o}/rust/Cargo.toml\t(generated from the spec)\n")), "{stderr}");
+        }
         if name == "crlf" {
             assert!(stderr.contains("only line endings differ"), "{stderr}");
         }
@@ -161,6 +173,7 @@ fn check_json_reports_findings_and_drift_in_one_object() {
     assert!(first["hint"].is_string());
     assert_eq!(v["drift"].as_array().unwrap().len(), 1);
     assert_eq!(v["drift"][0]["path"], "rust/Cargo.toml");
+    assert_eq!(v["drift"][0]["file"], format!("{out_s}/rust/Cargo.toml"));
     assert_eq!(v["drift"][0]["kind"], "stale");
     assert!(v["drift"][0]["diff"].as_str().unwrap().contains("\n-stale\n"));
     assert_eq!(v["fix"], format!("cargo xtask gen --spec {spec} --out {out_s}"));

@@ -32,7 +32,7 @@ pub const MD_HEADER: &str =
 
 /// Every output file, keyed by its path relative to the output directory
 /// (`generated/`), with `/` separators.
-pub fn emit_all(spec: &Spec, model: &Model) -> BTreeMap<String, String> {
+pub fn emit_all(spec: &Spec, model: &Model, options: &crate::Options) -> BTreeMap<String, String> {
     let mut files = BTreeMap::new();
     files.insert("docs/SENTENCE-STRUCTURE.md".to_owned(), docs::sentence_structure_md(spec, model));
     files.insert("docs/REGEX-PATTERNS.md".to_owned(), docs::regex_patterns_md(spec, model));
@@ -41,7 +41,7 @@ pub fn emit_all(spec: &Spec, model: &Model) -> BTreeMap<String, String> {
     files.insert("schema/regex_patterns.schema.json".to_owned(), schema::patterns_schema());
     files.insert("schema/directives.schema.json".to_owned(), schema::directives_schema());
     files.insert("schema/loops.schema.json".to_owned(), schema::loops_schema());
-    files.insert("rust/Cargo.toml".to_owned(), rust::cargo_toml(model));
+    files.insert("rust/Cargo.toml".to_owned(), rust::cargo_toml(model, options.runtime_path.as_deref()));
     files.insert("rust/src/lib.rs".to_owned(), rust::lib_rs(model));
     files.insert("rust/tests/spec_examples.rs".to_owned(), rust::spec_examples_rs(model));
     files.insert("rust/tests/roundtrip.rs".to_owned(), rust::roundtrip_rs(model));

@@ -51,18 +51,43 @@ fn format_rust(tokens: TokenStream) -> String {
     format!("{RUST_HEADER}\n{}", prettyplease::unparse(&file))
 }
 
-/// `generated/rust/Cargo.toml`.
-pub fn cargo_toml(model: &Model) -> String {
+/// The edition, minimum Rust version and license the generated crate
+/// declares (the workspace's, written out: the crate must build outside it).
+pub const CRATE_EDITION: &str = "2021";
+/// See [`CRATE_EDITION`].
+pub const CRATE_RUST_VERSION: &str = "1.82";
+/// See [`CRATE_EDITION`].
+pub const CRATE_LICENSE: &str = "MIT";
+
+/// A TOML basic string holding `s` (JSON's escapes are TOML's).
+fn toml_str(s: &str) -> String {
+    serde_json::to_string(s).expect("a string serializes")
+}
+
+/// `generated/rust/Cargo.toml`: a self-contained manifest (no workspace
+/// inheritance) whose version is the spec's. The runtime is named by the
+/// version the generator was built with (`agent_sentences_runtime::VERSION`)
+/// and, when `runtime_path` is given, also by that path relative to the
+/// crate's directory, as prost names prost-types: the path is used in a
+/// checkout, the version from a registry (`cargo package` drops the path).
+pub fn cargo_toml(model: &Model, runtime_path: Option<&str>) -> String {
+    let runtime_version = toml_str(agent_sentences_runtime::VERSION);
+    let runtime = match runtime_path {
+        Some(path) => format!("{{ version = {runtime_version}, path = {} }}", toml_str(path)),
+        None => format!("{{ version = {runtime_version} }}"),
+    };
     format!(
         r#"{TOML_HEADER}
 [package]
 name = "agent-sentences"
-version = "{version}"
+version = {version}
 description = "Typed sentence structures, parsers and renderers of the agent messaging protocol, generated from schema/."
-edition.workspace = true
-rust-version.workspace = true
-license.workspace = true
-publish.workspace = true
+edition = "{CRATE_EDITION}"
+rust-version = "{CRATE_RUST_VERSION}"
+license = "{CRATE_LICENSE}"
+documentation = "https://docs.rs/agent-sentences"
+keywords = ["agents", "protocol", "parser", "codegen"]
+categories = ["parser-implementations"]
 
 [features]
 default = []
@@ -70,19 +95,17 @@ default = []
 schemars = ["dep:schemars"]
 
 [dependencies]
-agent-sentences-runtime = {{ path = "../../runtime" }}
-regex = {{ workspace = true }}
-serde = {{ workspace = true }}
-serde_json = {{ workspace = true }}
-schemars = {{ workspace = true, optional = true }}
+# Also re-exports what the generated code uses: regex, serde, serde_json.
+agent-sentences-runtime = {runtime}
+schemars = {{ version = "0.8", features = ["preserve_order", "indexmap2"], optional = true }}
 
 [dev-dependencies]
-proptest = {{ workspace = true }}
+proptest = "1"
 
 [lints.rust]
 missing_docs = "warn"
 "#,
-        version = model.version
+        version = toml_str(&model.version)
     )
 }
 
@@ -129,18 +152,88 @@ fn field_doc(s: &SentenceIr, f: &FieldIr) -> String {
 
 /// `generated/rust/src/lib.rs`: the crate root.
 pub fn lib_rs(model: &Model) -> String {
-    lib_tokens(model, true)
+    lib_tokens(model, true, Some("schemars"))
 }
 
 /// The same items as [`lib_rs`] without the crate-level doc and attributes,
 /// for a build script to write into `OUT_DIR` and `include!` in a module of
-/// its own crate (which then depends on `agent-sentences-runtime`, `regex`,
-/// `serde` and `serde_json`).
-pub fn module_rs(model: &Model) -> String {
-    lib_tokens(model, false)
+/// its own crate, which then needs one dependency: `agent-sentences-runtime`
+/// (the items reach `regex`, `serde` and `serde_json` through its
+/// re-exports).
+///
+/// With `schemars_feature` `Some(name)`, every type also derives
+/// `schemars::JsonSchema` under `#[cfg_attr(feature = "<name>", …)]`, so the
+/// including crate must declare that feature and an optional `schemars`
+/// dependency; with `None` no `cfg` is emitted at all (a crate without such a
+/// feature would get an `unexpected cfg` warning per type).
+pub fn module_rs(model: &Model, schemars_feature: Option<&str>) -> String {
+    lib_tokens(model, false, schemars_feature)
 }
 
-fn lib_tokens(model: &Model, crate_root: bool) -> String {
+/// The crate-level example: parse, read a field, render and scan the first
+/// structure's own example sentence (all from the spec).
+fn crate_example(model: &Model) -> String {
+    let Some(s) = model.sentences.iter().find(|s| s.scanned) else { return String::new() };
+    let field = s.fields.iter().find(|f| f.required && f.ty == FieldTy::String && f.derived_from.is_none());
+    let read = field.map_or(String::new(), |f| {
+        let value = s.example_captures.iter().find(|(g, _)| f.groups.contains(g)).map(|(_, v)| v.clone()).unwrap_or_default();
+        format!("assert_eq!(s.{}, {value:?});\n", f.rust_name)
+    });
+    format!(
+        "```\nuse agent_sentences::{{scan, Sentence, {ty}}};\n\n\
+         let text = {text:?};\n\
+         // Parse a whole text as one structure (`FromStr`), and render it back (`Display`).\n\
+         let s: {ty} = text.parse()?;\n\
+         {read}\
+         assert_eq!(s.to_string(), text);\n\
+         // Find every sentence and tool directive in free text, with byte spans.\n\
+         let found = scan::scan(text);\n\
+         assert_eq!(found[0].span, 0..text.len());\n\
+         assert!(matches!(&found[0].item, scan::Item::Sentence {{ value: Sentence::{ty}(_) }}));\n\
+         # Ok::<(), agent_sentences::ParseError>(())\n```",
+        ty = s.type_name,
+        text = s.example_sentence,
+    )
+}
+
+/// A doc example for `Sentence::parse`: the second structure's example, so
+/// spec order visibly matters.
+fn sentence_parse_example(model: &Model) -> String {
+    let Some(s) = model.sentences.get(1).or(model.sentences.first()) else { return String::new() };
+    format!(
+        "\n```\nuse agent_sentences::{{Sentence, SentenceKind}};\n\n\
+         let any = Sentence::parse({text:?})?;\n\
+         assert_eq!(any.kind(), SentenceKind::{ty});\n\
+         assert_eq!(any.to_string(), {text:?});\n\
+         # Ok::<(), agent_sentences::ParseError>(())\n```",
+        ty = s.type_name,
+        text = s.example_sentence,
+    )
+}
+
+/// A doc example for `scan_with_diagnostics`: a bracket call with a trailing
+/// comma, skipped as invalid JSON, after the first scanned structure's example.
+fn scan_diagnostics_example(model: &Model) -> String {
+    let d = &model.directives;
+    let (Some(engine), Some(op)) = (d.bracket.engines.first(), d.aliases.values().next().or(d.shorthands.values().map(|s| &s.op).next())) else {
+        return String::new();
+    };
+    let call = format!("[{engine} {op} {{\"x\": 1,}}]");
+    format!(
+        "\n```\nuse agent_sentences::scan::{{scan_with_diagnostics, SkipReason}};\n\n\
+         let text = {call:?};\n\
+         let (found, skipped) = scan_with_diagnostics(text);\n\
+         assert!(found.is_empty());\n\
+         assert_eq!(skipped[0].reason, SkipReason::InvalidJson);\n\
+         assert_eq!(skipped[0].span, 0..text.len());\n```"
+    )
+}
+
+fn lib_tokens(model: &Model, crate_root: bool, schemars_feature: Option<&str>) -> String {
+    let schemars = match schemars_feature {
+        Some(feature) => quote!(#[cfg_attr(feature = #feature, derive(schemars::JsonSchema))]),
+        None => quote!(),
+    };
     let crate_doc = inner_doc(&format!(
         "Typed sentences of \"{}\" (version {}).\n\n\
          Every type here is generated by `cargo xtask gen` from `schema/structures.json` and \
@@ -149,8 +242,8 @@ fn lib_tokens(model: &Model, crate_root: bool) -> String {
          and `Display` (render the canonical text from the structure's template).\n\
          - [`Sentence`]: any structure; [`SentenceKind`]: each structure's metadata.\n\
          - [`patterns`]: the pattern source strings and their compiled regexes.\n\n\
-         Offsets in [`ParseError`] are byte offsets into the parsed text.",
-        model.title, model.version
+         Offsets in [`ParseError`] are byte offsets into the parsed text.\n\n{}",
+        model.title, model.version, crate_example(model)
     ));
     let meta = meta_items(model);
     let patterns = patterns_mod(model);
@@ -181,7 +274,8 @@ fn lib_tokens(model: &Model, crate_root: bool) -> String {
         quote! {
             #d
             #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-            #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+            #schemars
+            #[serde(crate = "agent_sentences_runtime::serde")]
             pub enum #name { #(#variants,)* }
 
             impl #name {
@@ -206,11 +300,11 @@ fn lib_tokens(model: &Model, crate_root: bool) -> String {
             }
         }
     });
-    let structs = model.sentences.iter().map(sentence_struct);
-    let kind = kind_enum(model);
-    let sentence = sentence_enum(model);
-    let scan = scan_mod(model);
-    let loops = loops_mod(model);
+    let structs = model.sentences.iter().map(|s| sentence_struct(s, &schemars));
+    let kind = kind_enum(model, &schemars);
+    let sentence = sentence_enum(model, &schemars, crate_root);
+    let scan = scan_mod(model, crate_root);
+    let loops = loops_mod(model, crate_root);
     let root = crate_root.then(|| quote! { #crate_doc #![forbid(unsafe_code)] });
     format_rust(quote! {
         #root
@@ -219,15 +313,15 @@ fn lib_tokens(model: &Model, crate_root: bool) -> String {
         use std::str::FromStr;
         use std::sync::LazyLock;
 
-        use regex::Regex;
-        use serde::{Deserialize, Serialize};
+        use agent_sentences_runtime::regex::Regex;
+        use agent_sentences_runtime::serde::{Deserialize, Serialize};
 
         pub use agent_sentences_runtime::json::JsonError;
         pub use agent_sentences_runtime::{ParseError, ParseErrorKind};
         use agent_sentences_runtime::{field_capture, stop_point, Groups, Step};
 
         /// A JSON object of tool arguments, keys in their original order.
-        pub type JsonObject = serde_json::Map<String, serde_json::Value>;
+        pub type JsonObject = agent_sentences_runtime::serde_json::Map<String, agent_sentences_runtime::serde_json::Value>;
 
         /// A text that is none of an enumeration's values (case-sensitive).
         #[derive(Debug, Clone, PartialEq, Eq)]
@@ -295,6 +389,7 @@ fn meta_items(model: &Model) -> TokenStream {
 
         /// The type of a captured value, named as the spec names it (`type` of a pattern group).
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+        #[serde(crate = "agent_sentences_runtime::serde")]
         #[serde(rename_all = "snake_case")]
         pub enum ValueType {
             /// Text, kept as captured.
@@ -325,6 +420,7 @@ fn meta_items(model: &Model) -> TokenStream {
 
         /// A field of a generated sentence type ([`SentenceKind::field_info`]).
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+        #[serde(crate = "agent_sentences_runtime::serde")]
         pub struct FieldInfo {
             /// The field's name as the spec writes it (and as it serializes).
             pub name: &'static str,
@@ -347,7 +443,10 @@ fn meta_items(model: &Model) -> TokenStream {
     }
 }
 
-fn scan_mod(model: &Model) -> TokenStream {
+/// `examples`: the doc examples (doctests), which name the crate
+/// `agent_sentences` and so are left out of [`module_rs`].
+fn scan_mod(model: &Model, examples: bool) -> TokenStream {
+    let diag_example = if examples { doc(&scan_diagnostics_example(model)) } else { quote!() };
     let d = &model.directives;
     let scanned: Vec<&SentenceIr> = model.sentences.iter().filter(|s| s.scanned).collect();
     let n = scanned.len();
@@ -443,6 +542,7 @@ fn scan_mod(model: &Model) -> TokenStream {
             }
 
             /// As [`scan`], plus every skipped directive candidate with its span and reason.
+            #diag_example
             pub fn scan_with_diagnostics(text: &str) -> (Vec<Found>, Vec<Skipped>) {
                 SCANNER.scan_with_diagnostics(text)
             }
@@ -539,8 +639,8 @@ fn patterns_mod(model: &Model) -> TokenStream {
         /// The spec's patterns: source strings (flags inline), compiled regexes and metadata.
         pub mod patterns {
             use std::sync::LazyLock;
-            use regex::Regex;
-            use serde::Serialize;
+            use agent_sentences_runtime::regex::Regex;
+            use agent_sentences_runtime::serde::Serialize;
             use super::ValueType;
             #(#items)*
             /// Every pattern as `(key, source)`, in spec order.
@@ -550,6 +650,7 @@ fn patterns_mod(model: &Model) -> TokenStream {
 
             /// A named group of a pattern (`/patterns/<key>/groups/<name>`).
             #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+            #[serde(crate = "agent_sentences_runtime::serde")]
             pub struct GroupInfo {
                 /// The group's name.
                 pub name: &'static str,
@@ -566,6 +667,7 @@ fn patterns_mod(model: &Model) -> TokenStream {
 
             /// What one group captures in a [`MatchExample`].
             #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+            #[serde(crate = "agent_sentences_runtime::serde")]
             pub struct Capture {
                 /// The group's name.
                 pub group: &'static str,
@@ -575,6 +677,7 @@ fn patterns_mod(model: &Model) -> TokenStream {
 
             /// A text the pattern matches in full, with what each taking-part group captures.
             #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+            #[serde(crate = "agent_sentences_runtime::serde")]
             pub struct MatchExample {
                 /// The text.
                 pub text: &'static str,
@@ -584,6 +687,7 @@ fn patterns_mod(model: &Model) -> TokenStream {
 
             /// One pattern's metadata (`/patterns/<key>` in `schema/regex_patterns.json`).
             #[derive(Debug, Clone, Copy, Serialize)]
+            #[serde(crate = "agent_sentences_runtime::serde")]
             pub struct PatternInfo {
                 /// The pattern key, e.g. `work_order`.
                 pub key: &'static str,
@@ -635,7 +739,7 @@ fn patterns_mod(model: &Model) -> TokenStream {
     }
 }
 
-fn sentence_struct(s: &SentenceIr) -> TokenStream {
+fn sentence_struct(s: &SentenceIr, schemars: &TokenStream) -> TokenStream {
     let name = format_ident!("{}", s.type_name);
     let key = &s.key;
     let mut d = format!(
@@ -776,7 +880,8 @@ fn sentence_struct(s: &SentenceIr) -> TokenStream {
     quote! {
         #d
         #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-        #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+        #schemars
+        #[serde(crate = "agent_sentences_runtime::serde")]
         pub struct #name { #(#fields,)* }
 
         impl #name {
@@ -826,7 +931,7 @@ fn sentence_struct(s: &SentenceIr) -> TokenStream {
     }
 }
 
-fn kind_enum(model: &Model) -> TokenStream {
+fn kind_enum(model: &Model, schemars: &TokenStream) -> TokenStream {
     let variants = model.sentences.iter().map(|s| {
         let v = format_ident!("{}", s.type_name);
         let d = doc(&format!("`{}`: {}", s.key, s.name));
@@ -930,7 +1035,8 @@ fn kind_enum(model: &Model) -> TokenStream {
     quote! {
         /// Which sentence structure; each kind carries its spec metadata.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-        #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+        #schemars
+        #[serde(crate = "agent_sentences_runtime::serde")]
         #[serde(rename_all = "snake_case")]
         pub enum SentenceKind { #(#variants,)* }
 
@@ -983,7 +1089,8 @@ fn kind_enum(model: &Model) -> TokenStream {
     }
 }
 
-fn sentence_enum(model: &Model) -> TokenStream {
+fn sentence_enum(model: &Model, schemars: &TokenStream, examples: bool) -> TokenStream {
+    let parse_example = if examples { doc(&sentence_parse_example(model)) } else { quote!() };
     let variants = model.sentences.iter().map(|s| {
         let v = format_ident!("{}", s.type_name);
         let k = &s.key;
@@ -1014,7 +1121,8 @@ fn sentence_enum(model: &Model) -> TokenStream {
         /// Any sentence. Serializes as the structure's fields plus
         /// `"structure": "<key>"`.
         #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-        #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+        #schemars
+        #[serde(crate = "agent_sentences_runtime::serde")]
         #[serde(tag = "structure")]
         pub enum Sentence { #(#variants,)* }
 
@@ -1026,6 +1134,7 @@ fn sentence_enum(model: &Model) -> TokenStream {
             /// [`ParseError`] with `structure: None` and `closest` set to the
             /// structure that fitted the longest prefix, with its offset and
             /// reason.
+            #parse_example
             pub fn parse(text: &str) -> Result<Sentence, ParseError> {
                 let mut best: Option<ParseError> = None;
                 #(#tries)*
@@ -1064,7 +1173,7 @@ fn typed_literal(s: &SentenceIr, f: &FieldIr, text: &str) -> TokenStream {
             let e = format_ident!("{}", e);
             quote!(#text.parse::<#e>().unwrap())
         }
-        FieldTy::JsonObject => quote!(serde_json::from_str::<JsonObject>(#text).unwrap()),
+        FieldTy::JsonObject => quote!(agent_sentences_runtime::serde_json::from_str::<JsonObject>(#text).unwrap()),
     }
 }
 
@@ -1136,7 +1245,7 @@ pub fn spec_examples_rs(model: &Model) -> String {
         //! The spec's own examples, run against the generated crate.
         #![allow(clippy::bool_assert_comparison)]
         use agent_sentences::*;
-        use regex::Regex;
+        use agent_sentences_runtime::regex::Regex;
         #(#per_structure)*
         #(#per_pattern)*
     })
@@ -1213,7 +1322,7 @@ pub fn roundtrip_rs(model: &Model) -> String {
                     quote!(.map(|t| t.parse::<#e>().expect("enum groups are their values")))
                 }
                 FieldTy::String => quote!(),
-                FieldTy::JsonObject => quote!(.map(|t| serde_json::from_str::<JsonObject>(&t).expect("a JSON object group"))),
+                FieldTy::JsonObject => quote!(.map(|t| agent_sentences_runtime::serde_json::from_str::<JsonObject>(&t).expect("a JSON object group"))),
             };
             let required = f.required.then(|| quote!(.expect("a required derived field is always captured")));
             quote!(let #id = derived(&#pid, #pattern, #group) #convert #required;)
@@ -1270,8 +1379,8 @@ pub fn roundtrip_rs(model: &Model) -> String {
         use proptest::prelude::*;
         use proptest::string::string_regex;
         use proptest::test_runner::{Config, TestRunner};
-        use regex::Regex;
-        use serde_json::Value;
+        use agent_sentences_runtime::regex::Regex;
+        use agent_sentences_runtime::serde_json::{self, Value};
 
         /// Strings matching `pattern`.
         fn text(pattern: &str) -> BoxedStrategy<String> {
@@ -1338,7 +1447,7 @@ pub fn roundtrip_rs(model: &Model) -> String {
 /// The `loops` module: the state machine of `schema/loops.json` and the
 /// structures' `lifecycle_transition`s, and the glue from scanned sentences to
 /// the runtime's tracker. Nothing when the spec has no `loops.json`.
-fn loops_mod(model: &Model) -> TokenStream {
+fn loops_mod(model: &Model, crate_root: bool) -> TokenStream {
     let Some(m) = &model.machine else { return TokenStream::new() };
     let sentence_of = |key: &str| model.sentences.iter().find(|s| s.key == key).expect("checked: the structure exists");
     let field_ident = |s: &SentenceIr, name: &str| {
@@ -1385,22 +1494,32 @@ fn loops_mod(model: &Model) -> TokenStream {
     let default_secs = i64::from(m.sla.default_deadline_minutes) * 60;
     let every_secs = i64::from(m.sla.nudge_every_minutes) * 60;
     let max = m.sla.max_nudges;
+    // The example (a doctest, in the generated crate only, P102) opens a loop
+    // with the opener's own example sentence.
+    let example = if crate_root {
+        let sentence = format!("{:?}", sentence_of(opener).example_sentence);
+        format!(
+            "\n\n```\n\
+             use agent_sentences::loops;\n\
+             let mut t = loops::tracker(loops::default_config());\n\
+             let at = \"2026-12-01T09:00:00Z\".parse().unwrap();\n\
+             assert_eq!(loops::feed(&mut t, at, \"super\", {sentence}), 1);\n\
+             let (id, l) = t.state().loops.iter().next().unwrap();\n\
+             assert_eq!(l.state, loops::MACHINE.initial);\n\
+             let due = t.due(l.deadline);\n\
+             assert_eq!(due[0].id, *id);\n\
+             assert!(due[0].sentence.as_deref().unwrap().contains(&format!(\" {{id}}]\")));\n\
+             ```"
+        )
+    } else {
+        String::new()
+    };
     let mod_doc = doc(&format!(
         "The loop tracker for this spec: a [`{opener}`]({}) sentence opens a loop in state `{initial}`, \
          the other sentences move it as their `lifecycle_transition` says (`loops::MACHINE`), and loops that go quiet \
          are due a `{nudge_key}` (`Tracker::due`).\n\n\
          Source: `schema/loops.json` and each structure's `lifecycle_transition` in `schema/structures.json`; the rules \
-         are in `agent_sentences_runtime::loops`.\n\n\
-         ```\n\
-         use agent_sentences::loops::{{self, Timestamp}};\n\
-         let mut t = loops::tracker(loops::default_config());\n\
-         let at: Timestamp = \"2026-12-01T09:00:00Z\".parse().unwrap();\n\
-         loops::feed(&mut t, at, \"super\", \"[WO:7f] [from super] Audit — check endpoints\");\n\
-         loops::feed(&mut t, at, \"646\", \"[ACK:7f] [from 646]\");\n\
-         assert_eq!(t.state().loops[\"7f\"].state, \"acknowledged\");\n\
-         let due = t.due(\"2026-12-01T09:31:00Z\".parse().unwrap());\n\
-         assert_eq!(due[0].sentence.as_deref(), Some(\"[NUDGE 7f] [nudge 1/3] Deadline 2026-12-01T09:30Z\"));\n\
-         ```",
+         are in `agent_sentences_runtime::loops`.{example}",
         sentence_of(opener).type_name
     ));
     quote! {

@@ -8,17 +8,35 @@
 //! - [`patterns`]: the pattern source strings and their compiled regexes.
 //!
 //! Offsets in [`ParseError`] are byte offsets into the parsed text.
+//!
+//! ```
+//! use agent_sentences::{scan, Sentence, WorkOrder};
+//!
+//! let text = "[WO:7fce46e0] [from super] Audit exec.muse-dev.online endpoints — Please run full check on GET /api/stats and post results.";
+//! // Parse a whole text as one structure (`FromStr`), and render it back (`Display`).
+//! let s: WorkOrder = text.parse()?;
+//! assert_eq!(s.dm_id, "7fce46e0");
+//! assert_eq!(s.to_string(), text);
+//! // Find every sentence and tool directive in free text, with byte spans.
+//! let found = scan::scan(text);
+//! assert_eq!(found[0].span, 0..text.len());
+//! assert!(matches!(&found[0].item, scan::Item::Sentence { value: Sentence::WorkOrder(_) }));
+//! # Ok::<(), agent_sentences::ParseError>(())
+//! ```
 #![forbid(unsafe_code)]
 use std::fmt;
 use std::str::FromStr;
 use std::sync::LazyLock;
-use regex::Regex;
-use serde::{Deserialize, Serialize};
+use agent_sentences_runtime::regex::Regex;
+use agent_sentences_runtime::serde::{Deserialize, Serialize};
 pub use agent_sentences_runtime::json::JsonError;
 pub use agent_sentences_runtime::{ParseError, ParseErrorKind};
 use agent_sentences_runtime::{field_capture, stop_point, Groups, Step};
 /// A JSON object of tool arguments, keys in their original order.
-pub type JsonObject = serde_json::Map<String, serde_json::Value>;
+pub type JsonObject = agent_sentences_runtime::serde_json::Map<
+    String,
+    agent_sentences_runtime::serde_json::Value,
+>;
 /// A text that is none of an enumeration's values (case-sensitive).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownValue(pub String);
@@ -34,6 +52,7 @@ pub const SPEC_TITLE: &str = "Agent Sentence Structures & Protocols";
 pub const SPEC_VERSION: &str = "1.0.0";
 /// The type of a captured value, named as the spec names it (`type` of a pattern group).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(crate = "agent_sentences_runtime::serde")]
 #[serde(rename_all = "snake_case")]
 pub enum ValueType {
     /// Text, kept as captured.
@@ -63,6 +82,7 @@ impl fmt::Display for ValueType {
 }
 /// A field of a generated sentence type ([`SentenceKind::field_info`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(crate = "agent_sentences_runtime::serde")]
 pub struct FieldInfo {
     /// The field's name as the spec writes it (and as it serializes).
     pub name: &'static str,
@@ -85,8 +105,8 @@ pub struct FieldInfo {
 /// The spec's patterns: source strings (flags inline), compiled regexes and metadata.
 pub mod patterns {
     use std::sync::LazyLock;
-    use regex::Regex;
-    use serde::Serialize;
+    use agent_sentences_runtime::regex::Regex;
+    use agent_sentences_runtime::serde::Serialize;
     use super::ValueType;
     /// Parses a work order: \[WO:\<id>\] \[from \<sender>\] \<title> — \<body>. The body runs to the end of the text, across lines.
     ///
@@ -522,6 +542,7 @@ pub mod patterns {
     }
     /// A named group of a pattern (`/patterns/<key>/groups/<name>`).
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+    #[serde(crate = "agent_sentences_runtime::serde")]
     pub struct GroupInfo {
         /// The group's name.
         pub name: &'static str,
@@ -537,6 +558,7 @@ pub mod patterns {
     }
     /// What one group captures in a [`MatchExample`].
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+    #[serde(crate = "agent_sentences_runtime::serde")]
     pub struct Capture {
         /// The group's name.
         pub group: &'static str,
@@ -545,6 +567,7 @@ pub mod patterns {
     }
     /// A text the pattern matches in full, with what each taking-part group captures.
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+    #[serde(crate = "agent_sentences_runtime::serde")]
     pub struct MatchExample {
         /// The text.
         pub text: &'static str,
@@ -553,6 +576,7 @@ pub mod patterns {
     }
     /// One pattern's metadata (`/patterns/<key>` in `schema/regex_patterns.json`).
     #[derive(Debug, Clone, Copy, Serialize)]
+    #[serde(crate = "agent_sentences_runtime::serde")]
     pub struct PatternInfo {
         /// The pattern key, e.g. `work_order`.
         pub key: &'static str,
@@ -2642,6 +2666,7 @@ pub mod patterns {
     Deserialize
 )]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(crate = "agent_sentences_runtime::serde")]
 pub enum Verb {
     /// `ACK`.
     #[serde(rename = "ACK")]
@@ -2714,6 +2739,7 @@ impl FromStr for Verb {
     Deserialize
 )]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(crate = "agent_sentences_runtime::serde")]
 pub enum Status {
     /// `OK`.
     #[serde(rename = "OK")]
@@ -2786,6 +2812,7 @@ impl FromStr for Status {
     Deserialize
 )]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(crate = "agent_sentences_runtime::serde")]
 pub enum Engine {
     /// `TOOL`.
     #[serde(rename = "TOOL")]
@@ -2836,6 +2863,7 @@ impl FromStr for Engine {
 /// Source: `/structures/work_order` in `schema/structures.json`, parsed by pattern `work_order`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(crate = "agent_sentences_runtime::serde")]
 pub struct WorkOrder {
     /// The unique tracking ID of the work order (lower-case hex and dashes).
     ///
@@ -3044,6 +3072,7 @@ impl fmt::Display for WorkOrder {
 /// Source: `/structures/ack` in `schema/structures.json`, parsed by pattern `ack`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(crate = "agent_sentences_runtime::serde")]
 pub struct Ack {
     /// ID of the work order or message being acknowledged.
     ///
@@ -3159,6 +3188,7 @@ impl fmt::Display for Ack {
 /// Source: `/structures/claim` in `schema/structures.json`, parsed by pattern `verb`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(crate = "agent_sentences_runtime::serde")]
 pub struct Claim {
     /// Target job, work order, or swarm slot.
     ///
@@ -3287,6 +3317,7 @@ impl fmt::Display for Claim {
 /// Source: `/structures/result` in `schema/structures.json`, parsed by pattern `result`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(crate = "agent_sentences_runtime::serde")]
 pub struct ResultSentence {
     /// Target task ID.
     ///
@@ -3453,6 +3484,7 @@ impl fmt::Display for ResultSentence {
 /// Source: `/structures/decline` in `schema/structures.json`, parsed by pattern `decline`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(crate = "agent_sentences_runtime::serde")]
 pub struct Decline {
     /// Target job or work order.
     ///
@@ -3579,6 +3611,7 @@ impl fmt::Display for Decline {
 /// Source: `/structures/no_action` in `schema/structures.json`, parsed by pattern `no_action`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(crate = "agent_sentences_runtime::serde")]
 pub struct NoAction {
     /// Target job or work order.
     ///
@@ -3708,6 +3741,7 @@ impl fmt::Display for NoAction {
 /// Source: `/structures/tool_call` in `schema/structures.json`, parsed by pattern `tool_call`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(crate = "agent_sentences_runtime::serde")]
 pub struct ToolCall {
     /// Method name (e.g. followup.create, health.check).
     ///
@@ -3877,6 +3911,7 @@ impl fmt::Display for ToolCall {
 /// Source: `/structures/job_marker` in `schema/structures.json`, parsed by pattern `job_tag`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(crate = "agent_sentences_runtime::serde")]
 pub struct JobMarker {
     /// The job or swarm slot ID.
     ///
@@ -4004,6 +4039,7 @@ impl fmt::Display for JobMarker {
 /// Source: `/structures/nudge` in `schema/structures.json`, parsed by pattern `nudge`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(crate = "agent_sentences_runtime::serde")]
 pub struct Nudge {
     /// The loop (work order) being nudged.
     ///
@@ -4263,6 +4299,7 @@ impl fmt::Display for Nudge {
 /// Source: `/structures/fleet_alert` in `schema/structures.json`, parsed by pattern `fleet_alert`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(crate = "agent_sentences_runtime::serde")]
 pub struct FleetAlert {
     /// Upper-case severity word (e.g. CRITICAL, WARN).
     ///
@@ -4405,6 +4442,7 @@ impl fmt::Display for FleetAlert {
 /// Source: `/structures/contract_footer` in `schema/structures.json`, parsed by pattern `contract_footer`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(crate = "agent_sentences_runtime::serde")]
 pub struct ContractFooter {
     /// The job or work order ID the reply must name (in the ACK slot).
     ///
@@ -4656,6 +4694,7 @@ impl fmt::Display for ContractFooter {
 /// Source: `/structures/directive` in `schema/structures.json`, parsed by pattern `directive`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(crate = "agent_sentences_runtime::serde")]
 pub struct Directive {
     /// The instruction text, trailing spaces kept; one line.
     ///
@@ -4764,6 +4803,7 @@ impl fmt::Display for Directive {
 /// Source: `/structures/runtime_context` in `schema/structures.json`, parsed by pattern `runtime_context`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(crate = "agent_sentences_runtime::serde")]
 pub struct RuntimeContext {
     /// The thread URL or Web UI link (scheme://…, no spaces or `]`).
     ///
@@ -4869,6 +4909,7 @@ impl fmt::Display for RuntimeContext {
 /// Source: `/structures/subagent_update` in `schema/structures.json`, parsed by pattern `subagent_update`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(crate = "agent_sentences_runtime::serde")]
 pub struct SubagentUpdate {
     /// The subagent's name, without quotes.
     ///
@@ -5051,6 +5092,7 @@ impl fmt::Display for SubagentUpdate {
     Deserialize
 )]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(crate = "agent_sentences_runtime::serde")]
 #[serde(rename_all = "snake_case")]
 pub enum SentenceKind {
     /// `work_order`: Work Order
@@ -6186,6 +6228,7 @@ impl fmt::Display for SentenceKind {
 /// `"structure": "<key>"`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(crate = "agent_sentences_runtime::serde")]
 #[serde(tag = "structure")]
 pub enum Sentence {
     /// A `work_order` sentence.
@@ -6239,6 +6282,15 @@ impl Sentence {
     /// [`ParseError`] with `structure: None` and `closest` set to the
     /// structure that fitted the longest prefix, with its offset and
     /// reason.
+    ///
+    /// ```
+    /// use agent_sentences::{Sentence, SentenceKind};
+    ///
+    /// let any = Sentence::parse("[ACK:7fce46e0] [from 646]")?;
+    /// assert_eq!(any.kind(), SentenceKind::Ack);
+    /// assert_eq!(any.to_string(), "[ACK:7fce46e0] [from 646]");
+    /// # Ok::<(), agent_sentences::ParseError>(())
+    /// ```
     pub fn parse(text: &str) -> Result<Sentence, ParseError> {
         let mut best: Option<ParseError> = None;
         match WorkOrder::parse(text) {
@@ -6675,6 +6727,16 @@ pub mod scan {
         SCANNER.scan(text)
     }
     /// As [`scan`], plus every skipped directive candidate with its span and reason.
+    ///
+    /// ```
+    /// use agent_sentences::scan::{scan_with_diagnostics, SkipReason};
+    ///
+    /// let text = "[TOOL dm.send {\"x\": 1,}]";
+    /// let (found, skipped) = scan_with_diagnostics(text);
+    /// assert!(found.is_empty());
+    /// assert_eq!(skipped[0].reason, SkipReason::InvalidJson);
+    /// assert_eq!(skipped[0].span, 0..text.len());
+    /// ```
     pub fn scan_with_diagnostics(text: &str) -> (Vec<Found>, Vec<Skipped>) {
         SCANNER.scan_with_diagnostics(text)
     }
@@ -6684,14 +6746,15 @@ pub mod scan {
 /// Source: `schema/loops.json` and each structure's `lifecycle_transition` in `schema/structures.json`; the rules are in `agent_sentences_runtime::loops`.
 ///
 /// ```
-/// use agent_sentences::loops::{self, Timestamp};
+/// use agent_sentences::loops;
 /// let mut t = loops::tracker(loops::default_config());
-/// let at: Timestamp = "2026-12-01T09:00:00Z".parse().unwrap();
-/// loops::feed(&mut t, at, "super", "[WO:7f] [from super] Audit — check endpoints");
-/// loops::feed(&mut t, at, "646", "[ACK:7f] [from 646]");
-/// assert_eq!(t.state().loops["7f"].state, "acknowledged");
-/// let due = t.due("2026-12-01T09:31:00Z".parse().unwrap());
-/// assert_eq!(due[0].sentence.as_deref(), Some("[NUDGE 7f] [nudge 1/3] Deadline 2026-12-01T09:30Z"));
+/// let at = "2026-12-01T09:00:00Z".parse().unwrap();
+/// assert_eq!(loops::feed(&mut t, at, "super", "[WO:7fce46e0] [from super] Audit exec.muse-dev.online endpoints — Please run full check on GET /api/stats and post results."), 1);
+/// let (id, l) = t.state().loops.iter().next().unwrap();
+/// assert_eq!(l.state, loops::MACHINE.initial);
+/// let due = t.due(l.deadline);
+/// assert_eq!(due[0].id, *id);
+/// assert!(due[0].sentence.as_deref().unwrap().contains(&format!(" {id}]")));
 /// ```
 pub mod loops {
     pub use agent_sentences_runtime::loops::{

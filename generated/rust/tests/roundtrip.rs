@@ -14,8 +14,8 @@ use agent_sentences::*;
 use proptest::prelude::*;
 use proptest::string::string_regex;
 use proptest::test_runner::{Config, TestRunner};
-use regex::Regex;
-use serde_json::Value;
+use agent_sentences_runtime::regex::Regex;
+use agent_sentences_runtime::serde_json::{self, Value};
 /// Strings matching `pattern`.
 fn text(pattern: &str) -> BoxedStrategy<String> {
     string_regex(pattern).expect("proptest reads every spec pattern").boxed()

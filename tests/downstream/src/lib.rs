@@ -95,3 +95,8 @@ pub fn scan_invariants(text: &str) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// The README's Rust examples, run as doctests (`cargo test --doc -p downstream-example`).
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeExamples;
