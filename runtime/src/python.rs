@@ -35,12 +35,12 @@ use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyList, PyString, PyTuple, PyType};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple, PyType};
 use rayon::prelude::*;
 use serde::ser::{self, Serialize};
 use serde_json::{Map, Value};
 
-use crate::json::{parse_object_with, JsonError, Limits};
+use crate::json::{parse_object_with, render_object, JsonError, Limits};
 use crate::scan::{Found, Item, Skipped, ToolDirective};
 
 pyo3::create_exception!(
@@ -363,6 +363,234 @@ pub fn scan_json<S: Serialize + Send>(text: &Bound<'_, PyString>, scan: fn(&str)
     let (found, skipped) = py.detach(|| scan(s));
     serde_json::to_string(&serde_json::json!({ "found": found, "skipped": skipped }))
         .map_err(|e| PyRuntimeError::new_err(format!("serializing the scan result: {e}")))
+}
+
+/// One row of a harvest table: a found item or, with diagnostics, a
+/// skipped candidate (see `harvest.py`'s schema).
+struct Row {
+    /// The message (text) the row comes from: its index in the batch.
+    index: usize,
+    start: usize,
+    end: usize,
+    kind: &'static str,
+    structure: Option<String>,
+    op: Option<String>,
+    /// Canonical JSON ([`render_object`]) of the sentence's fields, or of the
+    /// directive's form, engine, op and written op; `None` for a skip.
+    fields: Option<String>,
+    /// Canonical JSON of a directive's arguments.
+    args: Option<String>,
+    reason: Option<String>,
+    message: Option<String>,
+}
+
+/// The rows of one text's scan result, in text order (found items and
+/// skipped candidates merged by span start; a found item first on a tie).
+fn rows_of<S: Serialize>(index: usize, found: Vec<Found<S>>, skipped: Vec<Skipped>, diagnostics: bool) -> Result<Vec<Row>, String> {
+    let mut rows = Vec::with_capacity(found.len() + if diagnostics { skipped.len() } else { 0 });
+    for f in found {
+        let row = match f.item {
+            Item::Sentence { value } => {
+                let mut map = match serde_json::to_value(&value).map_err(|e| e.to_string())? {
+                    Value::Object(map) => map,
+                    other => return Err(format!("a sentence serialized as {other}, not an object")),
+                };
+                let structure = match map.shift_remove(TAG) {
+                    Some(Value::String(s)) => s,
+                    _ => return Err("a sentence serialized without its `structure` tag".to_owned()),
+                };
+                Row {
+                    index,
+                    start: f.span.start,
+                    end: f.span.end,
+                    kind: "sentence",
+                    structure: Some(structure),
+                    op: None,
+                    fields: Some(render_object(&map)),
+                    args: None,
+                    reason: None,
+                    message: None,
+                }
+            }
+            Item::Directive { directive: d } => {
+                let mut map = Map::new();
+                map.insert("form".to_owned(), serde_json::to_value(d.form).map_err(|e| e.to_string())?);
+                map.insert("engine".to_owned(), Value::String(d.engine.to_owned()));
+                map.insert("op".to_owned(), Value::String(d.op.clone()));
+                map.insert("written_op".to_owned(), Value::String(d.written_op));
+                Row {
+                    index,
+                    start: f.span.start,
+                    end: f.span.end,
+                    kind: "directive",
+                    structure: None,
+                    op: Some(d.op),
+                    fields: Some(render_object(&map)),
+                    args: Some(render_object(&d.args)),
+                    reason: None,
+                    message: None,
+                }
+            }
+        };
+        rows.push(row);
+    }
+    if diagnostics && !skipped.is_empty() {
+        for s in skipped {
+            let reason = match serde_json::to_value(s.reason).map_err(|e| e.to_string())? {
+                Value::String(r) => r,
+                other => return Err(format!("a skip reason serialized as {other}")),
+            };
+            rows.push(Row {
+                index,
+                start: s.span.start,
+                end: s.span.end,
+                kind: "skipped",
+                structure: None,
+                op: None,
+                fields: None,
+                args: None,
+                reason: Some(reason),
+                message: Some(s.message),
+            });
+        }
+        // Stable: a found item stays before a skip that starts where it does.
+        rows.sort_by_key(|r| r.start);
+    }
+    Ok(rows)
+}
+
+/// The columns of harvest rows as Python lists, by name: `index` (the
+/// message's index in the batch), `span_start`, `span_end`, `kind`,
+/// `structure`, `op`, `fields`, `args`, `reason`, `message`, and, when
+/// `senders` is given (one `(at, from)` per message), `at` and `sender`.
+fn columns<'py>(py: Python<'py>, rows: &[Row], senders: Option<&[(Option<String>, Option<String>)]>) -> PyResult<Bound<'py, PyDict>> {
+    let _pause = GcPause::new(py);
+    let dict = PyDict::new(py);
+    let opt = |v: &Option<String>| -> Bound<'py, PyAny> {
+        match v {
+            Some(s) => PyString::new(py, s).into_any(),
+            None => py.None().into_bound(py),
+        }
+    };
+    let kinds: HashMap<&str, Bound<'py, PyString>> =
+        ["sentence", "directive", "skipped"].into_iter().map(|k| (k, PyString::intern(py, k))).collect();
+    dict.set_item("index", PyList::new(py, rows.iter().map(|r| r.index))?)?;
+    dict.set_item("span_start", PyList::new(py, rows.iter().map(|r| r.start))?)?;
+    dict.set_item("span_end", PyList::new(py, rows.iter().map(|r| r.end))?)?;
+    dict.set_item("kind", PyList::new(py, rows.iter().map(|r| kinds[r.kind].clone()))?)?;
+    dict.set_item("structure", PyList::new(py, rows.iter().map(|r| opt(&r.structure)))?)?;
+    dict.set_item("op", PyList::new(py, rows.iter().map(|r| opt(&r.op)))?)?;
+    dict.set_item("fields", PyList::new(py, rows.iter().map(|r| opt(&r.fields)))?)?;
+    dict.set_item("args", PyList::new(py, rows.iter().map(|r| opt(&r.args)))?)?;
+    dict.set_item("reason", PyList::new(py, rows.iter().map(|r| opt(&r.reason)))?)?;
+    dict.set_item("message", PyList::new(py, rows.iter().map(|r| opt(&r.message)))?)?;
+    if let Some(senders) = senders {
+        dict.set_item("at", PyList::new(py, rows.iter().map(|r| opt(&senders[r.index].0)))?)?;
+        dict.set_item("sender", PyList::new(py, rows.iter().map(|r| opt(&senders[r.index].1)))?)?;
+    }
+    Ok(dict)
+}
+
+/// The harvest rows of every text of `texts`, scanned on all cores with the
+/// interpreter released, as a dict of column lists (see [`columns`]; no `at`
+/// or `sender`): the Arrow function of `agent_sentences.harvest` builds its
+/// table from it.
+///
+/// # Errors
+/// `UnicodeEncodeError` for the first text holding a lone surrogate (then no
+/// text is scanned).
+pub fn scan_rows<'py, S: Serialize + Send>(
+    py: Python<'py>,
+    texts: &[Bound<'py, PyString>],
+    diagnostics: bool,
+    scan: fn(&str) -> ScanResult<S>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let strs = texts.iter().map(|t| t.to_str()).collect::<PyResult<Vec<&str>>>()?;
+    let rows = py.detach(|| {
+        strs.par_iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let (found, skipped) = scan(s);
+                rows_of(i, found, skipped, diagnostics)
+            })
+            .collect::<Result<Vec<Vec<Row>>, String>>()
+    });
+    let rows: Vec<Row> = rows.map_err(PyRuntimeError::new_err)?.into_iter().flatten().collect();
+    columns(py, &rows, None)
+}
+
+/// One JSON Lines message as `box-docs loops` writes it; other keys are
+/// ignored, a repeated key is an error (serde's derive rejects it).
+#[derive(serde::Deserialize)]
+struct Message {
+    at: Option<String>,
+    from: Option<String>,
+    text: String,
+}
+
+/// Reads one line (its `\n` or `\r\n` removed) as a message.
+fn read_message(line: &[u8]) -> Result<Message, String> {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    match line.iter().find(|b| !b" \t".contains(b)) {
+        Some(b'{') => {}
+        Some(_) => return Err("not a JSON object".to_owned()),
+        None => return Err("an empty line, not a JSON object".to_owned()),
+    }
+    serde_json::from_slice::<Message>(line).map_err(|e| e.to_string())
+}
+
+/// Reads each line of `lines` (raw bytes of a JSON Lines file) as a message
+/// `{"at", "from", "text"}` and scans its text, on all cores with the
+/// interpreter released. Returns the rows as a dict of column lists (see
+/// [`columns`], with `at` and `sender`; `index` is the line's index in
+/// `lines`) and the bad lines as `(index, message)`, in order. A bad line
+/// (not UTF-8, not one JSON object, `text` missing or not a string, `at` or
+/// `from` neither a string nor null, a key repeated) yields no row.
+///
+/// # Errors
+/// `RuntimeError` when a scan result cannot be serialized (a bug).
+pub fn harvest_lines<'py, S: Serialize + Send>(
+    py: Python<'py>,
+    lines: &[Bound<'py, PyBytes>],
+    diagnostics: bool,
+    scan: fn(&str) -> ScanResult<S>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let bytes: Vec<&[u8]> = lines.iter().map(|b| b.as_bytes()).collect();
+    type Read = Result<((Option<String>, Option<String>), Vec<Row>), String>;
+    let read = py.detach(|| {
+        bytes
+            .par_iter()
+            .enumerate()
+            .map(|(i, line)| -> Result<Read, String> {
+                let message = match read_message(line) {
+                    Ok(m) => m,
+                    Err(e) => return Ok(Err(e)),
+                };
+                let (found, skipped) = scan(&message.text);
+                Ok(Ok(((message.at, message.from), rows_of(i, found, skipped, diagnostics)?)))
+            })
+            .collect::<Result<Vec<Read>, String>>()
+    });
+    let read = read.map_err(PyRuntimeError::new_err)?;
+    let mut senders = Vec::with_capacity(read.len());
+    let mut rows = Vec::new();
+    let mut errors = Vec::new();
+    for (i, r) in read.into_iter().enumerate() {
+        match r {
+            Ok((sender, mut r)) => {
+                senders.push(sender);
+                rows.append(&mut r);
+            }
+            Err(e) => {
+                senders.push((None, None));
+                errors.push((i, e));
+            }
+        }
+    }
+    let cols = columns(py, &rows, Some(&senders))?;
+    let errors = PyList::new(py, errors)?;
+    PyTuple::new(py, [cols.into_any(), errors.into_any()])
 }
 
 /// Reads `text` as exactly one strict JSON object within `limits`

@@ -16,7 +16,7 @@ use agent_sentences::scan::{scan_with_diagnostics as scan_text, LIMITS};
 use agent_sentences_runtime::json::Limits;
 use agent_sentences_runtime::python as support;
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyString, PyType};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple, PyType};
 
 /// Registers the classes results are built as (called once by
 /// `agent_sentences.scanner` at import): `sentences` maps each structure key
@@ -57,6 +57,20 @@ fn scan_many_with_diagnostics<'py>(py: Python<'py>, texts: Vec<Bound<'py, PyStri
     support::scan_many(py, &texts, true, scan_text)
 }
 
+/// The harvest rows of every text, scanned on all cores: a dict of column
+/// lists (`agent_sentences.harvest`).
+#[pyfunction]
+fn scan_rows<'py>(py: Python<'py>, texts: Vec<Bound<'py, PyString>>, diagnostics: bool) -> PyResult<Bound<'py, PyDict>> {
+    support::scan_rows(py, &texts, diagnostics, scan_text)
+}
+
+/// Every line of a JSON Lines batch read as a message and its text scanned,
+/// on all cores: `(columns, bad lines)` (`agent_sentences.harvest`).
+#[pyfunction]
+fn harvest_lines<'py>(py: Python<'py>, lines: Vec<Bound<'py, PyBytes>>, diagnostics: bool) -> PyResult<Bound<'py, PyTuple>> {
+    support::harvest_lines(py, &lines, diagnostics, scan_text)
+}
+
 /// Rust's serde JSON of `scan_with_diagnostics(text)`, as
 /// `{"found": [..], "skipped": [..]}` (for the tests).
 #[pyfunction]
@@ -82,6 +96,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scan_with_diagnostics, m)?)?;
     m.add_function(wrap_pyfunction!(scan_many, m)?)?;
     m.add_function(wrap_pyfunction!(scan_many_with_diagnostics, m)?)?;
+    m.add_function(wrap_pyfunction!(scan_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(harvest_lines, m)?)?;
     m.add_function(wrap_pyfunction!(scan_json, m)?)?;
     m.add_function(wrap_pyfunction!(parse_object, m)?)?;
     m.add("JsonError", m.py().get_type::<support::NativeJsonError>())?;
