@@ -52,6 +52,7 @@ pub fn emit_all(spec: &Spec, model: &Model) -> BTreeMap<String, String> {
     files.insert("python/agent_sentences/patterns.py".to_owned(), python::patterns_py(model));
     files.insert("python/agent_sentences/sentences.py".to_owned(), python::sentences_py(model));
     files.insert("python/agent_sentences/scanner.py".to_owned(), python::scanner_py(model));
+    files.insert("python/agent_sentences/harvest.py".to_owned(), python::harvest_py(model));
     files.insert("python/agent_sentences/_native.pyi".to_owned(), python::native_pyi(model));
     files.insert("python/native/Cargo.toml".to_owned(), python::native_cargo_toml(model));
     files.insert("python/native/src/lib.rs".to_owned(), python::native_lib_rs(model));
