@@ -1,0 +1,230 @@
+"""`agent_sentences.harvest`: message logs to Parquet, on one machine and on a
+local Dask cluster, against what `scan` finds (issue 17)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import pty
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_sentences import ToolDirective, scan, scan_with_diagnostics
+from agent_sentences import harvest as hv
+from harvest_logs import messages, write_log
+
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+ds = pytest.importorskip("pyarrow.dataset")
+
+ROOT = Path(__file__).resolve().parents[2]
+ROW = ("file", "line", "at", "sender", "kind", "span_start", "span_end", "structure", "op", "fields", "args", "reason", "message")
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def expected_rows(file: str, texts: list[tuple[int, dict[str, Any]]], diagnostics: bool = False) -> list[tuple[Any, ...]]:
+    """The rows the harvest must write for `texts` (line, message), from `scan` /
+    `scan_with_diagnostics`, one message at a time."""
+    rows: list[tuple[Any, ...]] = []
+    for line, m in texts:
+        text = m["text"]
+        found, skipped = scan_with_diagnostics(text) if diagnostics else (scan(text), [])
+        items: list[tuple[int, int, tuple[Any, ...]]] = []
+        for f in found:
+            it = f.item
+            if isinstance(it, ToolDirective):
+                d = it.to_dict()
+                args = d.pop("args")
+                items.append((f.span.start, 0, ("directive", f.span.start, f.span.end, None, it.op, dumps(d), dumps(args), None, None)))
+            else:
+                key = it.to_sentence_dict()["structure"]
+                items.append((f.span.start, 0, ("sentence", f.span.start, f.span.end, key, None, dumps(it.to_dict()), None, None, None)))
+        for s in skipped:
+            items.append((s.span.start, 1, ("skipped", s.span.start, s.span.end, None, None, None, None, s.reason, s.message)))
+        items.sort(key=lambda x: (x[0], x[1]))
+        rows.extend((file, line, m.get("at"), m.get("from"), *row) for _, _, row in items)
+    return rows
+
+
+def table_rows(table: Any) -> list[tuple[Any, ...]]:
+    cols = table.to_pydict()
+    return list(zip(*(cols[c] for c in ROW)))
+
+
+def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "agent_sentences.harvest", *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+def test_the_core_package_imports_without_pyarrow_or_dask() -> None:
+    code = "import sys, agent_sentences, agent_sentences.harvest; sys.exit(any(m in sys.modules for m in ('pyarrow', 'dask', 'distributed')))"
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+def test_the_harvest_extra_is_declared() -> None:
+    pyproject = (ROOT / "generated/python/pyproject.toml").read_text()
+    assert '[project.optional-dependencies]\n' in pyproject
+    assert 'harvest = ["pyarrow>=16", "dask>=2024.8", "distributed>=2024.8"]' in pyproject
+    assert "dependencies = []\n" in pyproject
+
+
+def test_the_schema_is_the_documented_one() -> None:
+    s = hv.schema()
+    assert tuple(s.names) == ROW == tuple(c[0] for c in hv.COLUMNS)
+    assert s.metadata == {b"agent_sentences.harvest.schema_version": b"1"}
+    doc = hv.__doc__ or ""
+    readme = (ROOT / "README.md").read_text()
+    for name, kind, _ in hv.COLUMNS:
+        assert f"\n{name:<12}  {kind:<8}  " in doc, name
+        assert f"| `{name}` | {kind} |" in readme, name
+    assert hv.SPARK_SCHEMA.startswith("file string, line bigint, at string, sender string, kind string, span_start bigint")
+
+
+def test_rows_hold_what_scan_finds_with_diagnostics(tmp_path: Path) -> None:
+    log = tmp_path / "m.jsonl"
+    ms = list(messages(3000, seed=5))
+    log.write_text("".join(dumps(m) + "\n" for m in ms))
+    summary = hv.harvest([str(log)], str(tmp_path / "out.parquet"), diagnostics=True)
+    assert summary.ok and summary.files[0].messages == 3000
+    rows = table_rows(pq.read_table(tmp_path / "out.parquet"))
+    assert rows == expected_rows(str(log), list(enumerate(ms, 1)), diagnostics=True)
+    assert {r[4] for r in rows} == {"sentence", "directive", "skipped"}
+    assert not (tmp_path / "out.parquet.partial").exists()
+
+
+def test_a_bad_line_is_reported_and_the_rest_harvested(tmp_path: Path) -> None:
+    good = [{"at": "t1", "from": "a", "text": "[CLAIM 1]"}, {"text": "[ACK 7f] é"}, {"at": None, "from": "b", "text": "[DM {}]", "extra": 1}]
+    lines = [
+        dumps(good[0]),
+        "{not json",
+        dumps(good[1]),
+        '{"text": 5}',
+        "",
+        "[1, 2, 3]",
+        '{"text": "a", "text": "b"}',
+        '{"text": "\\ud800"}',
+        dumps(good[2]),
+    ]
+    log = tmp_path / "bad.jsonl"
+    log.write_bytes(("\n".join(lines) + "\n").encode() + b'{"text": "\xff"}\n' + b'{"from": "x"}\r\n')
+    r = run_cli("bad.jsonl", "--out", "t.parquet", cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    reported = [line.split(": bad line: ")[0] for line in r.stderr.splitlines()]
+    assert reported == [f"bad.jsonl:{n}" for n in (2, 4, 5, 6, 7, 8, 10, 11)], r.stderr
+    assert "duplicate field `text`" in r.stderr and "expected a string" in r.stderr
+    rows = table_rows(pq.read_table(tmp_path / "t.parquet"))
+    assert rows == expected_rows("bad.jsonl", [(1, good[0]), (3, good[1]), (9, good[2])])
+
+
+def test_an_unreadable_gzip_keeps_what_was_read_and_the_other_files(tmp_path: Path) -> None:
+    write_log(str(tmp_path / "whole.jsonl.gz"), 200)
+    blob = (tmp_path / "whole.jsonl.gz").read_bytes()
+    (tmp_path / "cut.jsonl.gz").write_bytes(blob[: len(blob) // 2])
+    write_log(str(tmp_path / "ok.jsonl"), 50, seed=2)
+    r = run_cli("cut.jsonl.gz", "ok.jsonl", "--out", "t.parquet", cwd=tmp_path)
+    assert r.returncode == 1
+    assert r.stderr.startswith("cut.jsonl.gz: unreadable after line 0: "), r.stderr
+    rows = table_rows(pq.read_table(tmp_path / "t.parquet"))
+    assert rows == expected_rows("ok.jsonl", list(enumerate(messages(50, seed=2), 1)))
+
+
+def test_usage_errors_write_nothing(tmp_path: Path) -> None:
+    write_log(str(tmp_path / "a.jsonl"), 5)
+    (tmp_path / "a.txt").write_text("{}\n")
+    (tmp_path / "exists.parquet").write_text("keep")
+    for args, why in [
+        (["a.txt", "--out", "o.parquet"], "a.txt: not a .jsonl or .jsonl.gz file"),
+        (["missing.jsonl", "--out", "o.parquet"], "missing.jsonl: no such file"),
+        (["a.jsonl", "--out", "exists.parquet"], "exists.parquet exists already"),
+    ]:
+        r = run_cli(*args, cwd=tmp_path)
+        assert r.returncode == 2 and why in r.stderr, (args, r.stderr)
+    assert run_cli("a.jsonl", "--out", "o", "--workers", "2", "--scheduler", "x:1", cwd=tmp_path).returncode == 2
+    assert not (tmp_path / "o.parquet").exists() and (tmp_path / "exists.parquet").read_text() == "keep"
+
+
+def test_quiet_in_a_pipe_and_a_progress_bar_on_a_terminal(tmp_path: Path) -> None:
+    write_log(str(tmp_path / "a.jsonl"), 100)
+    r = run_cli("a.jsonl", "--out", "pipe.parquet", cwd=tmp_path)
+    assert (r.returncode, r.stdout, r.stderr) == (0, "", "")
+    for extra, shown in [([], True), (["--quiet"], False)]:
+        out = f"tty{len(extra)}.parquet"
+        primary, secondary = pty.openpty()
+        p = subprocess.run(
+            [sys.executable, "-m", "agent_sentences.harvest", "a.jsonl", "--out", out, *extra],
+            cwd=tmp_path, stderr=secondary, stdout=subprocess.DEVNULL, timeout=60,
+        )
+        os.close(secondary)
+        text = b""
+        while True:
+            try:
+                chunk = os.read(primary, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            text += chunk
+        os.close(primary)
+        assert p.returncode == 0
+        if shown:
+            assert b"files 1/1" in text and b"/s" in text and b"1 files, 100 messages" in text, text
+        else:
+            assert text == b"", text
+
+
+def test_scan_batch_is_the_arrow_function(tmp_path: Path) -> None:
+    texts = ["[CLAIM 1] [TOOL a.b {\"k\": [1, 2.5]}]", "nothing", "é [ACK 7f]"]
+    batch = pa.RecordBatch.from_pydict({"text": texts, "sender": ["x", None, "z"]})
+    [out] = list(hv.harvest_arrow([batch]))
+    assert out.schema == hv.schema()
+    rows = table_rows(pa.Table.from_batches([out]))
+    want = expected_rows("", [(0, {"text": t, "from": s}) for t, s in zip(texts, ["x", None, "z"])])
+    assert rows == [(f, None, at, snd, *rest) for f, _, at, snd, *rest in want]
+    with pytest.raises(ValueError, match="text"):
+        hv.scan_batch(pa.RecordBatch.from_pydict({"x": [1]}))
+
+
+def test_acceptance_100k_messages_on_one_machine_and_on_two_dask_workers(tmp_path: Path) -> None:
+    """Issue 17's acceptance: at least 100,000 messages; both tables hold exactly
+    the items `scan` finds, in the same order per file."""
+    files = {"a.jsonl": (60_000, 1), "b.jsonl.gz": (45_000, 2)}
+    for name, (n, seed) in files.items():
+        write_log(str(tmp_path / name), n, seed)
+    want = {name: expected_rows(name, list(enumerate(messages(n, seed), 1))) for name, (n, seed) in files.items()}
+    assert sum(n for n, _ in files.values()) >= 100_000 and sum(len(w) for w in want.values()) > 90_000
+    names = list(files)
+    one = hv.harvest(names_in(tmp_path, names), str(tmp_path / "one.parquet"))
+    dask = hv.harvest(names_in(tmp_path, names), str(tmp_path / "dask"), workers=2)
+    for s in (one, dask):
+        assert s.ok and [f.messages for f in s.files] == [60_000, 45_000]
+    single = table_rows(pq.read_table(tmp_path / "one.parquet"))
+    parts = sorted(os.listdir(tmp_path / "dask"))
+    assert parts == ["part-00000.parquet", "part-00001.parquet"]
+    for k, name in enumerate(names):
+        wanted = [(str(tmp_path / name), *r[1:]) for r in want[name]]
+        assert [r for r in single if r[0] == str(tmp_path / name)] == wanted
+        assert table_rows(pq.read_table(tmp_path / "dask" / parts[k])) == wanted
+    dataset = ds.dataset(tmp_path / "dask", format="parquet")
+    assert dataset.schema.remove_metadata() == hv.schema().remove_metadata()
+    assert table_rows(dataset.to_table()) == single
+
+
+def names_in(root: Path, names: list[str]) -> list[str]:
+    return [str(root / n) for n in names]
+
+
+def test_gzip_and_plain_read_the_same(tmp_path: Path) -> None:
+    write_log(str(tmp_path / "p.jsonl"), 500)
+    with gzip.open(tmp_path / "p.jsonl.gz", "wb") as f:
+        f.write((tmp_path / "p.jsonl").read_bytes())
+    hv.harvest([str(tmp_path / "p.jsonl")], str(tmp_path / "p.parquet"))
+    hv.harvest([str(tmp_path / "p.jsonl.gz")], str(tmp_path / "g.parquet"))
+    a, b = (table_rows(pq.read_table(tmp_path / f)) for f in ("p.parquet", "g.parquet"))
+    assert [r[1:] for r in a] == [r[1:] for r in b] and len(a) > 400
