@@ -459,42 +459,122 @@ fn rows_of<S: Serialize>(index: usize, found: Vec<Found<S>>, skipped: Vec<Skippe
     Ok(rows)
 }
 
-/// The columns of harvest rows as Python lists, by name: `index` (the
-/// message's index in the batch), `span_start`, `span_end`, `kind`,
-/// `structure`, `op`, `fields`, `args`, `reason`, `message`, and, when
-/// `senders` is given (one `(at, from)` per message), `at` and `sender`.
-fn columns<'py>(py: Python<'py>, rows: &[Row], senders: Option<&[(Option<String>, Option<String>)]>) -> PyResult<Bound<'py, PyDict>> {
-    let _pause = GcPause::new(py);
-    let dict = PyDict::new(py);
-    let opt = |v: &Option<String>| -> Bound<'py, PyAny> {
-        match v {
-            Some(s) => PyString::new(py, s).into_any(),
-            None => py.None().into_bound(py),
+/// A string column in Arrow's layout (`utf8`): validity bitmap (bit `i` of
+/// byte `i / 8`, least significant first, set when row `i` is not null),
+/// `i32` offsets, and the bytes.
+struct StrCol {
+    validity: Vec<u8>,
+    offsets: Vec<i32>,
+    data: Vec<u8>,
+    nulls: usize,
+    len: usize,
+}
+
+impl StrCol {
+    fn with_capacity(rows: usize) -> Self {
+        let mut offsets = Vec::with_capacity(rows + 1);
+        offsets.push(0);
+        StrCol { validity: Vec::with_capacity(rows.div_ceil(8)), offsets, data: Vec::new(), nulls: 0, len: 0 }
+    }
+
+    fn push(&mut self, value: Option<&str>) -> Result<(), String> {
+        if self.len % 8 == 0 {
+            self.validity.push(0);
         }
-    };
-    let kinds: HashMap<&str, Bound<'py, PyString>> =
-        ["sentence", "directive", "skipped"].into_iter().map(|k| (k, PyString::intern(py, k))).collect();
-    dict.set_item("index", PyList::new(py, rows.iter().map(|r| r.index))?)?;
-    dict.set_item("span_start", PyList::new(py, rows.iter().map(|r| r.start))?)?;
-    dict.set_item("span_end", PyList::new(py, rows.iter().map(|r| r.end))?)?;
-    dict.set_item("kind", PyList::new(py, rows.iter().map(|r| kinds[r.kind].clone()))?)?;
-    dict.set_item("structure", PyList::new(py, rows.iter().map(|r| opt(&r.structure)))?)?;
-    dict.set_item("op", PyList::new(py, rows.iter().map(|r| opt(&r.op)))?)?;
-    dict.set_item("fields", PyList::new(py, rows.iter().map(|r| opt(&r.fields)))?)?;
-    dict.set_item("args", PyList::new(py, rows.iter().map(|r| opt(&r.args)))?)?;
-    dict.set_item("reason", PyList::new(py, rows.iter().map(|r| opt(&r.reason)))?)?;
-    dict.set_item("message", PyList::new(py, rows.iter().map(|r| opt(&r.message)))?)?;
-    if let Some(senders) = senders {
-        dict.set_item("at", PyList::new(py, rows.iter().map(|r| opt(&senders[r.index].0)))?)?;
-        dict.set_item("sender", PyList::new(py, rows.iter().map(|r| opt(&senders[r.index].1)))?)?;
+        match value {
+            Some(v) => {
+                self.data.extend_from_slice(v.as_bytes());
+                if let Some(byte) = self.validity.last_mut() {
+                    *byte |= 1 << (self.len % 8);
+                }
+            }
+            None => self.nulls += 1,
+        }
+        self.offsets.push(i32::try_from(self.data.len()).map_err(|_| "a string column of a batch passed 2 GiB".to_owned())?);
+        self.len += 1;
+        Ok(())
+    }
+
+    /// `("utf8", validity or None, offsets, data, null count)`.
+    fn to_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let validity = if self.nulls == 0 { py.None().into_bound(py) } else { PyBytes::new(py, &self.validity).into_any() };
+        let offsets: Vec<u8> = self.offsets.iter().flat_map(|o| o.to_le_bytes()).collect();
+        (PyString::intern(py, "utf8"), validity, PyBytes::new(py, &offsets), PyBytes::new(py, &self.data), self.nulls).into_pyobject(py)
+    }
+}
+
+/// `("int64", little-endian values)`.
+fn int_col<'py>(py: Python<'py>, values: impl Iterator<Item = i64>) -> PyResult<Bound<'py, PyTuple>> {
+    let bytes: Vec<u8> = values.flat_map(i64::to_le_bytes).collect();
+    (PyString::intern(py, "int64"), PyBytes::new(py, &bytes)).into_pyobject(py)
+}
+
+/// Where the per-message columns of a harvest batch come from.
+struct Origin<'a> {
+    file: &'a str,
+    first_line: i64,
+    senders: &'a [(Option<String>, Option<String>)],
+}
+
+/// The string columns of `rows`, built without the interpreter: `kind`,
+/// `structure`, `op`, `fields`, `args`, `reason`, `message`, and with an
+/// origin `file`, `at`, `sender`.
+fn string_columns(rows: &[Row], origin: Option<&Origin<'_>>) -> Result<Vec<(&'static str, StrCol)>, String> {
+    type Get = fn(&Row) -> Option<&str>;
+    let getters: [(&'static str, Get); 7] = [
+        ("kind", |r| Some(r.kind)),
+        ("structure", |r| r.structure.as_deref()),
+        ("op", |r| r.op.as_deref()),
+        ("fields", |r| r.fields.as_deref()),
+        ("args", |r| r.args.as_deref()),
+        ("reason", |r| r.reason.as_deref()),
+        ("message", |r| r.message.as_deref()),
+    ];
+    let mut cols = Vec::new();
+    for (name, get) in getters {
+        let mut col = StrCol::with_capacity(rows.len());
+        for r in rows {
+            col.push(get(r))?;
+        }
+        cols.push((name, col));
+    }
+    if let Some(o) = origin {
+        let mut file = StrCol::with_capacity(rows.len());
+        let mut at = StrCol::with_capacity(rows.len());
+        let mut sender = StrCol::with_capacity(rows.len());
+        for r in rows {
+            file.push(Some(o.file))?;
+            at.push(o.senders[r.index].0.as_deref())?;
+            sender.push(o.senders[r.index].1.as_deref())?;
+        }
+        cols.extend([("file", file), ("at", at), ("sender", sender)]);
+    }
+    Ok(cols)
+}
+
+/// The columns of harvest rows in Arrow's layout, by name (see
+/// [`StrCol::to_py`], [`int_col`]): `index` (the message's index in the
+/// batch), `span_start`, `span_end`, the string columns of
+/// [`string_columns`], and with an origin `line` (`first_line + index`).
+fn columns<'py>(py: Python<'py>, rows: &[Row], strings: Vec<(&'static str, StrCol)>, first_line: Option<i64>) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    let as_i64 = |v: usize| i64::try_from(v).unwrap_or(i64::MAX);
+    dict.set_item("index", int_col(py, rows.iter().map(|r| as_i64(r.index)))?)?;
+    dict.set_item("span_start", int_col(py, rows.iter().map(|r| as_i64(r.start)))?)?;
+    dict.set_item("span_end", int_col(py, rows.iter().map(|r| as_i64(r.end)))?)?;
+    if let Some(first) = first_line {
+        dict.set_item("line", int_col(py, rows.iter().map(|r| first.saturating_add(as_i64(r.index))))?)?;
+    }
+    for (name, col) in &strings {
+        dict.set_item(*name, col.to_py(py)?)?;
     }
     Ok(dict)
 }
 
 /// The harvest rows of every text of `texts`, scanned on all cores with the
-/// interpreter released, as a dict of column lists (see [`columns`]; no `at`
-/// or `sender`): the Arrow function of `agent_sentences.harvest` builds its
-/// table from it.
+/// interpreter released, as `(row count, columns)` (see [`columns`]; no
+/// `file`, `line`, `at` or `sender`): `agent_sentences.harvest.scan_batch`
+/// builds its record batch from it.
 ///
 /// # Errors
 /// `UnicodeEncodeError` for the first text holding a lone surrogate (then no
@@ -504,19 +584,24 @@ pub fn scan_rows<'py, S: Serialize + Send>(
     texts: &[Bound<'py, PyString>],
     diagnostics: bool,
     scan: fn(&str) -> ScanResult<S>,
-) -> PyResult<Bound<'py, PyDict>> {
+) -> PyResult<Bound<'py, PyTuple>> {
     let strs = texts.iter().map(|t| t.to_str()).collect::<PyResult<Vec<&str>>>()?;
-    let rows = py.detach(|| {
-        strs.par_iter()
+    let built = py.detach(|| -> Result<_, String> {
+        let rows = strs
+            .par_iter()
             .enumerate()
             .map(|(i, s)| {
                 let (found, skipped) = scan(s);
                 rows_of(i, found, skipped, diagnostics)
             })
-            .collect::<Result<Vec<Vec<Row>>, String>>()
+            .collect::<Result<Vec<Vec<Row>>, String>>()?;
+        let rows: Vec<Row> = rows.into_iter().flatten().collect();
+        let strings = string_columns(&rows, None)?;
+        Ok((rows, strings))
     });
-    let rows: Vec<Row> = rows.map_err(PyRuntimeError::new_err)?.into_iter().flatten().collect();
-    columns(py, &rows, None)
+    let (rows, strings) = built.map_err(PyRuntimeError::new_err)?;
+    let cols = columns(py, &rows, strings, None)?;
+    (rows.len(), cols).into_pyobject(py)
 }
 
 /// One JSON Lines message as `box-docs loops` writes it; other keys are
@@ -540,26 +625,30 @@ fn read_message(line: &[u8]) -> Result<Message, String> {
     serde_json::from_slice::<Message>(line).map_err(|e| e.to_string())
 }
 
-/// Reads each line of `lines` (raw bytes of a JSON Lines file) as a message
-/// `{"at", "from", "text"}` and scans its text, on all cores with the
-/// interpreter released. Returns the rows as a dict of column lists (see
-/// [`columns`], with `at` and `sender`; `index` is the line's index in
-/// `lines`) and the bad lines as `(index, message)`, in order. A bad line
-/// (not UTF-8, not one JSON object, `text` missing or not a string, `at` or
-/// `from` neither a string nor null, a key repeated) yields no row.
+/// Reads each line of `lines` (raw bytes of a JSON Lines file, the first of
+/// them line `first_line` of `file`) as a message `{"at", "from", "text"}`
+/// and scans its text, on all cores with the interpreter released. Returns
+/// `(row count, columns, bad lines)`: the columns as [`columns`] builds them,
+/// with `file`, `line`, `at` and `sender`; the bad lines as `(index in
+/// lines, why)`, in order. A bad line (not UTF-8, not one JSON object, `text`
+/// missing or not a string, `at` or `from` neither a string nor null, a key
+/// repeated) yields no row.
 ///
 /// # Errors
-/// `RuntimeError` when a scan result cannot be serialized (a bug).
+/// `RuntimeError` when a scan result cannot be serialized (a bug) or a string
+/// column of the batch passes 2 GiB.
 pub fn harvest_lines<'py, S: Serialize + Send>(
     py: Python<'py>,
     lines: &[Bound<'py, PyBytes>],
     diagnostics: bool,
+    file: &str,
+    first_line: i64,
     scan: fn(&str) -> ScanResult<S>,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let bytes: Vec<&[u8]> = lines.iter().map(|b| b.as_bytes()).collect();
     type Read = Result<((Option<String>, Option<String>), Vec<Row>), String>;
-    let read = py.detach(|| {
-        bytes
+    let built = py.detach(|| -> Result<_, String> {
+        let read = bytes
             .par_iter()
             .enumerate()
             .map(|(i, line)| -> Result<Read, String> {
@@ -570,27 +659,28 @@ pub fn harvest_lines<'py, S: Serialize + Send>(
                 let (found, skipped) = scan(&message.text);
                 Ok(Ok(((message.at, message.from), rows_of(i, found, skipped, diagnostics)?)))
             })
-            .collect::<Result<Vec<Read>, String>>()
-    });
-    let read = read.map_err(PyRuntimeError::new_err)?;
-    let mut senders = Vec::with_capacity(read.len());
-    let mut rows = Vec::new();
-    let mut errors = Vec::new();
-    for (i, r) in read.into_iter().enumerate() {
-        match r {
-            Ok((sender, mut r)) => {
-                senders.push(sender);
-                rows.append(&mut r);
-            }
-            Err(e) => {
-                senders.push((None, None));
-                errors.push((i, e));
+            .collect::<Result<Vec<Read>, String>>()?;
+        let mut senders = Vec::with_capacity(read.len());
+        let mut rows = Vec::new();
+        let mut errors = Vec::new();
+        for (i, r) in read.into_iter().enumerate() {
+            match r {
+                Ok((sender, mut r)) => {
+                    senders.push(sender);
+                    rows.append(&mut r);
+                }
+                Err(e) => {
+                    senders.push((None, None));
+                    errors.push((i, e));
+                }
             }
         }
-    }
-    let cols = columns(py, &rows, Some(&senders))?;
-    let errors = PyList::new(py, errors)?;
-    PyTuple::new(py, [cols.into_any(), errors.into_any()])
+        let strings = string_columns(&rows, Some(&Origin { file, first_line, senders: &senders }))?;
+        Ok((rows, strings, errors))
+    });
+    let (rows, strings, errors) = built.map_err(PyRuntimeError::new_err)?;
+    let cols = columns(py, &rows, strings, Some(first_line))?;
+    (rows.len(), cols, PyList::new(py, errors)?).into_pyobject(py)
 }
 
 /// Reads `text` as exactly one strict JSON object within `limits`

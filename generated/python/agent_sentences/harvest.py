@@ -129,15 +129,23 @@ def schema() -> Any:
     )
 
 
-def _batch(cols: dict[str, list[Any]], file: Any, line: Any, at: Any, sender: Any) -> Any:
-    """A record batch of :func:`schema` from native row columns and the per-row
-    ``file``, ``line``, ``at``, ``sender`` arrays."""
+def _array(column: tuple[Any, ...], n: int) -> Any:
+    """An Arrow array of ``n`` values from a native column: ``("int64", values)``
+    or ``("utf8", validity or None, offsets, data, null count)``, little-endian
+    buffers in Arrow's layout (no Python object per value)."""
     pa = _pyarrow()
-    s = schema()
-    arrays = [file, line, at, sender]
-    for name, kind, _ in COLUMNS[4:]:
-        arrays.append(pa.array(cols[name], s.field(name).type))
-    return pa.RecordBatch.from_arrays(arrays, schema=s)
+    if column[0] == "int64":
+        return pa.Array.from_buffers(pa.int64(), n, [None, pa.py_buffer(column[1])])
+    _, validity, offsets, data, nulls = column
+    buffers = [None if validity is None else pa.py_buffer(validity), pa.py_buffer(offsets), pa.py_buffer(data)]
+    return pa.Array.from_buffers(pa.string(), n, buffers, null_count=nulls)
+
+
+def _batch(n: int, cols: dict[str, tuple[Any, ...]], given: dict[str, Any]) -> Any:
+    """A record batch of :func:`schema` from native columns, and arrays ``given`` by name."""
+    pa = _pyarrow()
+    arrays = [given[name] if name in given else _array(cols[name], n) for name, _, _ in COLUMNS]
+    return pa.RecordBatch.from_arrays(arrays, schema=schema())
 
 
 def scan_batch(batch: Any, *, diagnostics: bool = False) -> Any:
@@ -156,16 +164,17 @@ def scan_batch(batch: Any, *, diagnostics: bool = False) -> Any:
     text = batch.column("text")
     if text.null_count:
         raise ValueError("scan_batch: the `text` column holds nulls")
-    cols = _native.scan_rows(text.to_pylist(), diagnostics)
-    index = pa.array(cols["index"], pa.int64())
-    n = len(index)
+    n, cols = _native.scan_rows(text.to_pylist(), diagnostics)
+    index = _array(cols["index"], n)
 
     def pick(name: str, kind: Any, default: Any) -> Any:
         if name in names:
             return batch.column(name).cast(kind).take(index)
         return pa.array([default] * n, kind)
 
-    return _batch(cols, pick("file", pa.string(), ""), pick("line", pa.int64(), None), pick("at", pa.string(), None), pick("sender", pa.string(), None))
+    given = {"file": pick("file", pa.string(), ""), "line": pick("line", pa.int64(), None)}
+    given |= {"at": pick("at", pa.string(), None), "sender": pick("sender", pa.string(), None)}
+    return _batch(n, cols, given)
 
 
 def harvest_arrow(batches: Iterable[Any], *, diagnostics: bool = False) -> Iterator[Any]:
@@ -209,15 +218,15 @@ def _open(path: str) -> tuple[io.BufferedIOBase, io.BufferedIOBase]:
 
 def _harvest_into(
     path: str,
+    name: str,
     write: Any,
     diagnostics: bool,
     report: FileReport,
     on_error: Any = None,
     on_progress: Any = None,
 ) -> None:
-    """Reads ``path`` in batches, scans them and hands each record batch to ``write``."""
-    pa = _pyarrow()
-    pc = importlib.import_module("pyarrow.compute")
+    """Reads ``path`` in batches, scans them and hands each record batch to
+    ``write``; ``name`` is the file as given (in rows and reports)."""
     first = 1
     raw, stream = _open(path)
     with raw, stream:
@@ -225,23 +234,18 @@ def _harvest_into(
             try:
                 lines = stream.readlines(BATCH_BYTES)
             except (OSError, EOFError, zlib.error) as e:
-                report.failure = f"{path}: unreadable after line {first - 1}: {e}"
+                report.failure = f"{name}: unreadable after line {first - 1}: {e}"
                 return
             if not lines:
                 return
-            cols, errors = _native.harvest_lines(lines, diagnostics)
-            n = len(cols["index"])
-            line = pc.add(pa.array(cols["index"], pa.int64()), first)
-            file = pa.array([path] * n, pa.string())
-            at = pa.array(cols["at"], pa.string())
-            sender = pa.array(cols["sender"], pa.string())
+            n, cols, errors = _native.harvest_lines(lines, diagnostics, name, first)
             if n:
-                write(_batch(cols, file, line, at, sender))
+                write(_batch(n, cols, {}))
             report.messages += len(lines) - len(errors)
             report.rows += n
             report.bad_lines += len(errors)
             for i, why in errors:
-                text = f"{path}:{first + i}: bad line: {why}"
+                text = f"{name}:{first + i}: bad line: {why}"
                 if len(report.errors) < MAX_REPORTED_ERRORS:
                     report.errors.append(text)
                     if on_error is not None:
@@ -256,12 +260,13 @@ def _writer(out: str) -> Any:
     return _parquet().ParquetWriter(out, schema(), compression="zstd")
 
 
-def harvest_file(path: str, out: str, diagnostics: bool = False) -> FileReport:
-    """Harvests one file into the Parquet file ``out`` (a Dask task runs this)."""
-    report = FileReport(path)
+def harvest_file(path: str, out: str, diagnostics: bool = False, name: str | None = None) -> FileReport:
+    """Harvests one file into the Parquet file ``out`` (a Dask task runs this);
+    ``name`` (default ``path``) is the file as the rows and reports name it."""
+    report = FileReport(path if name is None else name)
     writer = _writer(out)
     try:
-        _harvest_into(path, writer.write_batch, diagnostics, report)
+        _harvest_into(path, report.path, writer.write_batch, diagnostics, report)
     finally:
         writer.close()
     return report
@@ -377,6 +382,7 @@ def harvest(
                 before = done_bytes
                 _harvest_into(
                     p,
+                    p,
                     writer.write_batch,
                     diagnostics,
                     report,
@@ -435,6 +441,7 @@ def _harvest_dask(
                     os.path.abspath(p),
                     os.path.abspath(os.path.join(partial, f"part-{k:05d}.parquet")),
                     diagnostics,
+                    p,
                     key=f"agent-sentences-harvest-{k}-{os.path.abspath(p)}",
                     pure=False,
                 )
@@ -446,10 +453,6 @@ def _harvest_dask(
             for fut in distributed.as_completed(futures):
                 k = index[fut.key]
                 r: FileReport = fut.result()
-                r.path = paths[k]
-                r.errors = [e.replace(os.path.abspath(paths[k]), paths[k], 1) for e in r.errors]
-                if r.failure is not None:
-                    r.failure = r.failure.replace(os.path.abspath(paths[k]), paths[k], 1)
                 reports[k] = r
                 done_bytes += os.path.getsize(paths[k])
                 bar.update(sum(x is not None for x in reports), done_bytes)

@@ -16,7 +16,7 @@ use agent_sentences::scan::{scan_with_diagnostics as scan_text, LIMITS};
 use agent_sentences_runtime::json::Limits;
 use agent_sentences_runtime::python as support;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple, PyType};
+use pyo3::types::{PyBytes, PyList, PyString, PyTuple, PyType};
 
 /// Registers the classes results are built as (called once by
 /// `agent_sentences.scanner` at import): `sentences` maps each structure key
@@ -57,18 +57,25 @@ fn scan_many_with_diagnostics<'py>(py: Python<'py>, texts: Vec<Bound<'py, PyStri
     support::scan_many(py, &texts, true, scan_text)
 }
 
-/// The harvest rows of every text, scanned on all cores: a dict of column
-/// lists (`agent_sentences.harvest`).
+/// The harvest rows of every text, scanned on all cores: `(row count,
+/// columns in Arrow's layout)` (`agent_sentences.harvest.scan_batch`).
 #[pyfunction]
-fn scan_rows<'py>(py: Python<'py>, texts: Vec<Bound<'py, PyString>>, diagnostics: bool) -> PyResult<Bound<'py, PyDict>> {
+fn scan_rows<'py>(py: Python<'py>, texts: Vec<Bound<'py, PyString>>, diagnostics: bool) -> PyResult<Bound<'py, PyTuple>> {
     support::scan_rows(py, &texts, diagnostics, scan_text)
 }
 
 /// Every line of a JSON Lines batch read as a message and its text scanned,
-/// on all cores: `(columns, bad lines)` (`agent_sentences.harvest`).
+/// on all cores: `(row count, columns in Arrow's layout, bad lines)`
+/// (`agent_sentences.harvest`).
 #[pyfunction]
-fn harvest_lines<'py>(py: Python<'py>, lines: Vec<Bound<'py, PyBytes>>, diagnostics: bool) -> PyResult<Bound<'py, PyTuple>> {
-    support::harvest_lines(py, &lines, diagnostics, scan_text)
+fn harvest_lines<'py>(
+    py: Python<'py>,
+    lines: Vec<Bound<'py, PyBytes>>,
+    diagnostics: bool,
+    file: &str,
+    first_line: i64,
+) -> PyResult<Bound<'py, PyTuple>> {
+    support::harvest_lines(py, &lines, diagnostics, file, first_line, scan_text)
 }
 
 /// Rust's serde JSON of `scan_with_diagnostics(text)`, as
