@@ -512,7 +512,6 @@ fn int_col<'py>(py: Python<'py>, values: impl Iterator<Item = i64>) -> PyResult<
 /// Where the per-message columns of a harvest batch come from.
 struct Origin<'a> {
     file: &'a str,
-    first_line: i64,
     senders: &'a [(Option<String>, Option<String>)],
 }
 
@@ -675,7 +674,7 @@ pub fn harvest_lines<'py, S: Serialize + Send>(
                 }
             }
         }
-        let strings = string_columns(&rows, Some(&Origin { file, first_line, senders: &senders }))?;
+        let strings = string_columns(&rows, Some(&Origin { file, senders: &senders }))?;
         Ok((rows, strings, errors))
     });
     let (rows, strings, errors) = built.map_err(PyRuntimeError::new_err)?;
@@ -999,7 +998,39 @@ impl<'py> ser::SerializeStruct for StructOut<'py, '_> {
 
 #[cfg(test)]
 mod tests {
-    use super::CharIndex;
+    use super::{read_message, CharIndex, StrCol};
+
+    #[test]
+    fn string_columns_have_arrows_layout() {
+        let mut col = StrCol::with_capacity(10);
+        let values = [Some("ab"), None, Some(""), Some("é"), None, None, None, None, Some("x")];
+        for v in values {
+            col.push(v).unwrap();
+        }
+        assert_eq!(col.offsets, [0, 2, 2, 2, 4, 4, 4, 4, 4, 5]);
+        assert_eq!(col.data, "abéx".as_bytes());
+        assert_eq!(col.validity, [0b0000_1101, 0b0000_0001]);
+        assert_eq!((col.nulls, col.len), (5, 9));
+    }
+
+    #[test]
+    fn a_message_is_one_object_with_a_string_text() {
+        let m = read_message(b"{\"at\": null, \"from\": \"a\", \"text\": \"[CLAIM 1]\", \"x\": [1]}\r\n").unwrap();
+        assert_eq!((m.at, m.from.as_deref(), m.text.as_str()), (None, Some("a"), "[CLAIM 1]"));
+        let cases: [(&[u8], &str); 7] = [
+            (b"\n", "an empty line"),
+            (b"[\"t\", \"f\", \"x\"]\n", "not a JSON object"),
+            (b"{\"text\": 1}", "expected a string"),
+            (b"{\"at\": \"t\"}", "missing field `text`"),
+            (b"{\"text\": \"a\", \"text\": \"b\"}", "duplicate field `text`"),
+            (b"{\"text\": \"\\ud800\"}", "hex escape"),
+            (b"{\"text\": \"\xff\"}", "invalid unicode"),
+        ];
+        for (line, why) in cases {
+            let e = read_message(line).err().unwrap_or_default();
+            assert!(e.contains(why), "{line:?}: {e}");
+        }
+    }
 
     #[test]
     fn char_indexes_count_code_points_both_ways() {
