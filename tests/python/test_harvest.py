@@ -225,3 +225,21 @@ def test_gzip_and_plain_read_the_same(tmp_path: Path) -> None:
     hv.harvest([str(tmp_path / "p.jsonl.gz")], str(tmp_path / "g.parquet"))
     a, b = (table_rows(pq.read_table(tmp_path / f)) for f in ("p.parquet", "g.parquet"))
     assert [r[1:] for r in a] == [r[1:] for r in b] and len(a) > 400
+
+
+def test_the_command_line_on_a_running_scheduler(tmp_path: Path) -> None:
+    """`--scheduler ADDRESS`: the tasks run on that cluster's workers, the rows and
+    the bad-line reports come back naming the files as given."""
+    distributed = pytest.importorskip("distributed")
+    write_log(str(tmp_path / "a.jsonl"), 300)
+    with open(tmp_path / "a.jsonl", "a") as f:
+        f.write('{"text": 1}\n')
+    write_log(str(tmp_path / "b.jsonl.gz"), 200, seed=4)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp", dashboard_address=None) as cluster:
+        r = run_cli("a.jsonl", "b.jsonl.gz", "--out", "parts", "--diagnostics", "--scheduler", cluster.scheduler_address, cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    assert r.stderr.startswith("a.jsonl:301: bad line: invalid type: integer `1`, expected a string"), r.stderr
+    assert sorted(os.listdir(tmp_path / "parts")) == ["part-00000.parquet", "part-00001.parquet"]
+    for k, (name, n, seed) in enumerate([("a.jsonl", 300, 17), ("b.jsonl.gz", 200, 4)]):
+        rows = table_rows(pq.read_table(tmp_path / "parts" / f"part-0000{k}.parquet"))
+        assert rows == expected_rows(name, list(enumerate(messages(n, seed), 1)), diagnostics=True)
