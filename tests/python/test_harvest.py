@@ -143,6 +143,7 @@ def test_usage_errors_write_nothing(tmp_path: Path) -> None:
         (["a.txt", "--out", "o.parquet"], "a.txt: not a .jsonl or .jsonl.gz file"),
         (["missing.jsonl", "--out", "o.parquet"], "missing.jsonl: no such file"),
         (["a.jsonl", "--out", "exists.parquet"], "exists.parquet exists already"),
+        (["a.jsonl", "--out", "nodir/o.parquet"], "nodir/o.parquet: no directory"),
     ]:
         r = run_cli(*args, cwd=tmp_path)
         assert r.returncode == 2 and why in r.stderr, (args, r.stderr)

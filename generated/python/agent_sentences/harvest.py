@@ -336,6 +336,9 @@ def _check_paths(paths: Sequence[str], out: str) -> None:
             raise ValueError(f"{p}: not a .jsonl or .jsonl.gz file")
         if not os.path.isfile(p):
             raise ValueError(f"{p}: no such file")
+    parent = os.path.dirname(os.path.abspath(out))
+    if not os.path.isdir(parent):
+        raise ValueError(f"{out}: no directory {parent}")
     if os.path.lexists(out) or os.path.lexists(out + ".partial"):
         raise ValueError(f"{out} exists already (or {out}.partial): the harvest does not overwrite")
 
