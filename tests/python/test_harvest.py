@@ -244,3 +244,17 @@ def test_the_command_line_on_a_running_scheduler(tmp_path: Path) -> None:
     for k, (name, n, seed) in enumerate([("a.jsonl", 300, 17), ("b.jsonl.gz", 200, 4)]):
         rows = table_rows(pq.read_table(tmp_path / "parts" / f"part-0000{k}.parquet"))
         assert rows == expected_rows(name, list(enumerate(messages(n, seed), 1)), diagnostics=True)
+
+
+@pytest.mark.parametrize("blocked, extra", [("pyarrow", []), ("distributed", ["--workers", "1"])])
+def test_without_the_extra_a_harvest_says_what_to_install(tmp_path: Path, blocked: str, extra: list[str]) -> None:
+    write_log(str(tmp_path / "a.jsonl"), 5)
+    code = (
+        f"import sys; sys.modules[{blocked!r}] = None\n"
+        "from agent_sentences.harvest import main\n"
+        f"sys.exit(main(['a.jsonl', '--out', 'o', *{extra!r}]))"
+    )
+    r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2, r.stderr
+    assert 'pip install "agent-sentences[harvest]"' in r.stderr
+    assert os.listdir(tmp_path) == ["a.jsonl"]
