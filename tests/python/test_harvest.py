@@ -203,19 +203,47 @@ def test_acceptance_100k_messages_on_one_machine_and_on_two_dask_workers(tmp_pat
     names = list(files)
     monkeypatch.chdir(tmp_path)  # Relative paths: the rows name the files as given, on Dask too.
     one = hv.harvest(names, "one.parquet")
-    dask = hv.harvest(names, "dask", workers=2)
+    # Plain files are split into chunks on Dask: 1 MB ones here, so a.jsonl (about 6 MB) is several tasks.
+    dask = hv.harvest(names, "dask", workers=2, chunk_bytes=1 << 20)
     for s in (one, dask):
         assert s.ok and [f.messages for f in s.files] == [60_000, 45_000]
     single = table_rows(pq.read_table(tmp_path / "one.parquet"))
     parts = sorted(os.listdir(tmp_path / "dask"))
-    assert parts == ["part-00000.parquet", "part-00001.parquet"]
-    for k, name in enumerate(names):
-        wanted = want[name]
-        assert [r for r in single if r[0] == name] == wanted
-        assert table_rows(pq.read_table(tmp_path / "dask" / parts[k])) == wanted
+    chunked = hv.chunks("a.jsonl", 1 << 20)
+    assert len(chunked) > 4 and parts == [f"part-{t:05d}.parquet" for t in range(len(chunked) + 1)]
+    by_part = [table_rows(pq.read_table(tmp_path / "dask" / p)) for p in parts]
+    assert all(by_part) and {r[0] for r in by_part[-1]} == {"b.jsonl.gz"}
+    for name in names:
+        assert [r for r in single if r[0] == name] == want[name]
+        assert [r for rows in by_part for r in rows if r[0] == name] == want[name]
     dataset = ds.dataset(tmp_path / "dask", format="parquet")
     assert dataset.schema.remove_metadata() == hv.schema().remove_metadata()
-    assert table_rows(dataset.to_table()) == single
+    assert [r for rows in by_part for r in rows] == single
+
+
+def test_chunks_cover_the_file_at_line_ends_with_their_first_line_numbers(tmp_path: Path) -> None:
+    import random
+
+    rng = random.Random(4)
+    for case in range(40):
+        lines = [b"x" * rng.randrange(0, 40) + b"\n" for _ in range(rng.randrange(1, 300))]
+        data = b"".join(lines) + (b"tail" if case % 3 == 0 else b"")
+        path = tmp_path / f"c{case}.jsonl"
+        path.write_bytes(data)
+        size = rng.choice([1, 7, 64, 500, len(data) - 1, len(data)])
+        got = hv.chunks(str(path), max(size, 1))
+        if len(data) <= size:
+            assert got == [None]
+            continue
+        spans = [c for c in got if c is not None]
+        assert len(spans) == len(got) and spans[0][0] == 0 and spans[-1][1] == len(data)
+        for (s0, e0, _), (s1, _, _) in zip(spans, spans[1:]):
+            assert e0 == s1 and data[e0 - 1 : e0] == b"\n"
+        for s0, e0, first in spans:
+            assert s0 < e0 and first == data[:s0].count(b"\n") + 1
+    gz = tmp_path / "big.jsonl.gz"
+    gz.write_bytes(gzip.compress(b"{}\n" * 10_000))
+    assert hv.chunks(str(gz), 10) == [None]
 
 
 def test_gzip_and_plain_read_the_same(tmp_path: Path) -> None:
@@ -258,3 +286,19 @@ def test_without_the_extra_a_harvest_says_what_to_install(tmp_path: Path, blocke
     assert r.returncode == 2, r.stderr
     assert 'pip install "agent-sentences[harvest]"' in r.stderr
     assert os.listdir(tmp_path) == ["a.jsonl"]
+
+
+def test_chunk_tasks_report_bad_lines_by_their_line_in_the_file(tmp_path: Path) -> None:
+    ms = list(messages(2000, seed=9))
+    lines = [dumps(m) for m in ms]
+    for i in (0, 333, 1000, 1999):
+        lines[i] = '{"text": null}'
+    log = tmp_path / "m.jsonl"
+    log.write_text("\n".join(lines) + "\n")
+    whole = hv.harvest_file(str(log), str(tmp_path / "whole.parquet"), name="m.jsonl")
+    parts = [hv.harvest_file(str(log), str(tmp_path / f"p{t}.parquet"), False, "m.jsonl", c) for t, c in enumerate(hv.chunks(str(log), 20_000))]
+    assert len(parts) > 5
+    assert [e for p in parts for e in p.errors] == whole.errors == [f"m.jsonl:{i + 1}: bad line: invalid type: null, expected a string at line 1 column 13" for i in (0, 333, 1000, 1999)]
+    rows = [r for t in range(len(parts)) for r in table_rows(pq.read_table(tmp_path / f"p{t}.parquet"))]
+    assert rows == table_rows(pq.read_table(tmp_path / "whole.parquet"))
+    assert sum(p.messages for p in parts) == whole.messages == 1996

@@ -7,9 +7,9 @@ messages (``{"at": …, "from": …, "text": …}``, one per line; ``.jsonl`` an
 ``.jsonl.gz``), scans every text with the Rust scanner on all cores, in batches
 (streaming: memory does not grow with the input), and writes one Parquet file.
 With ``--workers N`` (a local Dask cluster) or ``--scheduler ADDRESS`` (a
-running one) the same runs on Dask distributed, one task per input file, and
-``--out`` is a directory of ``part-NNNNN.parquet`` files, one per input file in
-input order.
+running one) the same runs on Dask distributed, one task per ``.gz`` file and
+per :data:`CHUNK_BYTES` of a plain file, and ``--out`` is a directory of
+``part-NNNNN.parquet`` files, one per task, in input order.
 
 Needs the optional dependencies: ``pip install "agent-sentences[harvest]"``
 (PyArrow; Dask distributed for a cluster). The core package never imports them.
@@ -64,6 +64,8 @@ __all__ = [
     "SCHEMA_VERSION",
     "SPARK_SCHEMA",
     "BATCH_BYTES",
+    "CHUNK_BYTES",
+    "chunks",
     "FileReport",
     "schema",
     "scan_batch",
@@ -99,6 +101,10 @@ SPARK_SCHEMA: Final = ", ".join(f"{name} {'bigint' if kind == 'int64' else 'stri
 
 BATCH_BYTES: Final = 8 << 20
 """Lines are read and scanned in batches of about this many bytes."""
+
+CHUNK_BYTES: Final = 256 << 20
+"""On Dask, a plain ``.jsonl`` file is split into tasks of about this many bytes
+(at line ends); a ``.jsonl.gz`` file is one task (a gzip stream cannot be split)."""
 
 MAX_REPORTED_ERRORS: Final = 100
 """Bad lines reported one by one per file; the rest are counted."""
@@ -224,20 +230,35 @@ def _harvest_into(
     report: FileReport,
     on_error: Any = None,
     on_progress: Any = None,
+    chunk: tuple[int, int, int] | None = None,
 ) -> None:
     """Reads ``path`` in batches, scans them and hands each record batch to
-    ``write``; ``name`` is the file as given (in rows and reports)."""
-    first = 1
+    ``write``; ``name`` is the file as given (in rows and reports). ``chunk``
+    ``(start, end, first line)``: only the lines from byte ``start`` (a line
+    start) to ``end`` (a line end) of a plain file."""
+    first = 1 if chunk is None else chunk[2]
+    start = 0 if chunk is None else chunk[0]
+    remaining = None if chunk is None else chunk[1] - chunk[0]
     raw, stream = _open(path)
     with raw, stream:
-        while True:
+        raw.seek(start)
+        while remaining is None or remaining > 0:
             try:
-                lines = stream.readlines(BATCH_BYTES)
+                lines = stream.readlines(BATCH_BYTES if remaining is None else min(BATCH_BYTES, remaining))
             except (OSError, EOFError, zlib.error) as e:
                 report.failure = f"{name}: unreadable after line {first - 1}: {e}"
                 return
             if not lines:
                 return
+            if remaining is not None:
+                # `readlines` may read a line past the hint: the chunk ends at `end`, a line end.
+                size = 0
+                for j, one in enumerate(lines):
+                    size += len(one)
+                    if size >= remaining:
+                        del lines[j + 1 :]
+                        break
+                remaining -= size
             n, cols, errors = _native.harvest_lines(lines, diagnostics, name, first)
             if n:
                 write(_batch(n, cols, {}))
@@ -251,22 +272,53 @@ def _harvest_into(
                     if on_error is not None:
                         on_error(text)
             first += len(lines)
-            report.bytes_read = raw.tell()
+            report.bytes_read = raw.tell() - start
             if on_progress is not None:
                 on_progress(report.bytes_read)
+
+
+def chunks(path: str, size: int = CHUNK_BYTES) -> list[tuple[int, int, int] | None]:
+    """How Dask splits ``path``: ``[None]`` (the whole file) for a ``.gz`` file or
+    one of at most ``size`` bytes, else ``(start, end, first line)`` of pieces of
+    about ``size`` bytes, each ending just after a line break (or at the end of
+    the file). One pass over the file, counting line breaks."""
+    total = os.path.getsize(path)
+    if path.endswith(".gz") or total <= size:
+        return [None]
+    out: list[tuple[int, int, int] | None] = []
+    start, first, lines, pos, target = 0, 1, 0, 0, size
+    with open(path, "rb") as f:
+        while block := f.read(16 << 20):
+            offset = 0
+            while target < pos + len(block):
+                i = block.find(b"\n", max(target - pos, offset))
+                if i < 0:
+                    break
+                end = pos + i + 1
+                out.append((start, end, first))
+                start, first = end, lines + block.count(b"\n", 0, i + 1) + 1
+                target, offset = end + size, i + 1
+            lines += block.count(b"\n")
+            pos += len(block)
+    if start < total:
+        out.append((start, total, first))
+    return out
 
 
 def _writer(out: str) -> Any:
     return _parquet().ParquetWriter(out, schema(), compression="zstd")
 
 
-def harvest_file(path: str, out: str, diagnostics: bool = False, name: str | None = None) -> FileReport:
-    """Harvests one file into the Parquet file ``out`` (a Dask task runs this);
-    ``name`` (default ``path``) is the file as the rows and reports name it."""
+def harvest_file(
+    path: str, out: str, diagnostics: bool = False, name: str | None = None, chunk: tuple[int, int, int] | None = None
+) -> FileReport:
+    """Harvests one file, or one ``chunk`` of it (see :func:`chunks`), into the
+    Parquet file ``out`` (a Dask task runs this); ``name`` (default ``path``) is
+    the file as the rows and reports name it."""
     report = FileReport(path if name is None else name)
     writer = _writer(out)
     try:
-        _harvest_into(path, report.path, writer.write_batch, diagnostics, report)
+        _harvest_into(path, report.path, writer.write_batch, diagnostics, report, chunk=chunk)
     finally:
         writer.close()
     return report
@@ -352,10 +404,12 @@ def harvest(
     scheduler: str | None = None,
     progress: bool = False,
     stderr: TextIO | None = None,
+    chunk_bytes: int = CHUNK_BYTES,
 ) -> Summary:
     """Harvests ``paths`` into ``out``: one Parquet file, or with ``workers`` (a
     local Dask cluster) or ``scheduler`` (a Dask scheduler's address) a directory
-    of one ``part-NNNNN.parquet`` per input file, in input order.
+    of one ``part-NNNNN.parquet`` per task, in input order: a task per ``.gz``
+    file, and per piece of about ``chunk_bytes`` of a plain file.
 
     Bad lines are reported on ``stderr`` (``FILE:LINE: bad line: why``) and in
     the summary; every other line is harvested. The output is written under
@@ -405,7 +459,7 @@ def harvest(
             raise
         writer.close()
     else:
-        reports = _harvest_dask(paths, partial, diagnostics, workers, scheduler, bar, report_error)
+        reports = _harvest_dask(paths, partial, diagnostics, workers, scheduler, bar, report_error, chunk_bytes)
     os.replace(partial, out)
     bar.update(len(paths), total, force=True)
     bar.clear()
@@ -420,8 +474,10 @@ def _harvest_dask(
     scheduler: str | None,
     bar: Progress,
     report_error: Any,
+    chunk_bytes: int,
 ) -> list[FileReport]:
-    """One Dask task per file, each writing ``partial/part-NNNNN.parquet``."""
+    """One Dask task per file or chunk (:func:`chunks`), task ``t`` writing
+    ``partial/part-NNNNN.parquet`` with ``NNNNN`` = ``t``, in input order."""
     try:
         distributed = importlib.import_module("distributed")
     except ImportError as e:
@@ -438,27 +494,34 @@ def _harvest_dask(
             client = distributed.Client(cluster)
         try:
             # Workers may run elsewhere: they get absolute paths (a shared file system).
+            tasks = [(k, c) for k, p in enumerate(paths) for c in chunks(p, chunk_bytes)]
             futures = [
                 client.submit(
                     harvest_file,
-                    os.path.abspath(p),
-                    os.path.abspath(os.path.join(partial, f"part-{k:05d}.parquet")),
+                    os.path.abspath(paths[k]),
+                    os.path.abspath(os.path.join(partial, f"part-{t:05d}.parquet")),
                     diagnostics,
-                    p,
-                    key=f"agent-sentences-harvest-{k}-{os.path.abspath(p)}",
+                    paths[k],
+                    c,
+                    key=f"agent-sentences-harvest-{t}-{os.path.abspath(paths[k])}",
                     pure=False,
                 )
-                for k, p in enumerate(paths)
+                for t, (k, c) in enumerate(tasks)
             ]
-            reports: list[FileReport | None] = [None] * len(paths)
-            index = {f.key: k for k, f in enumerate(futures)}
+            results: list[FileReport | None] = [None] * len(tasks)
+            index = {f.key: t for t, f in enumerate(futures)}
             done_bytes = 0
+            left = [0] * len(paths)
+            for k, _ in tasks:
+                left[k] += 1
             for fut in distributed.as_completed(futures):
-                k = index[fut.key]
+                t = index[fut.key]
                 r: FileReport = fut.result()
-                reports[k] = r
-                done_bytes += os.path.getsize(paths[k])
-                bar.update(sum(x is not None for x in reports), done_bytes)
+                results[t] = r
+                k, c = tasks[t]
+                done_bytes += os.path.getsize(paths[k]) if c is None else c[1] - c[0]
+                left[k] -= 1
+                bar.update(sum(n == 0 for n in left), done_bytes)
         finally:
             client.close()
             if cluster is not None:
@@ -466,7 +529,18 @@ def _harvest_dask(
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
         raise
-    out = [r for r in reports if r is not None]
+    out = [FileReport(p) for p in paths]
+    for (k, _), part in zip(tasks, results):
+        if part is None:  # pragma: no cover  (every future was awaited)
+            raise RuntimeError("a harvest task returned nothing")
+        r = out[k]
+        r.messages += part.messages
+        r.rows += part.rows
+        r.bad_lines += part.bad_lines
+        r.bytes_read += part.bytes_read
+        r.errors.extend(part.errors[: MAX_REPORTED_ERRORS - len(r.errors)])
+        if r.failure is None:
+            r.failure = part.failure
     for r in out:
         for text in r.errors:
             report_error(text)
