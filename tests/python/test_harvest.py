@@ -265,7 +265,7 @@ def test_the_command_line_on_a_running_scheduler(tmp_path: Path) -> None:
         f.write('{"text": 1}\n')
     write_log(str(tmp_path / "b.jsonl.gz"), 200, seed=4)
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp", dashboard_address=None) as cluster:
-        r = run_cli("a.jsonl", "b.jsonl.gz", "--out", "parts", "--diagnostics", "--scheduler", cluster.scheduler_address, cwd=tmp_path)
+        r = run_cli("a.jsonl", "b.jsonl.gz", "--out", "parts/", "--diagnostics", "--scheduler", cluster.scheduler_address, cwd=tmp_path)
     assert r.returncode == 1, r.stderr
     assert r.stderr.startswith("a.jsonl:301: bad line: invalid type: integer `1`, expected a string"), r.stderr
     assert sorted(os.listdir(tmp_path / "parts")) == ["part-00000.parquet", "part-00001.parquet"]

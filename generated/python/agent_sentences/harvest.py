@@ -415,9 +415,11 @@ def harvest(
     the summary; every other line is harvested. The output is written under
     ``OUT.partial`` and renamed to ``out`` once complete; an exception leaves no
     ``out``. Raises ``ValueError`` for an input that is not a ``.jsonl`` or
-    ``.jsonl.gz`` file or does not exist, and when ``out`` exists.
+    ``.jsonl.gz`` file or does not exist, and when ``out`` exists or its
+    directory does not.
     """
     err = stderr if stderr is not None else sys.stderr
+    out = os.path.normpath(out)  # `harvest/` names the directory `harvest`.
     _check_paths(paths, out)
     _pyarrow()
     total = sum(os.path.getsize(p) for p in paths)
