@@ -2,7 +2,9 @@
 //! package (through its native module: `scan` in a loop and `scan_many`), the
 //! pure-Python scanner it replaced and the seed approach in Python, on one
 //! corpus in one run, printed as tables; and the peak memory of a Python scan
-//! of one 16 MiB text.
+//! of one 16 MiB text; and the harvest (`bench/python/harvest_bench.py`):
+//! throughput against `scan_many` on the same texts, peak memory from 100 MB
+//! to 1 GB of input (`HARVEST_SIZES=100,1000` in MB).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -209,6 +211,18 @@ pub fn run_all(python: &Path) -> Result<String, String> {
             );
         }
     }
+    // Issue 17: the harvest against `scan_many` on the same texts, and its
+    // peak memory from 100 MB to 1 GB of input (HARVEST_SIZES overrides).
+    let sizes = std::env::var("HARVEST_SIZES").unwrap_or_else(|_| "100,1000".to_owned());
+    eprintln!("== harvest bench (bench/python/harvest_bench.py --sizes {sizes})");
+    let out = Command::new(python)
+        .args(["bench/python/harvest_bench.py", "--sizes", &sizes])
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", python.display()))?;
+    if !out.status.success() {
+        return Err(format!("the harvest bench failed:\n{}", String::from_utf8_lossy(&out.stderr)));
+    }
+    let _ = writeln!(t, "\n{}", String::from_utf8_lossy(&out.stdout).trim_end());
     let _ = writeln!(t, "\n`cargo xtask gen` (after build): {:.3} s; clean build of the generated crate (default features): {:.1} s", gen_secs, build_secs);
     println!("{t}");
     std::fs::write("target/bench/report.md", &t).map_err(|e| e.to_string())?;

@@ -53,6 +53,7 @@ pub fn emit_all(spec: &Spec, model: &Model, options: &crate::Options) -> BTreeMa
     files.insert("python/agent_sentences/patterns.py".to_owned(), python::patterns_py(model));
     files.insert("python/agent_sentences/sentences.py".to_owned(), python::sentences_py(model));
     files.insert("python/agent_sentences/scanner.py".to_owned(), python::scanner_py(model));
+    files.insert("python/agent_sentences/harvest.py".to_owned(), python::harvest_py(model));
     files.insert("python/agent_sentences/_native.pyi".to_owned(), python::native_pyi(model));
     if let Some(loops) = python::loops_py(model) {
         files.insert("python/agent_sentences/loops.py".to_owned(), loops);

@@ -30,6 +30,7 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("patterns.py.tera", include_str!("../../templates/python/patterns.py.tera")),
     ("sentences.py.tera", include_str!("../../templates/python/sentences.py.tera")),
     ("scanner.py.tera", include_str!("../../templates/python/scanner.py.tera")),
+    ("harvest.py.tera", include_str!("../../templates/python/harvest.py.tera")),
     ("_native.pyi.tera", include_str!("../../templates/python/_native.pyi.tera")),
     ("loops.py.tera", include_str!("../../templates/python/loops.py.tera")),
     ("native/Cargo.toml.tera", include_str!("../../templates/python/native/Cargo.toml.tera")),
@@ -374,6 +375,13 @@ pub fn scanner_py(model: &Model) -> String {
 /// Python API over the native one; `None` when the spec has no `loops.json`.
 pub fn loops_py(model: &Model) -> Option<String> {
     model.machine.is_some().then(|| render("loops.py.tera", model))
+}
+
+/// `generated/python/agent_sentences/harvest.py`: message logs to Parquet
+/// (`python -m agent_sentences.harvest`), on the native row scan; PyArrow and
+/// Dask are optional dependencies it imports only when it runs.
+pub fn harvest_py(model: &Model) -> String {
+    render("harvest.py.tera", model)
 }
 
 /// `generated/python/agent_sentences/_native.pyi`: the types of the private
