@@ -47,13 +47,20 @@ fn the_crate_manifest_is_self_contained() {
     assert!(registry.files["rust/Cargo.toml"].contains(&format!(
         "agent-sentences-runtime = {{ version = \"{RUNTIME_VERSION}\" }}\n"
     )));
-    // Only the manifest depends on the option.
+    // The Python binding's manifest names the runtime one folder deeper, or by version alone.
+    assert!(g.files["python/native/Cargo.toml"].contains(&format!(
+        "agent-sentences-runtime = {{ version = \"{RUNTIME_VERSION}\", path = \"../../../runtime\", features = [\"python\"] }}\n"
+    )));
+    assert!(registry.files["python/native/Cargo.toml"].contains(&format!(
+        "agent-sentences-runtime = {{ version = \"{RUNTIME_VERSION}\", features = [\"python\"] }}\n"
+    )));
+    // Only the manifests depend on the option.
     let differ: Vec<&String> = g
         .files
         .keys()
         .filter(|k| g.files[*k] != registry.files[*k])
         .collect();
-    assert_eq!(differ, ["rust/Cargo.toml"]);
+    assert_eq!(differ, ["python/native/Cargo.toml", "rust/Cargo.toml"]);
 }
 
 #[test]

@@ -93,8 +93,9 @@ fn check_reports_a_hand_edit_with_a_diff_and_gen_repairs_it() {
 }
 
 /// A fresh copy of `generated/` in a temporary directory: a copy, then
-/// `gen` into it, which rewrites only `rust/Cargo.toml` (its path to the
-/// runtime is relative to where the crate is).
+/// `gen` into it, which rewrites only `rust/Cargo.toml` and
+/// `python/native/Cargo.toml` (their path to the runtime is relative to where
+/// the crate is).
 fn generated_copy() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("generated");
@@ -102,8 +103,10 @@ fn generated_copy() -> (tempfile::TempDir, PathBuf) {
     let o = xtask(&["gen", "--out", out.to_str().unwrap()]);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{stderr}");
-    let unchanged = agent_sentences_codegen::generate(&root().join("schema")).unwrap_or_else(|r| panic!("{r}")).files.len() - 1;
-    assert!(stderr.contains(&format!("wrote {}/rust/Cargo.toml (changed)\n1 written, 0 removed (orphans), {unchanged} unchanged", out.display())), "{stderr}");
+    // The two manifests that name the runtime by path: the crate's and the Python binding's.
+    let unchanged = agent_sentences_codegen::generate(&root().join("schema")).unwrap_or_else(|r| panic!("{r}")).files.len() - 2;
+    assert!(stderr.contains(&format!("wrote {}/python/native/Cargo.toml (changed)\n", out.display())), "{stderr}");
+    assert!(stderr.contains(&format!("wrote {}/rust/Cargo.toml (changed)\n2 written, 0 removed (orphans), {unchanged} unchanged", out.display())), "{stderr}");
     let manifest = std::fs::read_to_string(out.join("rust/Cargo.toml")).unwrap();
     assert!(manifest.contains(&format!("path = {:?}", root().join("runtime").to_str().unwrap())), "{manifest}");
     (tmp, out)

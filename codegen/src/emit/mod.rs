@@ -58,7 +58,7 @@ pub fn emit_all(spec: &Spec, model: &Model, options: &crate::Options) -> BTreeMa
     if let Some(loops) = python::loops_py(model) {
         files.insert("python/agent_sentences/loops.py".to_owned(), loops);
     }
-    files.insert("python/native/Cargo.toml".to_owned(), python::native_cargo_toml(model));
+    files.insert("python/native/Cargo.toml".to_owned(), python::native_cargo_toml(model, options.runtime_path.as_deref()));
     files.insert("python/native/src/lib.rs".to_owned(), python::native_lib_rs(model));
     files
 }

@@ -96,8 +96,16 @@ fn tera() -> &'static Tera {
 }
 
 fn render(name: &str, model: &Model) -> String {
+    render_with(name, model, &[])
+}
+
+/// [`render`] with more values in the template context.
+fn render_with(name: &str, model: &Model, extra: &[(&str, String)]) -> String {
     let view = view(model);
     let mut ctx = Context::from_serialize(&view).expect("the view serializes");
+    for (k, v) in extra {
+        ctx.insert(*k, v);
+    }
     ctx.insert("header", PY_HEADER);
     ctx.insert("rust_header", RUST_HEADER);
     match tera().render(name, &ctx) {
@@ -391,9 +399,20 @@ pub fn native_pyi(model: &Model) -> String {
 }
 
 /// `generated/python/native/Cargo.toml`: the PyO3 binding crate maturin
-/// builds into `agent_sentences._native`.
-pub fn native_cargo_toml(model: &Model) -> String {
-    render("native/Cargo.toml.tera", model)
+/// builds into `agent_sentences._native`. `runtime_path` is the runtime's
+/// path as the generated Rust crate's manifest writes it (relative to
+/// `<out>/rust`, or absolute; `None`: by version only, P103); this crate lies
+/// one folder deeper.
+pub fn native_cargo_toml(model: &Model, runtime_path: Option<&str>) -> String {
+    let version = serde_json::to_string(agent_sentences_runtime::VERSION).expect("a str serializes");
+    let runtime = match runtime_path {
+        Some(p) => {
+            let p = if std::path::Path::new(p).is_absolute() { p.to_owned() } else { format!("../{p}") };
+            format!("{{ version = {version}, path = {}, features = [\"python\"] }}", serde_json::to_string(&p).expect("a str serializes"))
+        }
+        None => format!("{{ version = {version}, features = [\"python\"] }}"),
+    };
+    render_with("native/Cargo.toml.tera", model, &[("runtime_dependency", runtime)])
 }
 
 /// `generated/python/native/src/lib.rs`: the binding crate's `#[pymodule]`,
