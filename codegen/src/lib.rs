@@ -34,6 +34,7 @@ pub mod check;
 pub mod diagnostic;
 pub mod emit;
 pub mod files;
+pub mod free_text;
 pub mod ident;
 pub mod lifecycle;
 pub mod load;

@@ -171,6 +171,10 @@ pub fn load(dir: &Path) -> Result<Spec, Vec<Diagnostic>> {
             sf.structures = se;
             pf.patterns = pe;
             pf.bindings = be;
+            expand_free_text(dir, &ppos, &mut pf, &mut diags);
+            if !diags.is_empty() {
+                return Err(diags);
+            }
             Ok(Spec {
                 dir: dir.to_owned(),
                 structures: sf,
@@ -184,6 +188,37 @@ pub fn load(dir: &Path) -> Result<Spec, Vec<Diagnostic>> {
             })
         }
         _ => Err(diags),
+    }
+}
+
+/// Writes the body of every free-text group (`runs_until`, see
+/// [`crate::free_text`]) into its pattern, so the later stages see only the
+/// expansion.
+fn expand_free_text(dir: &Path, idx: &PositionIndex, pf: &mut PatternsFile, diags: &mut Vec<Diagnostic>) {
+    for (key, p) in &mut pf.patterns {
+        let groups: Vec<(String, Vec<String>, bool)> = p
+            .groups
+            .iter()
+            .filter_map(|(g, gr)| gr.runs_until.clone().map(|r| (g.clone(), r, gr.ty == crate::model::GroupType::String)))
+            .collect();
+        let base = child(&child("/patterns", key), "groups");
+        for (name, list, is_string) in groups {
+            let ptr = child(&child(&base, &name), "runs_until");
+            let problem = if !is_string {
+                Some(format!("group `{name}` has `runs_until` but is not of type `string`: only free text runs until a stop"))
+            } else {
+                match crate::free_text::expand_pattern(&p.pattern, &name, &list) {
+                    Ok(expanded) => {
+                        p.pattern = expanded;
+                        None
+                    }
+                    Err(e) => Some(e),
+                }
+            };
+            if let Some(message) = problem {
+                diags.push(make_diag(dir, idx, Severity::Error, "runs-until", PATTERNS_FILE, &ptr, message));
+            }
+        }
     }
 }
 

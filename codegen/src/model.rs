@@ -134,6 +134,16 @@ pub struct Group {
     /// groups may fill one field: they must then capture equal text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub field: Option<String>,
+    /// Makes the group a free-text field that runs up to, not including, the
+    /// first of these stop strings, or to the end of the text (an empty list).
+    /// The pattern then holds the group empty at its very end, `(?P<name>)`,
+    /// and the generator writes its body: the field is not empty, neither
+    /// starts nor ends with a blank or line break (trailing ones belong to no
+    /// field), and never holds a stop string. The stop strings are one marker
+    /// and one character each (`[RESULT ` and `[RESULT\t`: the marker
+    /// `[RESULT`); see `codegen/src/free_text.rs`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runs_until: Option<Vec<String>>,
 }
 
 /// The type of a captured value.

@@ -172,7 +172,7 @@ fn group_without_field() -> Case {
         ],
         python: Py::Off,
         want: vec![
-            Want { severity: W, code: "group-without-field", file: P, pointer: "/patterns/ack/groups/via", line: 90, column: 19, at: "{\"description\": \"Relay.\"", message: "group `via` of `ack` fills no field of structure `ack`: `ack` does not match when it takes part", hint: Some("fix it in the binding of `ack`, or map it to a field") },
+            Want { severity: W, code: "group-without-field", file: P, pointer: "/patterns/ack/groups/via", line: 91, column: 19, at: "{\"description\": \"Relay.\"", message: "group `via` of `ack` fills no field of structure `ack`: `ack` does not match when it takes part", hint: Some("fix it in the binding of `ack`, or map it to a field") },
         ],
         gone: vec![],
     }
@@ -192,7 +192,7 @@ fn required_field_not_captured() -> Case {
         }],
         python: Py::Off,
         want: vec![
-            Want { severity: W, code: "group-without-field", file: P, pointer: "/patterns/fleet_alert/groups/message", line: 519, column: 20, at: "{", message: "group `message` of `fleet_alert` fills no field of structure `fleet_alert`: `fleet_alert` does not match when it takes part", hint: Some("fix it in the binding of `fleet_alert`, or map it to a field") },
+            Want { severity: W, code: "group-without-field", file: P, pointer: "/patterns/fleet_alert/groups/message", line: 521, column: 20, at: "{", message: "group `message` of `fleet_alert` fills no field of structure `fleet_alert`: `fleet_alert` does not match when it takes part", hint: Some("fix it in the binding of `fleet_alert`, or map it to a field") },
             Want { severity: E, code: "required-field-not-captured", file: S, pointer: "/structures/fleet_alert/required_fields/1", line: 161, column: 9, at: "\"message\"", message: "required field `message` is captured by no group of pattern `fleet_alert`", hint: Some("add a group `(?P<message>…)` to `fleet_alert`, or map a group to it with `\"field\": \"message\"`") },
         ],
         gone: vec![],
@@ -311,7 +311,7 @@ fn regex_ref_enum_unbound() -> Case {
         }],
         python: Py::Off,
         want: vec![
-            Want { severity: W, code: "group-without-field", file: P, pointer: "/patterns/verb/groups/verb", line: 132, column: 17, at: "{", message: "group `verb` of `verb` fills no field of structure `claim`: `claim` does not match when it takes part", hint: Some("fix it in the binding of `claim`, or map it to a field") },
+            Want { severity: W, code: "group-without-field", file: P, pointer: "/patterns/verb/groups/verb", line: 133, column: 17, at: "{", message: "group `verb` of `verb` fills no field of structure `claim`: `claim` does not match when it takes part", hint: Some("fix it in the binding of `claim`, or map it to a field") },
             Want { severity: W, code: "regex-ref-enum-wider", file: S, pointer: "/structures/claim/regex_ref", line: 52, column: 20, at: "\"verb\"", message: "regex_ref `verb` accepts the `verb` values `ACK`, `RESULT`, `DECLINE`, `NO-ACTION` too, but the structure's template writes only `CLAIM`", hint: Some("fix the group in the binding: /bindings/claim {\"fixed\": {\"verb\": \"CLAIM\"}}") },
             Want { severity: E, code: "example-no-match", file: S, pointer: "/structures/claim/example", line: 54, column: 18, at: "\"[CLAIM 7fce46e0]\"", message: "the example is not a `claim` sentence: group `verb` takes part but fills no field", hint: None },
         ],
@@ -349,7 +349,7 @@ fn python_rejects() -> Case {
         edits: vec![Edit { file: P, from: "\"pattern\": \"(?P<hex>[0-9a-f]{6,12})\"", to: "\"pattern\": \"(?P<hex>[0-9a-f]{6,12})^*\"" }],
         python: Py::Real,
         want: vec![
-            Want { severity: E, code: "python-rejects-pattern", file: P, pointer: "/patterns/short_hex/pattern", line: 572, column: 18, at: "\"(?P<hex>[0-9a-f]{6,12})^*\"", message: "Python 3.11.7's `re` rejects the pattern at character 24: nothing to repeat", hint: Some("write it in the dialect both engines accept (see README, P2 and P10)") },
+            Want { severity: E, code: "python-rejects-pattern", file: P, pointer: "/patterns/short_hex/pattern", line: 574, column: 18, at: "\"(?P<hex>[0-9a-f]{6,12})^*\"", message: "Python 3.11.7's `re` rejects the pattern at character 24: nothing to repeat", hint: Some("write it in the dialect both engines accept (see README, P2 and P10)") },
         ],
         gone: vec![],
     }
@@ -366,9 +366,9 @@ fn a_pattern_the_engines_read_differently() {
         edits: vec![Edit { file: P, from: "\"pattern\": \"(?P<hex>[0-9a-f]{6,12})\"", to: "\"pattern\": \"(?P<hex>[0-9a-f]{ 6,12})\"" }],
         python: Py::Real,
         want: vec![
-            Want { severity: E, code: "pattern-dialect", file: P, pointer: "/patterns/short_hex/pattern", line: 572, column: 18, at: "\"(?P<hex>[0-9a-f]{ 6,12})\"", message: "byte 16: `{ 6,12}`: Rust allows spaces inside a counted repetition, Python reads the braces as literal text: write it without spaces", hint: None },
-            Want { severity: E, code: "python-reads-differently", file: P, pointer: "/patterns/short_hex/matches/0/text", line: 582, column: 19, at: "\"7fce46e0\"", message: "the engines read this text differently: Python's `re` gives no full match, Rust's `regex` gives {\"hex\": \"7fce46e0\"}", hint: Some("rewrite the construct that the engines read differently; generated parsers in both languages must agree") },
-            Want { severity: E, code: "python-reads-differently", file: P, pointer: "/patterns/short_hex/matches/1/text", line: 588, column: 19, at: "\"4a2b8e\"", message: "the engines read this text differently: Python's `re` gives no full match, Rust's `regex` gives {\"hex\": \"4a2b8e\"}", hint: Some("rewrite the construct that the engines read differently; generated parsers in both languages must agree") },
+            Want { severity: E, code: "pattern-dialect", file: P, pointer: "/patterns/short_hex/pattern", line: 574, column: 18, at: "\"(?P<hex>[0-9a-f]{ 6,12})\"", message: "byte 16: `{ 6,12}`: Rust allows spaces inside a counted repetition, Python reads the braces as literal text: write it without spaces", hint: None },
+            Want { severity: E, code: "python-reads-differently", file: P, pointer: "/patterns/short_hex/matches/0/text", line: 584, column: 19, at: "\"7fce46e0\"", message: "the engines read this text differently: Python's `re` gives no full match, Rust's `regex` gives {\"hex\": \"7fce46e0\"}", hint: Some("rewrite the construct that the engines read differently; generated parsers in both languages must agree") },
+            Want { severity: E, code: "python-reads-differently", file: P, pointer: "/patterns/short_hex/matches/1/text", line: 590, column: 19, at: "\"4a2b8e\"", message: "the engines read this text differently: Python's `re` gives no full match, Rust's `regex` gives {\"hex\": \"4a2b8e\"}", hint: Some("rewrite the construct that the engines read differently; generated parsers in both languages must agree") },
         ],
         gone: vec![],
     });
@@ -394,7 +394,7 @@ fn a_match_example_that_does_not_match() {
         edits: vec![Edit { file: P, from: "\"text\": \"[ACK:7fce46e0]\",", to: "\"text\": \"[ACK:7fce46e0]x\"," }],
         python: Py::Off,
         want: vec![
-            Want { severity: E, code: "match-example-fails", file: P, pointer: "/patterns/ack/matches/2/text", line: 108, column: 19, at: "\"[ACK:7fce46e0]x\"", message: "this example does not match the pattern in full", hint: None },
+            Want { severity: E, code: "match-example-fails", file: P, pointer: "/patterns/ack/matches/2/text", line: 109, column: 19, at: "\"[ACK:7fce46e0]x\"", message: "this example does not match the pattern in full", hint: None },
         ],
         gone: vec![],
     });
@@ -406,7 +406,7 @@ fn a_match_example_that_captures_other_values() {
         edits: vec![Edit { file: P, from: "\"dm_id\": \"8a12bc44\",", to: "\"dm_id\": \"8a12bc45\"," }],
         python: Py::Off,
         want: vec![
-            Want { severity: E, code: "captures-differ", file: P, pointer: "/patterns/ack/matches/1/captures", line: 102, column: 23, at: "{", message: "declared captures {\"dm_id\": \"8a12bc45\", \"sender\": \"646\"}, the pattern captures {\"dm_id\": \"8a12bc44\", \"sender\": \"646\"}", hint: None },
+            Want { severity: E, code: "captures-differ", file: P, pointer: "/patterns/ack/matches/1/captures", line: 103, column: 23, at: "{", message: "declared captures {\"dm_id\": \"8a12bc45\", \"sender\": \"646\"}, the pattern captures {\"dm_id\": \"8a12bc44\", \"sender\": \"646\"}", hint: None },
         ],
         gone: vec![],
     });
@@ -417,7 +417,7 @@ fn non_match_matches() -> Case {
         edits: vec![Edit { file: P, from: "\"[CLAIM 7fce 46e0]\"", to: "\"[CLAIM 7fce46e0]\"" }],
         python: Py::Off,
         want: vec![
-            Want { severity: E, code: "non-match-matches", file: P, pointer: "/patterns/verb/non_matches/2", line: 174, column: 9, at: "\"[CLAIM 7fce46e0]\"", message: "this text must not match, but the pattern matches it in full", hint: None },
+            Want { severity: E, code: "non-match-matches", file: P, pointer: "/patterns/verb/non_matches/2", line: 175, column: 9, at: "\"[CLAIM 7fce46e0]\"", message: "this text must not match, but the pattern matches it in full", hint: None },
         ],
         gone: vec![],
     }

@@ -362,15 +362,18 @@ fn scan_mod(model: &Model) -> TokenStream {
         let head = &s.head;
         let src = lit(&s.scan_source);
         let quotes = s.quotes_brackets;
-        let tail = match &s.tail_split {
-            Some((g, before, inner)) => {
+        let (tail, trailing_blanks) = match &s.tail_split {
+            Some((g, before, inner, trailer)) => {
                 let (before, inner) = (lit(before), lit(inner));
-                quote!(Some((#g, #before, #inner)))
+                (quote!(Some((#g, #before, #inner))), *trailer)
             }
-            None => quote!(None),
+            None => (quote!(None), false),
         };
         quote! {
-            StructureScan { key: #key, head: #head, source: #src, from_groups: #f, quotes_brackets: #quotes, tail: #tail }
+            StructureScan {
+                key: #key, head: #head, source: #src, from_groups: #f, quotes_brackets: #quotes, tail: #tail,
+                trailing_blanks: #trailing_blanks,
+            }
         }
     });
     let op_pattern = lit(&d.op_pattern);
