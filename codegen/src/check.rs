@@ -91,6 +91,9 @@ fn check_directives(spec: &Spec, out: &mut Vec<Diagnostic>) {
             if !a.groups.is_empty() {
                 out.push(spec.diag(Severity::Error, "op-pattern-groups", D, "/op_pattern", "the op pattern must not have named groups"));
             }
+            for f in crate::backtrack::analyze(&d.op_pattern, &[]) {
+                out.push(spec.diag(Severity::Error, f.code, D, "/op_pattern", format!("byte {}: {}", f.offset, f.message)));
+            }
         }
     }
     let op = Regex::new(&format!(r"\A(?:{})\z", d.op_pattern)).ok();
@@ -160,6 +163,9 @@ fn check_patterns(spec: &Spec, out: &mut Vec<Diagnostic>) {
         };
         for d in &analysis.dialect {
             out.push(spec.diag(Severity::Error, "pattern-dialect", P, &ptr, format!("byte {}: {}", d.offset, d.message)));
+        }
+        for f in crate::backtrack::analyze(&p.pattern, &p.flags) {
+            out.push(spec.diag(Severity::Error, f.code, P, &ptr, format!("byte {}: {}", f.offset, f.message)));
         }
         let source = format!("{}{}", pattern::flag_prefix(&p.flags), p.pattern);
         if let Err(e) = Regex::new(&source) {

@@ -30,6 +30,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod backtrack;
 pub mod check;
 pub mod diagnostic;
 pub mod emit;

@@ -530,3 +530,26 @@ fn several_faults_at_once_are_all_reported() {
     assert!(case.want.len() >= parts.len(), "every part expects a finding");
     run(&case);
 }
+
+// --- patterns that take more than linear time in Python `re` --------------
+
+fn nested_quantifier() -> Case {
+    Case {
+        edits: vec![Edit {
+            file: P,
+            from: r#"(?P<message>[^ \\t\\r\\n][^\\r\\n]*)"#,
+            to: r#"(?P<message>(?:[^ \\t\\r\\n]+[^\\r\\n]*)+)"#,
+        }],
+        python: Py::Off,
+        want: vec![
+            Want { severity: E, code: "nested-quantifier", file: P, pointer: "/patterns/fleet_alert/pattern", line: 514, column: 18, at: "\"\\\\[fleet-alert", message: "byte 70: nested quantifier: `[^ \\t\\r\\n]+` inside `(?:[^ \\t\\r\\n]+[^\\r\\n]*)+` can read on where the next repetition could start, so a backtracking engine (Python `re`) tries every split of such a run: write each run so that the character after it ends it (an unrolled loop)", hint: None },
+            Want { severity: E, code: "nested-quantifier", file: P, pointer: "/patterns/fleet_alert/pattern", line: 514, column: 18, at: "\"\\\\[fleet-alert", message: "byte 70: nested quantifier: `[^\\r\\n]*` inside `(?:[^ \\t\\r\\n]+[^\\r\\n]*)+` can read on where the next repetition could start, so a backtracking engine (Python `re`) tries every split of such a run: write each run so that the character after it ends it (an unrolled loop)", hint: None },
+        ],
+        gone: vec![],
+    }
+}
+
+#[test]
+fn a_pattern_with_a_nested_quantifier() {
+    run(&nested_quantifier());
+}
