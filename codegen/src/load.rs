@@ -40,6 +40,9 @@ pub struct Spec {
     structures_pos: PositionIndex,
     patterns_pos: PositionIndex,
     directives_pos: PositionIndex,
+    /// Faults the loader found that do not stop the other checks (a key that
+    /// occurs twice in an object); [`crate::check::check_spec`] reports them.
+    pub load_findings: Vec<Diagnostic>,
 }
 
 /// Which spec file a diagnostic is about.
@@ -140,9 +143,10 @@ fn make_diag(
 /// pointer and line:column.
 pub fn load(dir: &Path) -> Result<Spec, Vec<Diagnostic>> {
     let mut diags = Vec::new();
-    let s = read_file(dir, STRUCTURES_FILE, &mut diags);
-    let p = read_file(dir, PATTERNS_FILE, &mut diags);
-    let d = read_file(dir, DIRECTIVES_FILE, &mut diags);
+    let mut dups = Vec::new();
+    let s = read_file(dir, STRUCTURES_FILE, &mut diags, &mut dups);
+    let p = read_file(dir, PATTERNS_FILE, &mut diags, &mut dups);
+    let d = read_file(dir, DIRECTIVES_FILE, &mut diags, &mut dups);
     let directives = d
         .as_ref()
         .and_then(|(_, idx, v)| deserialize_at::<DirectivesFile>(dir, DIRECTIVES_FILE, idx, v, "", &mut diags));
@@ -173,6 +177,7 @@ pub fn load(dir: &Path) -> Result<Spec, Vec<Diagnostic>> {
             pf.bindings = be;
             expand_free_text(dir, &ppos, &mut pf, &mut diags);
             if !diags.is_empty() {
+                diags.extend(dups);
                 return Err(diags);
             }
             Ok(Spec {
@@ -185,9 +190,13 @@ pub fn load(dir: &Path) -> Result<Spec, Vec<Diagnostic>> {
                 structures_pos: spos,
                 patterns_pos: ppos,
                 directives_pos: dpos,
+                load_findings: dups,
             })
         }
-        _ => Err(diags),
+        _ => {
+            diags.extend(dups);
+            Err(diags)
+        }
     }
 }
 
@@ -222,7 +231,12 @@ fn expand_free_text(dir: &Path, idx: &PositionIndex, pf: &mut PatternsFile, diag
     }
 }
 
-fn read_file(dir: &Path, name: &str, diags: &mut Vec<Diagnostic>) -> Option<(String, PositionIndex, Value)> {
+fn read_file(
+    dir: &Path,
+    name: &str,
+    diags: &mut Vec<Diagnostic>,
+    dups: &mut Vec<Diagnostic>,
+) -> Option<(String, PositionIndex, Value)> {
     let path = dir.join(name);
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
@@ -243,6 +257,19 @@ fn read_file(dir: &Path, name: &str, diags: &mut Vec<Diagnostic>) -> Option<(Str
     match serde_json::from_str::<Value>(&text) {
         Ok(v) => {
             let idx = PositionIndex::new(&text);
+            for (pointer, (line, column)) in idx.duplicate_keys() {
+                let key = pointer.rsplit('/').next().unwrap_or_default().replace("~1", "/").replace("~0", "~");
+                dups.push(Diagnostic {
+                    severity: Severity::Error,
+                    code: "duplicate-key",
+                    file: display_path(dir, name),
+                    pointer,
+                    line,
+                    column,
+                    message: format!("the key `{key}` occurs twice in this object: a JSON reader keeps one of them without a word"),
+                    hint: Some("remove one of them, or merge them".to_owned()),
+                });
+            }
             Some((text, idx, v))
         }
         Err(e) => {

@@ -60,6 +60,7 @@ struct Case {
 
 const S: &str = "structures.json";
 const P: &str = "regex_patterns.json";
+const D: &str = "directives.json";
 const W: Severity = Severity::Warning;
 const E: Severity = Severity::Error;
 
@@ -138,7 +139,11 @@ fn run(case: &Case) {
             "Want {{ severity: {}, code: {:?}, file: {}, pointer: {:?}, line: {}, column: {}, at: \"\", message: {:?}, hint: {:?} }},",
             if d.severity == E { "E" } else { "W" },
             d.code,
-            if d.file == S { "S" } else { "P" },
+            match d.file.as_str() {
+                S => "S",
+                P => "P",
+                _ => "D",
+            },
             d.pointer,
             d.line,
             d.column,
@@ -515,6 +520,10 @@ fn several_faults_at_once_are_all_reported() {
         enum_list_extra(),
         // An example fault is still found while other structures have errors.
         structure_example_no_match(),
+        nested_quantifier(),
+        a_duplicate_key_case(),
+        a_curl_path_with_a_query_string_case(),
+        a_limit_past_what_the_engines_read_case(),
     ];
     let case = Case {
         edits: parts.iter().flat_map(|c| c.edits.clone()).collect(),
@@ -552,4 +561,164 @@ fn nested_quantifier() -> Case {
 #[test]
 fn a_pattern_with_a_nested_quantifier() {
     run(&nested_quantifier());
+}
+
+// --- faults that generate wrong code (issue 13) ---------------------------
+
+fn an_unknown_regex_ref_on_a_structure_with_a_binding_case() -> Case {
+    Case {
+        edits: vec![Edit { file: S, from: r#""Explicitly declines or rejects a work order with justification (e.g. rate limit, outside domain).",
+      "required_fields": [
+        "job_id",
+        "reason"
+      ],
+      "optional_fields": [],
+      "regex_ref": "verb""#, to: r#""Explicitly declines or rejects a work order with justification (e.g. rate limit, outside domain).",
+      "required_fields": [
+        "job_id",
+        "reason"
+      ],
+      "optional_fields": [],
+      "regex_ref": "verbs""# }],
+        python: Py::Off,
+        want: vec![
+            Want { severity: E, code: "unknown-regex-ref", file: S, pointer: "/structures/decline/regex_ref", line: 84, column: 20, at: "\"verbs\"", message: "regex_ref `verbs` names no pattern in regex_patterns.json (the binding's pattern `decline` parses the structure, but the docs show and link the regex_ref)", hint: Some("did you mean `verb`?") },
+        ],
+        gone: vec![("regex-ref-cannot-parse", "/structures/decline/regex_ref"), ("regex-ref-enum-wider", "/structures/decline/regex_ref")],
+    }
+}
+
+#[test]
+fn an_unknown_regex_ref_on_a_structure_with_a_binding() {
+    run(&an_unknown_regex_ref_on_a_structure_with_a_binding_case());
+}
+
+fn an_empty_fence_info_string_case() -> Case {
+    Case {
+        edits: vec![Edit { file: D, from: r#""tool": "TOOL","#, to: r#""": "TOOL","# }],
+        python: Py::Off,
+        want: vec![
+            Want { severity: E, code: "empty-keyword", file: D, pointer: "/fences/info_strings/", line: 28, column: 11, at: "\"TOOL\"", message: "an empty fence info string mapped to an engine would make every plain code block a call", hint: None },
+        ],
+        gone: vec![],
+    }
+}
+
+#[test]
+fn an_empty_fence_info_string() {
+    run(&an_empty_fence_info_string_case());
+}
+
+fn an_empty_shorthand_keyword_case() -> Case {
+    Case {
+        edits: vec![Edit { file: D, from: r#""DM": {"#, to: r#""": {"# }],
+        python: Py::Off,
+        want: vec![
+            Want { severity: E, code: "empty-keyword", file: D, pointer: "/shorthands/", line: 19, column: 9, at: "{", message: "an empty shorthand keyword would make every bracket `[ {…}]` a call", hint: None },
+        ],
+        gone: vec![],
+    }
+}
+
+#[test]
+fn an_empty_shorthand_keyword() {
+    run(&an_empty_shorthand_keyword_case());
+}
+
+fn a_control_character_in_a_name_case() -> Case {
+    Case {
+        edits: vec![Edit { file: D, from: r#""dm": "dm.send","#, to: r#""d\u0000m": "dm.send","# }],
+        python: Py::Off,
+        want: vec![
+            Want { severity: E, code: "control-character", file: D, pointer: "/aliases/d\0m", line: 95, column: 17, at: "\"dm.send\"", message: "the name \"d\\0m\" holds the control character U+0000", hint: Some("names become identifiers, keys and table cells: use printable characters") },
+            Want { severity: E, code: "invalid-op", file: D, pointer: "/aliases/d\0m", line: 95, column: 17, at: "\"dm.send\"", message: "alias `d\0m` → `dm.send`: both must match the op pattern", hint: None },
+        ],
+        gone: vec![],
+    }
+}
+
+#[test]
+fn a_control_character_in_a_name() {
+    run(&a_control_character_in_a_name_case());
+}
+
+fn a_duplicate_key_case() -> Case {
+    Case {
+        edits: vec![Edit { file: S, from: r#""name": "Task Claim","#, to: r#""name": "Task Claim", "name": "Task Claim","# }],
+        python: Py::Off,
+        want: vec![
+            Want { severity: E, code: "duplicate-key", file: S, pointer: "/structures/claim/name", line: 44, column: 29, at: "\"name\": \"Task Claim\"", message: "the key `name` occurs twice in this object: a JSON reader keeps one of them without a word", hint: Some("remove one of them, or merge them") },
+        ],
+        gone: vec![],
+    }
+}
+
+#[test]
+fn a_duplicate_key() {
+    run(&a_duplicate_key_case());
+}
+
+fn an_op_pattern_that_matches_almost_anything_case() -> Case {
+    Case {
+        edits: vec![Edit { file: D, from: r#""op_pattern": "[A-Za-z0-9_.-]+","#, to: r#""op_pattern": ".*","# }],
+        python: Py::Off,
+        want: vec![
+            Want { severity: E, code: "op-pattern-too-wide", file: D, pointer: "/op_pattern", line: 6, column: 17, at: "\".*\"", message: "the op pattern matches the empty text and admits ' ', '\\t', '\\r', '\"', '\\'', '[', ']', '{', '}': an op is one word, and the scanner finds where it ends by it", hint: Some("list the characters an op may hold, e.g. `[A-Za-z0-9_.-]+`") },
+        ],
+        gone: vec![],
+    }
+}
+
+#[test]
+fn an_op_pattern_that_matches_almost_anything() {
+    run(&an_op_pattern_that_matches_almost_anything_case());
+}
+
+fn a_curl_path_with_a_query_string_case() -> Case {
+    Case {
+        edits: vec![Edit { file: D, from: r#""path": "/exec","#, to: r#""path": "/exec?run=1","# }],
+        python: Py::Off,
+        want: vec![
+            Want { severity: E, code: "curl-path", file: D, pointer: "/curl/path", line: 35, column: 13, at: "\"/exec?run=1\"", message: "the curl path `/exec?run=1` holds '?': it is compared with a URL's path, which never holds a query, a fragment or a blank", hint: None },
+        ],
+        gone: vec![],
+    }
+}
+
+#[test]
+fn a_curl_path_with_a_query_string() {
+    run(&a_curl_path_with_a_query_string_case());
+}
+
+fn a_flag_that_is_a_data_flag_and_a_flag_option_case() -> Case {
+    Case {
+        edits: vec![Edit { file: D, from: r#"      "-s","#, to: r#"      "-s",
+      "--data","# }],
+        python: Py::Off,
+        want: vec![
+            Want { severity: E, code: "curl-option-twice", file: D, pointer: "/curl/flag_options/1", line: 76, column: 7, at: "\"--data\"", message: "`--data` is listed in /curl/data_flags and in /curl/flag_options: an option either takes the payload, takes a value or takes none", hint: None },
+        ],
+        gone: vec![],
+    }
+}
+
+#[test]
+fn a_flag_that_is_a_data_flag_and_a_flag_option() {
+    run(&a_flag_that_is_a_data_flag_and_a_flag_option_case());
+}
+
+fn a_limit_past_what_the_engines_read_case() -> Case {
+    Case {
+        edits: vec![Edit { file: D, from: r#""max_json_depth": 64,"#, to: r#""max_json_depth": 500,"# }],
+        python: Py::Off,
+        want: vec![
+            Want { severity: E, code: "limit-too-large", file: D, pointer: "/limits/max_json_depth", line: 100, column: 23, at: "500", message: "max_json_depth 500 is past what the engines read: Rust's JSON reader stops at 128 levels (Python's recursion near 1,000)", hint: None },
+        ],
+        gone: vec![],
+    }
+}
+
+#[test]
+fn a_limit_past_what_the_engines_read() {
+    run(&a_limit_past_what_the_engines_read_case());
 }
