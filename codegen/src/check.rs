@@ -38,8 +38,25 @@ pub fn check_spec(spec: &Spec) -> Vec<Diagnostic> {
     check_directives(spec, &mut out);
     check_one_line_texts(spec, &mut out);
     check_names(spec, &mut out);
+    check_known_findings(spec, &mut out);
     out.extend(crate::prose::check(spec));
     out
+}
+
+/// Each acknowledged finding names a spec file and a decision (`P` and a
+/// number).
+fn check_known_findings(spec: &Spec, out: &mut Vec<Diagnostic>) {
+    let files = [crate::load::STRUCTURES_FILE, crate::load::PATTERNS_FILE, crate::load::DIRECTIVES_FILE];
+    for (i, k) in spec.patterns.known_findings.iter().enumerate() {
+        let ptr = format!("/known_findings/{i}");
+        if !files.contains(&k.file.as_str()) {
+            out.push(spec.diag(Severity::Error, "known-finding", P, &format!("{ptr}/file"), format!("`{}` is not a spec file ({})", k.file, files.join(", "))));
+        }
+        let d = k.decision.strip_prefix('P').unwrap_or_default();
+        if d.is_empty() || !d.bytes().all(|b| b.is_ascii_digit()) {
+            out.push(spec.diag(Severity::Error, "known-finding", P, &format!("{ptr}/decision"), format!("`{}` is not a decision id such as `P7`", k.decision)));
+        }
+    }
 }
 
 /// The deepest `max_json_depth` both engines read: Rust's JSON reader

@@ -86,7 +86,7 @@ pub fn lint_with(spec_dir: &Path, python: &Python) -> Report {
     match analyze(spec_dir) {
         Ok(mut a) => {
             a.diags.extend(pycheck::check(&a.spec, python));
-            Report::new(a.diags)
+            Report::new(a.diags).with_known(a.spec.patterns.known_findings.clone())
         }
         Err(report) => report,
     }
@@ -100,7 +100,7 @@ pub fn lint_and_generate(spec_dir: &Path, python: &Python) -> (Report, Option<Ge
             let py = pycheck::check(&a.spec, python);
             let generated = finish(&a);
             a.diags.extend(py);
-            let report = Report::new(a.diags);
+            let report = Report::new(a.diags).with_known(a.spec.patterns.known_findings.clone());
             let generated = generated.filter(|_| !report.has_errors());
             (report, generated)
         }
@@ -145,7 +145,8 @@ fn finish(a: &Analysis) -> Option<Generated> {
         return None;
     }
     let files = emit::emit_all(&a.spec, &a.model);
-    Some(Generated { files, warnings: Report::new(a.diags.clone()), model: a.model.clone() })
+    let warnings = Report::new(a.diags.clone()).with_known(a.spec.patterns.known_findings.clone());
+    Some(Generated { files, warnings, model: a.model.clone() })
 }
 
 /// Loads, checks, lowers and emits the spec in `spec_dir`. Writes nothing,

@@ -100,8 +100,11 @@ fn main() -> ExitCode {
                     return ExitCode::FAILURE;
                 }
             };
-            for w in &generated.warnings.diagnostics {
+            for w in generated.warnings.new_findings() {
                 eprintln!("{w}");
+            }
+            if let Some(line) = generated.warnings.known_line() {
+                eprintln!("{line}");
             }
             match generated.sync(&root_relative(&out), Mode::Write) {
                 Ok(changes) => {
@@ -181,7 +184,7 @@ fn check(spec: &Path, out: &Path, format: Format, deny_warnings: bool) -> bool {
 /// (nothing can be generated to compare with).
 fn check_with(spec: &Path, out: &Path, format: Format, deny_warnings: bool, python: &Python) -> bool {
     let (report, generated) = lint_and_generate(spec, python);
-    let mut ok = !(report.has_errors() || (deny_warnings && report.count(Severity::Warning) > 0));
+    let mut ok = !(report.has_errors() || (deny_warnings && report.has_new_warnings()));
     let drift: Option<Vec<Drift>> = match &generated {
         None => None,
         Some(g) => match g.sync(out, Mode::Check) {
