@@ -16,13 +16,15 @@ spec (the longest, a UUID, is 36 bytes), so both are past any bound.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
-SIZE = 1 << 20
-"""Bytes of repeated capture in a big near-miss (at least)."""
+SIZE = int(os.environ.get("AGENT_SENTENCES_NEAR_MISS_BYTES", 1 << 20))
+"""Bytes of repeated capture in a big near-miss (at least): a mebibyte, or
+``AGENT_SENTENCES_NEAR_MISS_BYTES`` (``cargo xtask test --quick`` sets 64 KiB)."""
 
 SMALL_BYTES = 64
 """Bytes of repeated capture in the small near-miss the big one is read against (at least)."""

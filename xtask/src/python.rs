@@ -72,17 +72,37 @@ pub fn ensure_tools() -> Option<PathBuf> {
     Some(python)
 }
 
-/// Runs mypy --strict on the generated package and pytest on `tests/python/`;
-/// true when both pass.
-pub fn run_tests() -> bool {
+/// Runs mypy --strict on the generated package (unless `mypy` is false) and
+/// pytest on `tests/python/` (only the tests matching `filter`, if any, and
+/// with `env` set); the outcome of each step that ran, by name.
+pub fn run_tests(mypy: bool, filter: Option<&str>, env: &[(&str, &str)]) -> Vec<(String, bool)> {
     let Some(python) = ensure_tools() else {
-        return step("python", false);
+        return vec![("python tools".to_owned(), step("python tools", false))];
     };
-    let mut mypy = Command::new(&python);
-    mypy.args(["-m", "mypy", "--strict", "--cache-dir", ".tools/mypy_cache", "generated/python/agent_sentences"]);
-    let mypy_ok = run("mypy --strict", &mut mypy);
+    let mut out = Vec::new();
+    if mypy {
+        let mut cmd = Command::new(&python);
+        cmd.args(["-m", "mypy", "--strict", "--cache-dir", ".tools/mypy_cache", "generated/python/agent_sentences"]);
+        out.push(("mypy --strict".to_owned(), run("mypy --strict", &mut cmd)));
+    }
     let mut pytest = Command::new(&python);
     pytest.args(["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/python"]).env("PYTHONDONTWRITEBYTECODE", "1");
-    let pytest_ok = run("pytest", &mut pytest);
-    mypy_ok && pytest_ok
+    if let Some(f) = filter {
+        pytest.args(["-k", f]);
+    }
+    pytest.envs(env.iter().copied());
+    let ok = match filter {
+        None => run("pytest", &mut pytest),
+        Some(_) => {
+            // Exit 5: the filter selected no Python test, which is no failure.
+            eprintln!("== pytest: {pytest:?}");
+            let code = pytest.status().map(|s| s.code()).unwrap_or_else(|e| {
+                eprintln!("cannot run pytest: {e}");
+                Some(1)
+            });
+            step("pytest", matches!(code, Some(0 | 5)))
+        }
+    };
+    out.push(("pytest".to_owned(), ok));
+    out
 }

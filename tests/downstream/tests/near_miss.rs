@@ -13,7 +13,11 @@ use std::time::{Duration, Instant};
 use agent_sentences::patterns::INFO;
 use agent_sentences::Sentence;
 
-const SIZE: usize = 1 << 20;
+/// Bytes of repeated capture in a big near-miss (at least): a mebibyte, or
+/// `AGENT_SENTENCES_NEAR_MISS_BYTES` (`cargo xtask test --quick` sets 64 KiB).
+fn size() -> usize {
+    std::env::var("AGENT_SENTENCES_NEAR_MISS_BYTES").ok().and_then(|v| v.parse().ok()).unwrap_or(1 << 20)
+}
 const SMALL_BYTES: usize = 64;
 /// Time one read of a mebibyte may take (a debug build, on a shared machine).
 const LIMIT: Duration = Duration::from_secs(10);
@@ -92,7 +96,7 @@ fn every_pattern_has_near_misses() {
 fn a_full_match_reads_a_mebibyte_near_miss_as_the_small_one() {
     let mut failures = Vec::new();
     for c in cases() {
-        let (small, big) = (c.copies(SMALL_BYTES), c.copies(SIZE));
+        let (small, big) = (c.copies(SMALL_BYTES), c.copies(size()));
         let (small_fill, big_fill) = (c.fill(small), c.fill(big));
         let expected = captures(c.pattern, &c.text(small))
             .map(|m| m.into_iter().map(|(k, v)| (k, v.replace(&small_fill, &big_fill))).collect::<BTreeMap<_, _>>());
@@ -113,7 +117,7 @@ fn parsing_reads_a_mebibyte_near_miss_as_the_small_one() {
     let mut failures = Vec::new();
     for c in cases().into_iter().filter(|c| c.suffix != "\0") {
         let expected = reading(&c.text(c.copies(SMALL_BYTES)));
-        let (got, took) = timed(|| reading(&c.text(c.copies(SIZE))));
+        let (got, took) = timed(|| reading(&c.text(c.copies(size()))));
         let id = format!("{}-{}-{}", c.pattern, c.group, c.suffix.len());
         if got != expected {
             failures.push(format!("{id}: {got}, expected {expected}"));
