@@ -592,7 +592,7 @@ fn patterns_mod(model: &Model) -> TokenStream {
                 pub purpose: &'static str,
                 /// Flags inline, then the pattern: the string both engines compile.
                 pub source: &'static str,
-                /// The pattern as the spec writes it, without flags.
+                /// The pattern without flags, as the spec writes it (a free-text group with `runs_until` written out, P91).
                 pub pattern: &'static str,
                 /// The spec's flags, named as Python's `re` names them (`MULTILINE`, `DOTALL`).
                 pub flags: &'static [&'static str],
