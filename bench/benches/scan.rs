@@ -14,18 +14,10 @@ fn realistic_corpus(c: &mut Criterion) {
     g.bench_function("scan", |b| {
         b.iter(|| corpus.iter().map(|m| scan(&m.text).len()).sum::<usize>())
     });
-    let sentences: Vec<String> = agent_sentences::SentenceKind::ALL
-        .iter()
-        .map(|k| k.example_sentence().to_owned())
-        .collect();
+    let sentences: Vec<String> = agent_sentences::SentenceKind::ALL.iter().map(|k| k.example_sentence().to_owned()).collect();
     g.throughput(Throughput::Elements(sentences.len() as u64));
     g.bench_function("parse-examples", |b| {
-        b.iter(|| {
-            sentences
-                .iter()
-                .filter(|s| s.parse::<Sentence>().is_ok())
-                .count()
-        })
+        b.iter(|| sentences.iter().filter(|s| s.parse::<Sentence>().is_ok()).count())
     });
     g.finish();
     let prose = prose_only(1 << 20);
@@ -40,9 +32,7 @@ fn hostile_inputs(c: &mut Criterion) {
     g.sample_size(10);
     for h in hostile() {
         g.throughput(Throughput::Bytes(h.size as u64));
-        g.bench_with_input(BenchmarkId::new(h.kind, h.size), &h.text, |b, text| {
-            b.iter(|| scan(text).len())
-        });
+        g.bench_with_input(BenchmarkId::new(h.kind, h.size), &h.text, |b, text| b.iter(|| scan(text).len()));
     }
     g.finish();
 }

@@ -63,13 +63,8 @@ impl fmt::Display for Drift {
 /// Files under the output directory that are build or tool by-products, not
 /// generator output, and never count as orphans.
 fn ignored(rel: &str) -> bool {
-    rel.split('/').any(|part| {
-        part == "__pycache__"
-            || part == ".mypy_cache"
-            || part.ends_with(".egg-info")
-            || part == "target"
-            || part == "build"
-    }) || rel.ends_with(".pyc")
+    rel.split('/').any(|part| part == "__pycache__" || part == ".mypy_cache" || part.ends_with(".egg-info") || part == "target" || part == "build")
+        || rel.ends_with(".pyc")
 }
 
 fn walk(dir: &Path, base: &Path, out: &mut BTreeSet<String>) -> io::Result<()> {
@@ -79,11 +74,7 @@ fn walk(dir: &Path, base: &Path, out: &mut BTreeSet<String>) -> io::Result<()> {
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
         let path = entry.path();
-        let rel = path
-            .strip_prefix(base)
-            .expect("walked below base")
-            .to_string_lossy()
-            .replace('\\', "/");
+        let rel = path.strip_prefix(base).expect("walked below base").to_string_lossy().replace('\\', "/");
         if ignored(&rel) {
             continue;
         }
@@ -116,23 +107,13 @@ pub fn capped_diff(path: &str, old: &str, new: &str) -> String {
     let text = diff
         .unified_diff()
         .context_radius(3)
-        .header(
-            &format!("a/generated/{path}"),
-            &format!("b/generated/{path}"),
-        )
+        .header(&format!("a/generated/{path}"), &format!("b/generated/{path}"))
         .to_string();
     // Split on `\n` only: `str::lines` would also eat the `\r` of a CRLF line.
     let lines: Vec<&str> = text.split_terminator('\n').collect();
-    let mut out: String = lines
-        .iter()
-        .take(DIFF_LINES)
-        .map(|l| format!("{}\n", l.replace('\r', "␍")))
-        .collect();
+    let mut out: String = lines.iter().take(DIFF_LINES).map(|l| format!("{}\n", l.replace('\r', "␍"))).collect();
     if lines.len() > DIFF_LINES {
-        out.push_str(&format!(
-            "... {} more diff line(s) cut\n",
-            lines.len() - DIFF_LINES
-        ));
+        out.push_str(&format!("... {} more diff line(s) cut\n", lines.len() - DIFF_LINES));
     }
     if old_crlf != new_crlf {
         out.push_str(&format!(
@@ -150,11 +131,7 @@ pub fn capped_diff(path: &str, old: &str, new: &str) -> String {
 ///
 /// # Errors
 /// I/O errors reading or writing the directory.
-pub fn sync(
-    out_dir: &Path,
-    files: &BTreeMap<String, String>,
-    mode: Mode,
-) -> io::Result<Vec<Drift>> {
+pub fn sync(out_dir: &Path, files: &BTreeMap<String, String>, mode: Mode) -> io::Result<Vec<Drift>> {
     let mut drifts = Vec::new();
     for (rel, content) in files {
         let path = out_dir.join(rel);
@@ -166,19 +143,9 @@ pub fn sync(
         if existing.as_deref() == Some(content.as_bytes()) {
             continue;
         }
-        let kind = if existing.is_some() {
-            DriftKind::Stale
-        } else {
-            DriftKind::Missing
-        };
-        let old = existing
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
-            .unwrap_or_default();
-        drifts.push(Drift {
-            path: rel.clone(),
-            kind,
-            diff: capped_diff(rel, &old, content),
-        });
+        let kind = if existing.is_some() { DriftKind::Stale } else { DriftKind::Missing };
+        let old = existing.map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();
+        drifts.push(Drift { path: rel.clone(), kind, diff: capped_diff(rel, &old, content) });
         if mode == Mode::Write {
             if let Some(parent) = path.parent() {
                 std::fs::create_dir_all(parent)?;
@@ -191,11 +158,7 @@ pub fn sync(
     for rel in present {
         if !files.contains_key(&rel) {
             let old = std::fs::read_to_string(out_dir.join(&rel)).unwrap_or_default();
-            drifts.push(Drift {
-                path: rel.clone(),
-                kind: DriftKind::Orphan,
-                diff: capped_diff(&rel, &old, ""),
-            });
+            drifts.push(Drift { path: rel.clone(), kind: DriftKind::Orphan, diff: capped_diff(&rel, &old, "") });
             if mode == Mode::Write {
                 std::fs::remove_file(out_dir.join(&rel))?;
             }

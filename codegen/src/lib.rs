@@ -125,16 +125,11 @@ fn analyze(spec_dir: &Path) -> Result<Analysis, Report> {
     // intact, so one run reports the example faults too.
     let broken = |key: &str| {
         let pkey = lower::bound_pattern(&spec, key);
-        let prefixes = [
-            format!("/structures/{key}"),
-            format!("/bindings/{key}"),
-            format!("/patterns/{pkey}"),
-        ];
+        let prefixes =
+            [format!("/structures/{key}"), format!("/bindings/{key}"), format!("/patterns/{pkey}")];
         diags.iter().any(|d| {
             d.severity == Severity::Error
-                && prefixes
-                    .iter()
-                    .any(|p| d.pointer == *p || d.pointer.starts_with(&format!("{p}/")))
+                && prefixes.iter().any(|p| d.pointer == *p || d.pointer.starts_with(&format!("{p}/")))
         })
     };
     let mut intact = model.clone();
@@ -151,11 +146,7 @@ fn finish(a: &Analysis) -> Option<Generated> {
     }
     let files = emit::emit_all(&a.spec, &a.model);
     let warnings = Report::new(a.diags.clone()).with_known(a.spec.patterns.known_findings.clone());
-    Some(Generated {
-        files,
-        warnings,
-        model: a.model.clone(),
-    })
+    Some(Generated { files, warnings, model: a.model.clone() })
 }
 
 /// Loads, checks, lowers and emits the spec in `spec_dir`. Writes nothing,

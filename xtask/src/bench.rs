@@ -19,9 +19,7 @@ fn cargo() -> Command {
 
 fn run(cmd: &mut Command) -> Result<(), String> {
     eprintln!("== {cmd:?}");
-    let status = cmd
-        .status()
-        .map_err(|e| format!("cannot run {cmd:?}: {e}"))?;
+    let status = cmd.status().map_err(|e| format!("cannot run {cmd:?}: {e}"))?;
     if status.success() {
         Ok(())
     } else {
@@ -31,15 +29,10 @@ fn run(cmd: &mut Command) -> Result<(), String> {
 
 /// Mean time in seconds of one criterion benchmark.
 fn criterion_mean(id: &str) -> Result<f64, String> {
-    let path = Path::new("target/criterion")
-        .join(id)
-        .join("new/estimates.json");
+    let path = Path::new("target/criterion").join(id).join("new/estimates.json");
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let v: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
-    v["mean"]["point_estimate"]
-        .as_f64()
-        .map(|ns| ns / 1e9)
-        .ok_or_else(|| format!("{}: no mean", path.display()))
+    v["mean"]["point_estimate"].as_f64().map(|ns| ns / 1e9).ok_or_else(|| format!("{}: no mean", path.display()))
 }
 
 fn mb_s(bytes: f64, secs: f64) -> String {
@@ -72,89 +65,35 @@ pub fn run_all(python: &Path) -> Result<String, String> {
     let _ = std::fs::remove_dir_all(clean);
     run(cargo().args(["fetch", "--quiet"]))?;
     let t = Instant::now();
-    run(cargo()
-        .args([
-            "build",
-            "--quiet",
-            "--offline",
-            "-p",
-            "agent-sentences",
-            "--target-dir",
-        ])
-        .arg(clean))?;
+    run(cargo().args(["build", "--quiet", "--offline", "-p", "agent-sentences", "--target-dir"]).arg(clean))?;
     let build_secs = t.elapsed().as_secs_f64();
     let _ = std::fs::remove_dir_all(clean);
 
     std::fs::create_dir_all("target/bench").map_err(|e| e.to_string())?;
-    run(cargo().args([
-        "run",
-        "--quiet",
-        "--release",
-        "-p",
-        "agent-sentences-bench",
-        "--bin",
-        "corpus",
-        "--",
-        CORPUS,
-    ]))?;
-    run(cargo().args([
-        "bench",
-        "-p",
-        "agent-sentences-bench",
-        "--bench",
-        "scan",
-        "--",
-        "--warm-up-time",
-        "1",
-        "--measurement-time",
-        "3",
-    ]))?;
-    eprintln!(
-        "== python bench (generated package and seed approach, {PY_TIMEOUT} s per hostile case)"
-    );
+    run(cargo().args(["run", "--quiet", "--release", "-p", "agent-sentences-bench", "--bin", "corpus", "--", CORPUS]))?;
+    run(cargo().args(["bench", "-p", "agent-sentences-bench", "--bench", "scan", "--", "--warm-up-time", "1", "--measurement-time", "3"]))?;
+    eprintln!("== python bench (generated package and seed approach, {PY_TIMEOUT} s per hostile case)");
     let out = Command::new(python)
-        .args([
-            "bench/python/bench.py",
-            CORPUS,
-            "schema",
-            "generated/python",
-            PY_TIMEOUT,
-        ])
+        .args(["bench/python/bench.py", CORPUS, "schema", "generated/python", PY_TIMEOUT])
         .output()
         .map_err(|e| format!("cannot run {}: {e}", python.display()))?;
     if !out.status.success() {
-        return Err(format!(
-            "the Python bench failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        ));
+        return Err(format!("the Python bench failed:\n{}", String::from_utf8_lossy(&out.stderr)));
     }
-    let py: Value = serde_json::from_slice(&out.stdout)
-        .map_err(|e| format!("the Python bench printed no JSON: {e}"))?;
+    let py: Value = serde_json::from_slice(&out.stdout).map_err(|e| format!("the Python bench printed no JSON: {e}"))?;
 
-    let corpus: Value =
-        serde_json::from_str(&std::fs::read_to_string(CORPUS).map_err(|e| e.to_string())?)
-            .map_err(|e| e.to_string())?;
+    let corpus: Value = serde_json::from_str(&std::fs::read_to_string(CORPUS).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
     let messages = corpus["realistic"].as_array().map_or(0, Vec::len) as f64;
     let bytes = py["realistic_bytes"].as_f64().unwrap_or(0.0);
     let prose_bytes = py["generated"]["prose_bytes"].as_f64().unwrap_or(0.0);
     let rust = criterion_mean("realistic/scan")?;
     let rust_prose = criterion_mean("prose/scan")?;
-    let gen_py = py["generated"]["realistic_seconds"]
-        .as_f64()
-        .unwrap_or(f64::NAN);
+    let gen_py = py["generated"]["realistic_seconds"].as_f64().unwrap_or(f64::NAN);
     let seed_py = py["seed"]["realistic_seconds"].as_f64().unwrap_or(f64::NAN);
 
     let mut t = String::new();
-    let _ = writeln!(
-        t,
-        "Realistic corpus: {messages} messages, {:.2} MB (Python {})\n",
-        bytes / 1e6,
-        py["python"].as_str().unwrap_or("?")
-    );
-    let _ = writeln!(
-        t,
-        "| implementation | messages/s | MB/s | prose MB/s | time ÷ Rust time |"
-    );
+    let _ = writeln!(t, "Realistic corpus: {messages} messages, {:.2} MB (Python {})\n", bytes / 1e6, py["python"].as_str().unwrap_or("?"));
+    let _ = writeln!(t, "| implementation | messages/s | MB/s | prose MB/s | time ÷ Rust time |");
     let _ = writeln!(t, "| --- | ---: | ---: | ---: | ---: |");
     let prose_of = |k: &str| py[k]["prose_seconds"].as_f64().unwrap_or(f64::NAN);
     for (name, secs, prose) in [
@@ -172,10 +111,7 @@ pub fn run_all(python: &Path) -> Result<String, String> {
         );
     }
     let _ = writeln!(t, "\nHostile inputs: milliseconds at each size, and the growth factor per doubling (≈2 is linear)\n");
-    let _ = writeln!(
-        t,
-        "| input | implementation | 256 KiB | 512 KiB | 1 MiB | 2 MiB | growth |"
-    );
+    let _ = writeln!(t, "| input | implementation | 256 KiB | 512 KiB | 1 MiB | 2 MiB | growth |");
     let _ = writeln!(t, "| --- | --- | ---: | ---: | ---: | ---: | --- |");
     let rows = py["hostile"].as_array().cloned().unwrap_or_default();
     let mut kinds: Vec<String> = Vec::new();
@@ -198,11 +134,7 @@ pub fn run_all(python: &Path) -> Result<String, String> {
                 })
                 .collect()
         };
-        for (label, key) in [
-            ("Rust", "rust"),
-            ("Python generated", "generated"),
-            ("Python seed", "seed"),
-        ] {
+        for (label, key) in [("Rust", "rust"), ("Python generated", "generated"), ("Python seed", "seed")] {
             let v = of(key);
             let g: Vec<String> = v.windows(2).map(|w| growth(w[0], w[1])).collect();
             let _ = writeln!(

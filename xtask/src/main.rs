@@ -7,9 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use agent_sentences_codegen::{
-    generate, lint_and_generate, Drift, DriftKind, Mode, Python, Report, Severity,
-};
+use agent_sentences_codegen::{generate, lint_and_generate, Drift, DriftKind, Mode, Python, Report, Severity};
 use clap::{Parser, Subcommand, ValueEnum};
 
 mod bench;
@@ -17,10 +15,7 @@ mod python;
 mod test;
 
 #[derive(Parser)]
-#[command(
-    name = "cargo xtask",
-    about = "Generate and check the agent-sentences outputs from schema/"
-)]
+#[command(name = "cargo xtask", about = "Generate and check the agent-sentences outputs from schema/")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -92,14 +87,9 @@ fn root_relative(p: &Path) -> PathBuf {
 /// Runs from the workspace root so relative paths (and the paths printed in
 /// diagnostics) are the same from any directory.
 fn enter_workspace_root() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("xtask lives in the workspace");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace");
     if let Err(e) = std::env::set_current_dir(root) {
-        eprintln!(
-            "warning: cannot enter the workspace root {}: {e}",
-            root.display()
-        );
+        eprintln!("warning: cannot enter the workspace root {}: {e}", root.display());
     }
 }
 
@@ -118,9 +108,7 @@ fn main() -> ExitCode {
                 Ok(g) => g,
                 Err(report) => {
                     print_report(&report);
-                    eprintln!(
-                        "nothing was written: fix the errors above and run `cargo xtask gen` again"
-                    );
+                    eprintln!("nothing was written: fix the errors above and run `cargo xtask gen` again");
                     return ExitCode::FAILURE;
                 }
             };
@@ -135,11 +123,7 @@ fn main() -> ExitCode {
                     for c in &changes {
                         eprintln!("wrote generated/{} ({:?})", c.path, c.kind);
                     }
-                    eprintln!(
-                        "{} file(s) changed, {} up to date",
-                        changes.len(),
-                        generated.files.len().saturating_sub(changes.len())
-                    );
+                    eprintln!("{} file(s) changed, {} up to date", changes.len(), generated.files.len().saturating_sub(changes.len()));
                     ExitCode::SUCCESS
                 }
                 Err(e) => {
@@ -148,25 +132,13 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Command::Check {
-            spec,
-            out,
-            format,
-            deny_warnings,
-            python,
-        } => {
-            let python = if python == "off" {
-                Python::Off
-            } else {
-                Python::Command(python.into())
-            };
+        Command::Check { spec, out, format, deny_warnings, python } => {
+            let python = if python == "off" { Python::Off } else { Python::Command(python.into()) };
             exit(check_with(&spec, &out, format, deny_warnings, &python))
         }
         Command::Test { quick, filter } => exit(test::run_all(quick, filter.as_deref())),
         Command::Bench => exit(match python::ensure_tools() {
-            Some(py) => bench::run_all(&py)
-                .map_err(|e| eprintln!("error: {e}"))
-                .is_ok(),
+            Some(py) => bench::run_all(&py).map_err(|e| eprintln!("error: {e}")).is_ok(),
             None => false,
         }),
     }
@@ -183,10 +155,7 @@ fn exit(ok: bool) -> ExitCode {
 /// Quotes a path for a POSIX shell when it needs it.
 fn shell_word(p: &Path) -> String {
     let s = p.to_string_lossy();
-    if !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "/._-+:@%".contains(c))
-    {
+    if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "/._-+:@%".contains(c)) {
         s.into_owned()
     } else {
         format!("'{}'", s.replace('\'', r"'\''"))
@@ -225,13 +194,7 @@ fn check(spec: &Path, out: &Path, format: Format, deny_warnings: bool) -> bool {
 /// "diagnostics": [..], "drift": null | [{"path", "kind", "diff"}], "fix":
 /// null | "cargo xtask gen …"}`; `drift` is null when the spec has errors
 /// (nothing can be generated to compare with).
-fn check_with(
-    spec: &Path,
-    out: &Path,
-    format: Format,
-    deny_warnings: bool,
-    python: &Python,
-) -> bool {
+fn check_with(spec: &Path, out: &Path, format: Format, deny_warnings: bool, python: &Python) -> bool {
     let (report, generated) = lint_and_generate(spec, python);
     let mut ok = !(report.has_errors() || (deny_warnings && report.has_new_warnings()));
     let drift: Option<Vec<Drift>> = match &generated {
@@ -262,10 +225,7 @@ fn check_with(
                 })).collect::<Vec<_>>()),
                 "fix": drift.as_ref().filter(|d| !d.is_empty()).map(|_| fix.clone()),
             });
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&json).expect("serializes")
-            );
+            println!("{}", serde_json::to_string_pretty(&json).expect("serializes"));
         }
         Format::Human => {
             print_report(&report);

@@ -34,19 +34,13 @@ pub fn ensure_tools() -> Option<PathBuf> {
     let python = venv_python();
     if !python.exists() {
         let base = std::env::var_os("PYTHON").unwrap_or_else(|| "python3".into());
-        if !run(
-            "create .tools/venv",
-            Command::new(&base).args(["-m", "venv", VENV]),
-        ) {
+        if !run("create .tools/venv", Command::new(&base).args(["-m", "venv", VENV])) {
             eprintln!("a Python 3.11+ interpreter with the venv module is needed (set PYTHON to pick one)");
             return None;
         }
     }
     let version_ok = Command::new(&python)
-        .args([
-            "-c",
-            "import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)",
-        ])
+        .args(["-c", "import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)"])
         .status()
         .is_ok_and(|s| s.success());
     if !step("Python 3.11 or newer in .tools/venv", version_ok) {
@@ -67,15 +61,7 @@ pub fn ensure_tools() -> Option<PathBuf> {
     }
     let installed = run(
         "install pinned Python tools",
-        Command::new(&python).args([
-            "-m",
-            "pip",
-            "install",
-            "--disable-pip-version-check",
-            "--quiet",
-            "-r",
-            REQUIREMENTS,
-        ]),
+        Command::new(&python).args(["-m", "pip", "install", "--disable-pip-version-check", "--quiet", "-r", REQUIREMENTS]),
     );
     if !installed {
         return None;
@@ -96,27 +82,11 @@ pub fn run_tests(mypy: bool, filter: Option<&str>, env: &[(&str, &str)]) -> Vec<
     let mut out = Vec::new();
     if mypy {
         let mut cmd = Command::new(&python);
-        cmd.args([
-            "-m",
-            "mypy",
-            "--strict",
-            "--cache-dir",
-            ".tools/mypy_cache",
-            "generated/python/agent_sentences",
-        ]);
+        cmd.args(["-m", "mypy", "--strict", "--cache-dir", ".tools/mypy_cache", "generated/python/agent_sentences"]);
         out.push(("mypy --strict".to_owned(), run("mypy --strict", &mut cmd)));
     }
     let mut pytest = Command::new(&python);
-    pytest
-        .args([
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "tests/python",
-        ])
-        .env("PYTHONDONTWRITEBYTECODE", "1");
+    pytest.args(["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/python"]).env("PYTHONDONTWRITEBYTECODE", "1");
     if let Some(f) = filter {
         pytest.args(["-k", f]);
     }

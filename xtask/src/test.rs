@@ -43,24 +43,13 @@ pub(crate) fn run(name: &str, cmd: &mut Command) -> bool {
 /// The workspace's packages but the generated crate, whose formatting is the
 /// generator's (prettyplease; the drift check holds it to the spec).
 fn hand_written_packages() -> Vec<String> {
-    let out = cargo()
-        .args(["metadata", "--no-deps", "--format-version", "1"])
-        .output();
-    let meta: serde_json::Value = out
-        .ok()
-        .and_then(|o| serde_json::from_slice(&o.stdout).ok())
-        .unwrap_or_default();
+    let out = cargo().args(["metadata", "--no-deps", "--format-version", "1"]).output();
+    let meta: serde_json::Value = out.ok().and_then(|o| serde_json::from_slice(&o.stdout).ok()).unwrap_or_default();
     meta["packages"]
         .as_array()
         .into_iter()
         .flatten()
-        .filter(|p| {
-            !p["manifest_path"]
-                .as_str()
-                .unwrap_or_default()
-                .replace('\\', "/")
-                .contains("/generated/")
-        })
+        .filter(|p| !p["manifest_path"].as_str().unwrap_or_default().replace('\\', "/").contains("/generated/"))
         .filter_map(|p| p["name"].as_str().map(str::to_owned))
         .collect()
 }
@@ -75,32 +64,17 @@ pub const NEAR_MISS_BYTES: &str = "AGENT_SENTENCES_NEAR_MISS_BYTES";
 /// implies `quick`'s leaving out).
 pub fn run_all(quick: bool, filter: Option<&str>) -> bool {
     let full = !quick && filter.is_none();
-    let env: Vec<(&str, &str)> = if quick {
-        vec![(NEAR_MISS_BYTES, "65536")]
-    } else {
-        vec![]
-    };
+    let env: Vec<(&str, &str)> = if quick { vec![(NEAR_MISS_BYTES, "65536")] } else { vec![] };
     let mut results: Vec<(String, bool)> = Vec::new();
-    let check = crate::check(
-        Path::new("schema"),
-        Path::new("generated"),
-        Format::Human,
-        true,
-    );
-    results.push((
-        "lint and drift check".to_owned(),
-        step("lint and drift check", check),
-    ));
+    let check = crate::check(Path::new("schema"), Path::new("generated"), Format::Human, true);
+    results.push(("lint and drift check".to_owned(), step("lint and drift check", check)));
     if full {
         let mut fmt = cargo();
         fmt.args(["fmt", "--check"]);
         for p in hand_written_packages() {
             fmt.args(["-p", &p]);
         }
-        results.push((
-            "cargo fmt --check".to_owned(),
-            run("cargo fmt --check", &mut fmt),
-        ));
+        results.push(("cargo fmt --check".to_owned(), run("cargo fmt --check", &mut fmt)));
     }
     let mut test = cargo();
     test.args(["test", "--workspace", "--no-fail-fast"]);
@@ -115,26 +89,11 @@ pub fn run_all(quick: bool, filter: Option<&str>) -> bool {
     if full {
         results.push((
             "clippy".to_owned(),
-            run(
-                "clippy",
-                cargo().args([
-                    "clippy",
-                    "--workspace",
-                    "--all-targets",
-                    "--",
-                    "-D",
-                    "warnings",
-                ]),
-            ),
+            run("clippy", cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])),
         ));
         results.push((
             "rustdoc on the generated crate".to_owned(),
-            run(
-                "rustdoc on the generated crate",
-                cargo()
-                    .args(["doc", "--quiet", "--no-deps", "-p", "agent-sentences"])
-                    .env("RUSTDOCFLAGS", "-D warnings"),
-            ),
+            run("rustdoc on the generated crate", cargo().args(["doc", "--quiet", "--no-deps", "-p", "agent-sentences"]).env("RUSTDOCFLAGS", "-D warnings")),
         ));
     }
     if Path::new("generated/python").exists() {
@@ -146,15 +105,6 @@ pub fn run_all(quick: bool, filter: Option<&str>) -> bool {
         eprintln!("{:>7}  {name}", if *ok { "ok" } else { "FAILED" });
     }
     let failed = results.iter().filter(|(_, ok)| !ok).count();
-    eprintln!(
-        "{} of {} steps passed{}",
-        results.len() - failed,
-        results.len(),
-        if full {
-            ""
-        } else {
-            " (a partial run: see `cargo xtask test --help`)"
-        }
-    );
+    eprintln!("{} of {} steps passed{}", results.len() - failed, results.len(), if full { "" } else { " (a partial run: see `cargo xtask test --help`)" });
     failed == 0
 }

@@ -6,18 +6,16 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::emit::docs::rustdoc;
 use crate::emit::{RUST_HEADER, TOML_HEADER};
 use crate::lower::{FieldIr, FieldTy, Model, PatternIr, SentenceIr};
 use crate::model::GroupType;
+use crate::emit::docs::rustdoc;
 use crate::template::Piece;
 
 /// A string literal token, raw (`r"…"`) when that reads better.
 fn lit(s: &str) -> Literal {
     if s.contains('\\') && !s.contains("\"#") && !s.contains('\r') {
-        format!("r#\"{s}\"#")
-            .parse()
-            .expect("a valid raw string literal")
+        format!("r#\"{s}\"#").parse().expect("a valid raw string literal")
     } else {
         Literal::string(s)
     }
@@ -29,9 +27,7 @@ fn text_lit(s: &str) -> Literal {
     if s.contains("\"#") || s.contains('\r') {
         Literal::string(s)
     } else {
-        format!("r#\"{s}\"#")
-            .parse()
-            .expect("a valid raw string literal")
+        format!("r#\"{s}\"#").parse().expect("a valid raw string literal")
     }
 }
 
@@ -117,12 +113,7 @@ fn type_doc(ty: &FieldTy) -> String {
 }
 
 fn field_doc(s: &SentenceIr, f: &FieldIr) -> String {
-    let mut d = format!(
-        "{}\n\nType: {}; {}.",
-        rustdoc(&f.description),
-        type_doc(&f.ty),
-        if f.required { "required" } else { "optional" }
-    );
+    let mut d = format!("{}\n\nType: {}; {}.", rustdoc(&f.description), type_doc(&f.ty), if f.required { "required" } else { "optional" });
     let groups: Vec<String> = f.groups.iter().map(|g| format!("`{g}`")).collect();
     d.push_str(&format!(
         " Captured by group {} of pattern `{}`.",
@@ -130,14 +121,9 @@ fn field_doc(s: &SentenceIr, f: &FieldIr) -> String {
         s.pattern_key
     ));
     if let Some(from) = &f.derived_from {
-        d.push_str(&format!(
-            " Derived from `{from}`: it must agree with it, and rendering writes only `{from}`."
-        ));
+        d.push_str(&format!(" Derived from `{from}`: it must agree with it, and rendering writes only `{from}`."));
     }
-    d.push_str(&format!(
-        "\n\nSource: `/structures/{}` field `{}`.",
-        s.key, f.name
-    ));
+    d.push_str(&format!("\n\nSource: `/structures/{}` field `{}`.", s.key, f.name));
     d
 }
 
@@ -398,21 +384,12 @@ fn scan_mod(model: &Model) -> TokenStream {
     });
     let fences = d.fences.info_strings.iter().map(|(k, v)| quote!((#k, #v)));
     let aliases = d.aliases.iter().map(|(k, v)| quote!((#k, #v)));
-    let (path, flags, curl_engine, op_key, args_key) = (
-        &d.curl.path,
-        &d.curl.data_flags,
-        &d.curl.engine,
-        &d.curl.op_key,
-        &d.curl.args_key,
-    );
+    let (path, flags, curl_engine, op_key, args_key) =
+        (&d.curl.path, &d.curl.data_flags, &d.curl.engine, &d.curl.op_key, &d.curl.args_key);
     let (value_opts, flag_opts) = (&d.curl.value_options, &d.curl.flag_options);
     let (depth, bytes) = (d.limits.max_json_depth, d.limits.max_args_bytes);
-    let excluded: Vec<String> = model
-        .sentences
-        .iter()
-        .filter(|s| !s.scanned)
-        .map(|s| format!("`{}`", s.key))
-        .collect();
+    let excluded: Vec<String> =
+        model.sentences.iter().filter(|s| !s.scanned).map(|s| format!("`{}`", s.key)).collect();
     let mod_doc = doc(&format!(
         "Scanning free text for every sentence and tool directive.\n\n\
          The rules are those of `agent_sentences_runtime::scan`; the structures and the directive grammar \
@@ -678,10 +655,7 @@ fn sentence_struct(s: &SentenceIr) -> TokenStream {
             s.omitted_fields.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ")
         ));
     }
-    d.push_str(&format!(
-        "\n\nSource: `/structures/{key}` in `schema/structures.json`, parsed by pattern `{}`.",
-        s.pattern_key
-    ));
+    d.push_str(&format!("\n\nSource: `/structures/{key}` in `schema/structures.json`, parsed by pattern `{}`.", s.pattern_key));
     let d = doc(&d);
     let fields = s.fields.iter().map(|f| {
         let fname = format_ident!("{}", f.rust_name);
@@ -759,11 +733,7 @@ fn sentence_struct(s: &SentenceIr) -> TokenStream {
             }
         }
     });
-    let field_names: Vec<_> = s
-        .fields
-        .iter()
-        .map(|f| format_ident!("{}", f.rust_name))
-        .collect();
+    let field_names: Vec<_> = s.fields.iter().map(|f| format_ident!("{}", f.rust_name)).collect();
     let render = s.segments.iter().map(|seg| {
         let pieces = |owner: Option<&str>| -> Vec<TokenStream> {
             seg.pieces
@@ -863,10 +833,7 @@ fn kind_enum(model: &Model) -> TokenStream {
         let d = doc(&format!("`{}`: {}", s.key, s.name));
         quote!(#d #v)
     });
-    let all = model
-        .sentences
-        .iter()
-        .map(|s| format_ident!("{}", s.type_name));
+    let all = model.sentences.iter().map(|s| format_ident!("{}", s.type_name));
     let n = model.sentences.len();
     let getter = |name: &str, docstr: &str, f: &dyn Fn(&SentenceIr) -> String| {
         let fname = format_ident!("{}", name);
@@ -913,12 +880,7 @@ fn kind_enum(model: &Model) -> TokenStream {
                 FieldTy::Integer => (quote!(ValueType::Integer), vec![]),
                 FieldTy::Enum(e) => (
                     quote!(ValueType::Enum),
-                    model
-                        .enums
-                        .iter()
-                        .find(|x| &x.name == e)
-                        .map(|x| x.variants.iter().map(|(_, t)| t.clone()).collect())
-                        .unwrap_or_default(),
+                    model.enums.iter().find(|x| &x.name == e).map(|x| x.variants.iter().map(|(_, t)| t.clone()).collect()).unwrap_or_default(),
                 ),
                 FieldTy::JsonObject => (quote!(ValueType::JsonObject), vec![]),
             };
@@ -1124,17 +1086,11 @@ pub fn spec_examples_rs(model: &Model) -> String {
                 }
                 (Some(c), false) => {
                     let v = typed_literal(s, f, c);
-                    let v = if f.ty == FieldTy::String {
-                        quote!(#v.to_owned())
-                    } else {
-                        v
-                    };
+                    let v = if f.ty == FieldTy::String { quote!(#v.to_owned()) } else { v };
                     quote!(assert_eq!(v.#id, Some(#v), "field {}", stringify!(#id));)
                 }
                 (None, false) => quote!(assert_eq!(v.#id, None, "field {}", stringify!(#id));),
-                (None, true) => {
-                    quote!(compile_error!("required field without a declared capture");)
-                }
+                (None, true) => quote!(compile_error!("required field without a declared capture");),
             }
         });
         quote! {
@@ -1219,9 +1175,7 @@ fn value_strategy(s: &SentenceIr, f: &FieldIr) -> TokenStream {
                 None => quote!(text(#pattern)),
             }
         }
-        FieldTy::Integer => {
-            quote!(text(#pattern).prop_map(|s| s.parse::<u32>().expect("integer groups are 1-9 digits")).boxed())
-        }
+        FieldTy::Integer => quote!(text(#pattern).prop_map(|s| s.parse::<u32>().expect("integer groups are 1-9 digits")).boxed()),
         FieldTy::Enum(e) => {
             let e = format_ident!("{}", e);
             quote!(proptest::sample::select(#e::ALL.to_vec()).boxed())

@@ -5,10 +5,7 @@ use std::path::{Path, PathBuf};
 
 /// The repository root.
 pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_owned()
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_owned()
 }
 
 /// Copies every file of the real spec (`schema/`) to a temporary directory,
