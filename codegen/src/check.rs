@@ -31,14 +31,125 @@ fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a String>) -> Opti
 
 /// Checks the loaded spec. Errors block generation; warnings do not.
 pub fn check_spec(spec: &Spec) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
+    let mut out = spec.load_findings.clone();
     check_patterns(spec, &mut out);
     check_bindings(spec, &mut out);
     check_structures(spec, &mut out);
     check_directives(spec, &mut out);
     check_one_line_texts(spec, &mut out);
+    check_names(spec, &mut out);
+    check_known_findings(spec, &mut out);
     out.extend(crate::prose::check(spec));
     out
+}
+
+/// Each acknowledged finding names a spec file and a decision (`P` and a
+/// number).
+fn check_known_findings(spec: &Spec, out: &mut Vec<Diagnostic>) {
+    let files = [crate::load::STRUCTURES_FILE, crate::load::PATTERNS_FILE, crate::load::DIRECTIVES_FILE];
+    for (i, k) in spec.patterns.known_findings.iter().enumerate() {
+        let ptr = format!("/known_findings/{i}");
+        if !files.contains(&k.file.as_str()) {
+            out.push(spec.diag(Severity::Error, "known-finding", P, &format!("{ptr}/file"), format!("`{}` is not a spec file ({})", k.file, files.join(", "))));
+        }
+        let d = k.decision.strip_prefix('P').unwrap_or_default();
+        if d.is_empty() || !d.bytes().all(|b| b.is_ascii_digit()) {
+            out.push(spec.diag(Severity::Error, "known-finding", P, &format!("{ptr}/decision"), format!("`{}` is not a decision id such as `P7`", k.decision)));
+        }
+    }
+}
+
+/// The deepest `max_json_depth` both engines read: Rust's JSON reader
+/// (serde_json) stops at 128 levels, Python's recursion near 1,000.
+pub const MAX_JSON_DEPTH: usize = 128;
+
+/// The largest `max_args_bytes` accepted: 16 MiB.
+pub const MAX_ARGS_BYTES: usize = 16 << 20;
+
+/// Names become identifiers, keys and table cells of the generated code and
+/// docs: none may hold a control character (a NUL makes the Python package
+/// fail to import), and keywords that mark a directive must not be empty.
+fn check_names(spec: &Spec, out: &mut Vec<Diagnostic>) {
+    const D: SpecFile = SpecFile::Directives;
+    let mut names: Vec<(SpecFile, String, &str)> = Vec::new();
+    for (k, st) in &spec.structures.structures {
+        let base = child("/structures", k);
+        names.push((S, base.clone(), k));
+        for (list, fields) in [("required_fields", &st.required_fields), ("optional_fields", &st.optional_fields)] {
+            for (i, f) in fields.iter().enumerate() {
+                names.push((S, format!("{base}/{list}/{i}"), f));
+            }
+        }
+        names.push((S, child(&base, "regex_ref"), &st.regex_ref));
+    }
+    for (k, p) in &spec.patterns.patterns {
+        let base = child("/patterns", k);
+        names.push((P, base.clone(), k));
+        for (g, gr) in &p.groups {
+            let gptr = child(&child(&base, "groups"), g);
+            names.push((P, gptr.clone(), g));
+            if let Some(f) = &gr.field {
+                names.push((P, child(&gptr, "field"), f));
+            }
+            for (i, v) in gr.values.iter().flatten().enumerate() {
+                names.push((P, format!("{gptr}/values/{i}"), v));
+            }
+        }
+    }
+    for (k, b) in &spec.patterns.bindings {
+        let base = child("/bindings", k);
+        names.push((P, base.clone(), k));
+        for g in b.fixed.keys() {
+            names.push((P, child(&child(&base, "fixed"), g), g));
+        }
+    }
+    let d = &spec.directives;
+    for k in d.engines.keys() {
+        names.push((D, child("/engines", k), k));
+    }
+    for (i, e) in d.bracket.engines.iter().enumerate() {
+        names.push((D, format!("/bracket/engines/{i}"), e));
+    }
+    for (k, sh) in &d.shorthands {
+        names.push((D, child("/shorthands", k), k));
+        names.push((D, format!("{}/op", child("/shorthands", k)), &sh.op));
+    }
+    for k in d.fences.info_strings.keys() {
+        names.push((D, child("/fences/info_strings", k), k));
+    }
+    for (k, v) in &d.aliases {
+        names.push((D, child("/aliases", k), k));
+        names.push((D, child("/aliases", k), v));
+    }
+    for (list, flags) in [("data_flags", &d.curl.data_flags), ("value_options", &d.curl.value_options), ("flag_options", &d.curl.flag_options)] {
+        for (i, f) in flags.iter().enumerate() {
+            names.push((D, format!("/curl/{list}/{i}"), f));
+        }
+    }
+    for (file, pointer, name) in names {
+        if let Some(c) = name.chars().find(|c| c.is_control()) {
+            out.push(
+                spec.diag(Severity::Error, "control-character", file, &pointer, format!("the name {name:?} holds the control character U+{:04X}", u32::from(c)))
+                    .with_hint("names become identifiers, keys and table cells: use printable characters"),
+            );
+        }
+    }
+    let keywords = d
+        .shorthands
+        .keys()
+        .map(|k| ("shorthand keyword", child("/shorthands", k), k))
+        .chain(d.fences.info_strings.keys().map(|k| ("fence info string", child("/fences/info_strings", k), k)));
+    for (what, pointer, k) in keywords {
+        if k.trim_matches([' ', '\t']).is_empty() {
+            let message = match what {
+                "fence info string" => format!("an empty {what} mapped to an engine would make every plain code block a call"),
+                _ => format!("an empty {what} would make every bracket `[ {{…}}]` a call"),
+            };
+            out.push(spec.diag(Severity::Error, "empty-keyword", D, &pointer, message));
+        } else if k.contains([' ', '\t', '\r', '\n']) {
+            out.push(spec.diag(Severity::Error, "keyword-with-blank", D, &pointer, format!("the {what} `{k}` holds a blank: the scanner reads one word there")));
+        }
+    }
 }
 
 /// Names, purposes, descriptions, templates and tags stand in table cells
@@ -91,6 +202,15 @@ fn check_directives(spec: &Spec, out: &mut Vec<Diagnostic>) {
             if !a.groups.is_empty() {
                 out.push(spec.diag(Severity::Error, "op-pattern-groups", D, "/op_pattern", "the op pattern must not have named groups"));
             }
+            for f in crate::backtrack::analyze(&d.op_pattern, &[]) {
+                out.push(spec.diag(Severity::Error, f.code, D, "/op_pattern", format!("byte {}: {}", f.offset, f.message)));
+            }
+            if let Some(why) = op_pattern_too_wide(&d.op_pattern) {
+                out.push(
+                    spec.diag(Severity::Error, "op-pattern-too-wide", D, "/op_pattern", format!("the op pattern {why}: an op is one word, and the scanner finds where it ends by it"))
+                        .with_hint("list the characters an op may hold, e.g. `[A-Za-z0-9_.-]+`"),
+                );
+            }
         }
     }
     let op = Regex::new(&format!(r"\A(?:{})\z", d.op_pattern)).ok();
@@ -127,8 +247,53 @@ fn check_directives(spec: &Spec, out: &mut Vec<Diagnostic>) {
     if d.limits.max_json_depth == 0 || d.limits.max_args_bytes < 2 {
         out.push(spec.diag(Severity::Error, "unusable-limits", D, "/limits", "the limits admit no argument object (depth ≥ 1 and at least 2 bytes for `{}`)"));
     }
+    if d.limits.max_json_depth > MAX_JSON_DEPTH {
+        out.push(spec.diag(
+            Severity::Error,
+            "limit-too-large",
+            D,
+            "/limits/max_json_depth",
+            format!("max_json_depth {} is past what the engines read: Rust's JSON reader stops at {MAX_JSON_DEPTH} levels (Python's recursion near 1,000)", d.limits.max_json_depth),
+        ));
+    }
+    if d.limits.max_args_bytes > MAX_ARGS_BYTES {
+        out.push(spec.diag(
+            Severity::Error,
+            "limit-too-large",
+            D,
+            "/limits/max_args_bytes",
+            format!("max_args_bytes {} is past the largest argument object the generator accepts, {MAX_ARGS_BYTES} bytes", d.limits.max_args_bytes),
+        ));
+    }
     if !d.curl.path.starts_with('/') {
         out.push(spec.diag(Severity::Error, "curl-path", D, "/curl/path", format!("the curl path `{}` must start with `/`", d.curl.path)));
+    }
+    if let Some(c) = d.curl.path.chars().find(|c| matches!(c, '?' | '#') || c.is_whitespace()) {
+        out.push(spec.diag(
+            Severity::Error,
+            "curl-path",
+            D,
+            "/curl/path",
+            format!("the curl path `{}` holds {c:?}: it is compared with a URL's path, which never holds a query, a fragment or a blank", d.curl.path),
+        ));
+    }
+    let lists = [("data_flags", &d.curl.data_flags), ("value_options", &d.curl.value_options), ("flag_options", &d.curl.flag_options)];
+    let mut first: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
+    for (list, flags) in lists {
+        for (i, f) in flags.iter().enumerate() {
+            match first.get(f.as_str()) {
+                Some(&other) => out.push(spec.diag(
+                    Severity::Error,
+                    "curl-option-twice",
+                    D,
+                    &format!("/curl/{list}/{i}"),
+                    format!("`{f}` is listed in /curl/{other} and in /curl/{list}: an option either takes the payload, takes a value or takes none"),
+                )),
+                None => {
+                    first.insert(f, list);
+                }
+            }
+        }
     }
     // The structures' bracket engines and the tool_call pattern's engine group agree.
     for (key, p) in &spec.patterns.patterns {
@@ -147,6 +312,37 @@ fn check_directives(spec: &Spec, out: &mut Vec<Diagnostic>) {
     }
 }
 
+/// What makes an op pattern match far more than an op: the empty text, or a
+/// character that ends an op in a directive (a blank, a line break, a quote,
+/// a bracket or a brace).
+fn op_pattern_too_wide(op_pattern: &str) -> Option<String> {
+    use regex_syntax::hir::{Class, Hir, HirKind};
+    fn chars(h: &Hir, out: &mut Vec<(char, char)>) {
+        match h.kind() {
+            HirKind::Literal(l) => out.extend(String::from_utf8_lossy(&l.0).chars().map(|c| (c, c))),
+            HirKind::Class(Class::Unicode(c)) => out.extend(c.ranges().iter().map(|r| (r.start(), r.end()))),
+            HirKind::Class(Class::Bytes(c)) => out.extend(c.ranges().iter().map(|r| (char::from(r.start()), char::from(r.end())))),
+            HirKind::Repetition(r) => chars(&r.sub, out),
+            HirKind::Capture(c) => chars(&c.sub, out),
+            HirKind::Concat(v) | HirKind::Alternation(v) => v.iter().for_each(|s| chars(s, out)),
+            HirKind::Empty | HirKind::Look(_) => {}
+        }
+    }
+    let hir = regex_syntax::Parser::new().parse(op_pattern).ok()?;
+    let mut why = Vec::new();
+    if hir.properties().minimum_len().unwrap_or(0) == 0 {
+        why.push("matches the empty text".to_owned());
+    }
+    let mut ranges = Vec::new();
+    chars(&hir, &mut ranges);
+    let ends = [' ', '\t', '\r', '\n', '"', '\'', '[', ']', '{', '}'];
+    let bad: Vec<String> = ends.iter().filter(|&&c| ranges.iter().any(|&(a, b)| a <= c && c <= b)).map(|c| format!("{c:?}")).collect();
+    if !bad.is_empty() {
+        why.push(format!("admits {}", bad.join(", ")));
+    }
+    (!why.is_empty()).then(|| why.join(" and "))
+}
+
 fn check_patterns(spec: &Spec, out: &mut Vec<Diagnostic>) {
     for (key, p) in &spec.patterns.patterns {
         let base = child("/patterns", key);
@@ -160,6 +356,9 @@ fn check_patterns(spec: &Spec, out: &mut Vec<Diagnostic>) {
         };
         for d in &analysis.dialect {
             out.push(spec.diag(Severity::Error, "pattern-dialect", P, &ptr, format!("byte {}: {}", d.offset, d.message)));
+        }
+        for f in crate::backtrack::analyze(&p.pattern, &p.flags) {
+            out.push(spec.diag(Severity::Error, f.code, P, &ptr, format!("byte {}: {}", f.offset, f.message)));
         }
         let source = format!("{}{}", pattern::flag_prefix(&p.flags), p.pattern);
         if let Err(e) = Regex::new(&source) {
@@ -280,6 +479,20 @@ fn check_structures(spec: &Spec, out: &mut Vec<Diagnostic>) {
     for (key, s) in &spec.structures.structures {
         let base = child("/structures", key);
         let pkey = bound_pattern(spec, key);
+        if let Some(bp) = spec.patterns.bindings.get(key).and_then(|b| b.pattern.as_ref()) {
+            if !spec.patterns.patterns.contains_key(&s.regex_ref) {
+                out.push(
+                    spec.diag(
+                        Severity::Error,
+                        "unknown-regex-ref",
+                        S,
+                        &child(&base, "regex_ref"),
+                        format!("regex_ref `{}` names no pattern in regex_patterns.json (the binding's pattern `{bp}` parses the structure, but the docs show and link the regex_ref)", s.regex_ref),
+                    )
+                    .with_hint_opt(closest(&s.regex_ref, spec.patterns.patterns.keys()).map(|c| format!("did you mean `{c}`?"))),
+                );
+            }
+        }
         let Some(p) = spec.patterns.patterns.get(pkey) else {
             if spec.patterns.bindings.get(key).and_then(|b| b.pattern.as_ref()).is_none() {
                 out.push(

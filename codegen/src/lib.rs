@@ -30,11 +30,13 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod backtrack;
 pub mod check;
 pub mod compat;
 pub mod diagnostic;
 pub mod emit;
 pub mod files;
+pub mod free_text;
 pub mod ident;
 pub mod lifecycle;
 pub mod loops;
@@ -118,7 +120,7 @@ pub fn lint_with(spec_dir: &Path, python: &Python) -> Report {
     match analyze(spec_dir) {
         Ok(mut a) => {
             a.diags.extend(pycheck::check(&a.spec, python));
-            Report::new(a.diags)
+            Report::new(a.diags).with_known(a.spec.patterns.known_findings.clone())
         }
         Err(report) => report,
     }
@@ -137,7 +139,7 @@ pub fn lint_and_generate_with(spec_dir: &Path, python: &Python, options: &Option
             let py = pycheck::check(&a.spec, python);
             let generated = finish(&a, options);
             a.diags.extend(py);
-            let report = Report::new(a.diags);
+            let report = Report::new(a.diags).with_known(a.spec.patterns.known_findings.clone());
             let generated = generated.filter(|_| !report.has_errors());
             (report, generated)
         }
@@ -183,7 +185,8 @@ fn finish(a: &Analysis, options: &Options) -> Option<Generated> {
         return None;
     }
     let files = emit::emit_all(&a.spec, &a.model, options);
-    Some(Generated { files, warnings: Report::new(a.diags.clone()), model: a.model.clone() })
+    let warnings = Report::new(a.diags.clone()).with_known(a.spec.patterns.known_findings.clone());
+    Some(Generated { files, warnings, model: a.model.clone() })
 }
 
 /// Loads, checks, lowers and emits the spec in `spec_dir`. Writes nothing,

@@ -46,6 +46,9 @@ pub struct Spec {
     patterns_pos: PositionIndex,
     directives_pos: PositionIndex,
     loops_pos: PositionIndex,
+    /// Faults the loader found that do not stop the other checks (a key that
+    /// occurs twice in an object); [`crate::check::check_spec`] reports them.
+    pub load_findings: Vec<Diagnostic>,
 }
 
 /// Which spec file a diagnostic is about.
@@ -150,10 +153,11 @@ fn make_diag(
 /// pointer and line:column.
 pub fn load(dir: &Path) -> Result<Spec, Vec<Diagnostic>> {
     let mut diags = Vec::new();
-    let s = read_file(dir, STRUCTURES_FILE, &mut diags);
-    let p = read_file(dir, PATTERNS_FILE, &mut diags);
-    let d = read_file(dir, DIRECTIVES_FILE, &mut diags);
-    let l = dir.join(LOOPS_FILE).exists().then(|| read_file(dir, LOOPS_FILE, &mut diags)).flatten();
+    let mut dups = Vec::new();
+    let s = read_file(dir, STRUCTURES_FILE, &mut diags, &mut dups);
+    let p = read_file(dir, PATTERNS_FILE, &mut diags, &mut dups);
+    let d = read_file(dir, DIRECTIVES_FILE, &mut diags, &mut dups);
+    let l = dir.join(LOOPS_FILE).exists().then(|| read_file(dir, LOOPS_FILE, &mut diags, &mut dups)).flatten();
     let loops = l.as_ref().and_then(|(_, idx, v)| deserialize_at::<LoopsFile>(dir, LOOPS_FILE, idx, v, "", &mut diags));
     let loops_pos = l.map(|(_, idx, _)| idx).unwrap_or_default();
     let directives = d
@@ -184,6 +188,11 @@ pub fn load(dir: &Path) -> Result<Spec, Vec<Diagnostic>> {
             sf.structures = se;
             pf.patterns = pe;
             pf.bindings = be;
+            expand_free_text(dir, &ppos, &mut pf, &mut diags);
+            if !diags.is_empty() {
+                diags.extend(dups);
+                return Err(diags);
+            }
             Ok(Spec {
                 dir: dir.to_owned(),
                 structures: sf,
@@ -196,13 +205,53 @@ pub fn load(dir: &Path) -> Result<Spec, Vec<Diagnostic>> {
                 patterns_pos: ppos,
                 directives_pos: dpos,
                 loops_pos,
+                load_findings: dups,
             })
         }
-        _ => Err(diags),
+        _ => {
+            diags.extend(dups);
+            Err(diags)
+        }
     }
 }
 
-fn read_file(dir: &Path, name: &str, diags: &mut Vec<Diagnostic>) -> Option<(String, PositionIndex, Value)> {
+/// Writes the body of every free-text group (`runs_until`, see
+/// [`crate::free_text`]) into its pattern, so the later stages see only the
+/// expansion.
+fn expand_free_text(dir: &Path, idx: &PositionIndex, pf: &mut PatternsFile, diags: &mut Vec<Diagnostic>) {
+    for (key, p) in &mut pf.patterns {
+        let groups: Vec<(String, Vec<String>, bool)> = p
+            .groups
+            .iter()
+            .filter_map(|(g, gr)| gr.runs_until.clone().map(|r| (g.clone(), r, gr.ty == crate::model::GroupType::String)))
+            .collect();
+        let base = child(&child("/patterns", key), "groups");
+        for (name, list, is_string) in groups {
+            let ptr = child(&child(&base, &name), "runs_until");
+            let problem = if !is_string {
+                Some(format!("group `{name}` has `runs_until` but is not of type `string`: only free text runs until a stop"))
+            } else {
+                match crate::free_text::expand_pattern(&p.pattern, &name, &list) {
+                    Ok(expanded) => {
+                        p.pattern = expanded;
+                        None
+                    }
+                    Err(e) => Some(e),
+                }
+            };
+            if let Some(message) = problem {
+                diags.push(make_diag(dir, idx, Severity::Error, "runs-until", PATTERNS_FILE, &ptr, message));
+            }
+        }
+    }
+}
+
+fn read_file(
+    dir: &Path,
+    name: &str,
+    diags: &mut Vec<Diagnostic>,
+    dups: &mut Vec<Diagnostic>,
+) -> Option<(String, PositionIndex, Value)> {
     let path = dir.join(name);
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
@@ -223,6 +272,19 @@ fn read_file(dir: &Path, name: &str, diags: &mut Vec<Diagnostic>) -> Option<(Str
     match serde_json::from_str::<Value>(&text) {
         Ok(v) => {
             let idx = PositionIndex::new(&text);
+            for (pointer, (line, column)) in idx.duplicate_keys() {
+                let key = pointer.rsplit('/').next().unwrap_or_default().replace("~1", "/").replace("~0", "~");
+                dups.push(Diagnostic {
+                    severity: Severity::Error,
+                    code: "duplicate-key",
+                    file: display_path(dir, name),
+                    pointer,
+                    line,
+                    column,
+                    message: format!("the key `{key}` occurs twice in this object: a JSON reader keeps one of them without a word"),
+                    hint: Some("remove one of them, or merge them".to_owned()),
+                });
+            }
             Some((text, idx, v))
         }
         Err(e) => {

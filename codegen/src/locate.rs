@@ -14,6 +14,7 @@ pub struct PositionIndex {
     starts: HashMap<String, usize>,
     line_starts: Vec<usize>,
     text: String,
+    duplicates: Vec<(String, usize)>,
 }
 
 impl PositionIndex {
@@ -25,10 +26,19 @@ impl PositionIndex {
                 .chain(text.match_indices('\n').map(|(i, _)| i + 1))
                 .collect(),
             text: text.to_owned(),
+            duplicates: Vec::new(),
         };
-        let mut walker = Walker { bytes: text.as_bytes(), pos: 0, text };
+        let mut walker = Walker { bytes: text.as_bytes(), pos: 0, text, duplicates: Vec::new() };
         walker.value(String::new(), &mut idx.starts);
+        idx.duplicates = walker.duplicates;
         idx
+    }
+
+    /// Every key that occurs a second time in its object (a JSON reader
+    /// keeps one of the values silently), in text order: the pointer of the
+    /// member and the (line, column) of the repeated key.
+    pub fn duplicate_keys(&self) -> Vec<(String, (usize, usize))> {
+        self.duplicates.iter().map(|(p, o)| (p.clone(), self.offset_line_col(*o))).collect()
     }
 
     /// 1-based (line, column) of the value at `pointer`; column counts
@@ -106,6 +116,7 @@ struct Walker<'a> {
     bytes: &'a [u8],
     text: &'a str,
     pos: usize,
+    duplicates: Vec<(String, usize)>,
 }
 
 impl Walker<'_> {
@@ -126,6 +137,7 @@ impl Walker<'_> {
         match self.peek() {
             Some(b'{') => {
                 self.pos += 1;
+                let mut keys = std::collections::HashSet::new();
                 loop {
                     self.ws();
                     match self.peek() {
@@ -141,6 +153,9 @@ impl Walker<'_> {
                             }
                             let key: String =
                                 serde_json::from_str(&self.text[start..self.pos]).unwrap_or_default();
+                            if !keys.insert(key.clone()) {
+                                self.duplicates.push((child(&pointer, &key), start));
+                            }
                             self.ws();
                             if self.peek() != Some(b':') {
                                 return false;
@@ -236,6 +251,12 @@ mod tests {
         assert_eq!(idx.string_char_line_col("/a", 5), (1, 19));
         assert_eq!(idx.string_char_line_col("/a", 6), (1, 31));
         assert_eq!(idx.string_char_line_col("/missing", 3), (1, 1));
+    }
+
+    #[test]
+    fn finds_duplicate_keys() {
+        let idx = PositionIndex::new("{\"a\": {\"b\": 1,\n \"b\": 2}, \"c\": [{\"b\": 1}, {\"b\": 2}]}");
+        assert_eq!(idx.duplicate_keys(), vec![("/a/b".to_owned(), (2, 2))]);
     }
 
     #[test]

@@ -200,10 +200,11 @@ pub struct SentenceIr {
     pub head: String,
     /// When the scan pattern ends in a named group with no groups inside
     /// (a free-text tail such as a work order's body): `(group, pattern
-    /// before it, the group's inner pattern)`, flags inline on both. The
-    /// scanner then runs the capture engine on the short part only and
-    /// finds the tail's end from there (see `runtime::scan`).
-    pub tail_split: Option<(String, String, String)>,
+    /// before it, the group's inner pattern, whether the free-text trailer
+    /// follows it)`, flags inline on both. The scanner then runs the capture
+    /// engine on the short part only and finds the tail's end from there
+    /// (see `runtime::scan`).
+    pub tail_split: Option<(String, String, String, bool)>,
     /// The binding's `quotes_brackets`.
     pub quotes_brackets: bool,
     /// The spec entry `/structures/<key>` as written, pretty-printed JSON.
@@ -374,9 +375,9 @@ pub fn lower(spec: &Spec) -> Model {
             scanned: !fields.iter().any(|f| f.ty == FieldTy::JsonObject),
             scan_source: format!("{}{}", pattern::flag_prefix(&p.flags), pattern::with_fixed_groups(&p.pattern, &fixed)),
             head: pattern::head(&p.pattern, &fixed),
-            tail_split: pattern::tail_split(&pattern::with_fixed_groups(&p.pattern, &fixed)).map(|(g, before, inner)| {
+            tail_split: pattern::tail_split(&pattern::with_fixed_groups(&p.pattern, &fixed)).map(|(g, before, inner, trailer)| {
                 let flags = pattern::flag_prefix(&p.flags);
-                (g, format!("{flags}{before}"), format!("{flags}{inner}"))
+                (g, format!("{flags}{before}"), format!("{flags}{inner}"), trailer)
             }),
             quotes_brackets: binding.is_some_and(|b| b.quotes_brackets),
             spec_json: entry_json(&spec.structures_text, "structures", key),

@@ -294,19 +294,25 @@ pub fn head(pattern: &str, fixed: &[(String, String)]) -> String {
 }
 
 /// When `pattern` ends in a named group whose inner pattern has no capture
-/// groups: `(group name, the pattern before the group, the inner pattern)`.
-pub fn tail_split(pattern: &str) -> Option<(String, String, String)> {
-    let ast = ast::parse::Parser::new().parse(pattern).ok()?;
+/// groups, possibly followed by a free-text group's trailer
+/// ([`crate::free_text::TRAILER`]): `(group name, the pattern before the
+/// group, the inner pattern, whether the trailer follows)`.
+pub fn tail_split(pattern: &str) -> Option<(String, String, String, bool)> {
+    let (body, trailer) = match pattern.strip_suffix(crate::free_text::TRAILER) {
+        Some(b) if b.ends_with(')') => (b, true),
+        _ => (pattern, false),
+    };
+    let ast = ast::parse::Parser::new().parse(body).ok()?;
     let Ast::Concat(c) = &ast else { return None };
     let last = c.asts.last()?;
     let Ast::Group(g) = last else { return None };
     let GroupKind::CaptureName { name, .. } = &g.kind else { return None };
-    let inner = &pattern[g.ast.span().start.offset..g.ast.span().end.offset];
+    let inner = &body[g.ast.span().start.offset..g.ast.span().end.offset];
     let nested = analyze(inner, &[]).ok()?.groups.len();
     if nested > 0 {
         return None;
     }
-    Some((name.name.clone(), pattern[..last.span().start.offset].to_owned(), inner.to_owned()))
+    Some((name.name.clone(), body[..last.span().start.offset].to_owned(), inner.to_owned(), trailer))
 }
 
 /// True when the pattern starts with `^` (the sentence must start a line).
@@ -388,8 +394,10 @@ mod tests {
 
     #[test]
     fn tail_splits() {
-        let (g, before, inner) = tail_split(r"\[X (?P<id>[a-z]+)\] (?P<body>.+)").unwrap();
-        assert_eq!((g.as_str(), before.as_str(), inner.as_str()), ("body", r"\[X (?P<id>[a-z]+)\] ", ".+"));
+        let (g, before, inner, trailer) = tail_split(r"\[X (?P<id>[a-z]+)\] (?P<body>.+)").unwrap();
+        assert_eq!((g.as_str(), before.as_str(), inner.as_str(), trailer), ("body", r"\[X (?P<id>[a-z]+)\] ", ".+", false));
+        let with_trailer = format!(r"\[X\] (?P<body>.+){}", crate::free_text::TRAILER);
+        assert_eq!(tail_split(&with_trailer).map(|t| (t.2, t.3)), Some((".+".to_owned(), true)));
         assert_eq!(tail_split(r"\[X (?P<id>[a-z]+)\]"), None);
         assert_eq!(tail_split(r"a(?P<t>b(?P<u>c))"), None);
     }

@@ -271,8 +271,12 @@ pub fn run_gen(ctx: &Context, args: &GenArgs) -> bool {
             return false;
         }
     };
-    for w in &generated.warnings.diagnostics {
+    // New findings one by one; the acknowledged ones as one line (P93).
+    for w in generated.warnings.new_findings() {
         eprintln!("{w}");
+    }
+    if let Some(line) = generated.warnings.known_line() {
+        eprintln!("{line}");
     }
     let label = shown(&out_s);
     match generated.sync_in(&out_s, &label, Mode::Write) {
@@ -429,8 +433,8 @@ pub fn run_check(ctx: &Context, args: &CheckArgs) -> bool {
     let (spec_s, out_s) = (ctx.show(&spec), ctx.show(&out));
     let label = shown(&out_s);
     let (report, generated) = lint_and_generate_with(&spec_s, &python, &ctx.options(p, &out));
-    let mut ok =
-        !(report.has_errors() || (args.deny_warnings && report.count(Severity::Warning) > 0));
+    // --deny-warnings: no finding that `/known_findings` does not acknowledge (P93).
+    let mut ok = !(report.has_errors() || (args.deny_warnings && report.has_new_warnings()));
     let drift: Option<Vec<Drift>> = match &generated {
         None => None,
         Some(g) => match g.sync_in(&out_s, &label, Mode::Check) {

@@ -101,6 +101,10 @@ pub struct StructureScan<S: 'static> {
     /// the group's end from there (same result; the tail is read once, by a
     /// byte search or a DFA).
     pub tail: Option<(&'static str, &'static str, &'static str)>,
+    /// With `tail`: the match goes on after the tail group over blanks and
+    /// line breaks (`[ \t\r\n]*`, a free-text field's trailer), which
+    /// belong to no group.
+    pub trailing_blanks: bool,
 }
 
 /// The directive grammar (generated from `schema/directives.json`).
@@ -1052,10 +1056,20 @@ impl<S: 'static> Run<'_, S> {
             // No match of the head: no match of the whole pattern either.
             let split = caps.get_match()?.end();
             // (With the whole match's end known, the tail must end there.)
-            if let Some(end) = tail.end(self.text, split).filter(|&e| known_end.is_none_or(|known| known == e)) {
+            let ends = tail.end(self.text, split).map(|group_end| {
+                let b = self.text.as_bytes();
+                let mut end = group_end;
+                if st.trailing_blanks {
+                    while end < b.len() && is_ws(b[end]) {
+                        end += 1;
+                    }
+                }
+                (group_end, end)
+            });
+            if let Some((group_end, end)) = ends.filter(|&(_, e)| known_end.is_none_or(|known| known == e)) {
                 let groups = TailGroups {
                     head: AutomataGroups { caps, text: self.text },
-                    tail: (group, Cap::new(split, &self.text[split..end])),
+                    tail: (group, Cap::new(split, &self.text[split..group_end])),
                     end,
                 };
                 return Some((end, (st.from_groups)(&groups).ok()));

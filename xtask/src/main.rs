@@ -30,10 +30,22 @@ enum Command {
     /// that change; orphans removed). Paths given are relative to the
     /// current directory; the defaults are the repository's.
     Gen(GenArgs),
-    /// Run every test: the drift check and spec lint, the Rust tests, clippy
-    /// on the generated crate, `cargo package` of the runtime and the
-    /// generated crate, and the Python tests with mypy --strict.
-    Test,
+    /// Run every test: the drift check and spec lint (new warnings denied),
+    /// `cargo fmt --check`, the Python package built into .tools/venv, every
+    /// Rust test binary (none stops the others), clippy on the workspace with
+    /// warnings denied, rustdoc and the doctests, `cargo package` of the
+    /// published crates, and the Python tests with mypy --strict; then a
+    /// summary.
+    Test {
+        /// The inner loop: the lint, the Rust tests and the Python tests
+        /// only (no fmt, clippy, rustdoc, doctests, package or mypy), with
+        /// 64 KiB near-misses instead of 1 MiB.
+        #[arg(long)]
+        quick: bool,
+        /// Only tests whose name contains this text (passed to `cargo test`
+        /// and, as `-k`, to pytest); implies skipping what --quick skips.
+        filter: Option<String>,
+    },
     /// Benchmark the Rust scanner, the generated Python package and the seed
     /// approach on one corpus, and print one table (also written to
     /// target/bench/report.md).
@@ -67,7 +79,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Gen(args) => exit(run_gen(&ctx, &args)),
         Command::Check(args) => exit(run_check(&ctx, &args)),
-        Command::Test => exit(test::run_all(&ctx)),
+        Command::Test { quick, filter } => exit(test::run_all(&ctx, quick, filter.as_deref())),
         Command::Bench => exit(match python::ensure_tools() {
             Some(py) => bench::run_all(&py).map_err(|e| eprintln!("error: {e}")).is_ok(),
             None => false,

@@ -117,22 +117,45 @@ pub fn prepare() -> Option<PathBuf> {
     install_package(&python).then_some(python)
 }
 
-/// Runs mypy --strict on the installed package and on user-style code, and
-/// pytest on `tests/python/`; true when all pass.
-pub fn run_tests(python: PathBuf) -> bool {
-    // From tests/python, so that the package mypy reads is the installed one
-    // (the venv's interpreter by its absolute path, not resolved: it is a link).
-    let python = std::env::current_dir().map(|d| d.join(&python)).unwrap_or(python);
-    let mypy = |what: &[&str]| {
-        let mut cmd = Command::new(&python);
-        cmd.args(["-m", "mypy", "--strict", "--cache-dir", "../../.tools/mypy_cache"]).args(what).current_dir("tests/python");
-        cmd
-    };
-    let package_ok = run("mypy --strict on the installed package", &mut mypy(&["-p", "agent_sentences"]));
-    let usage_ok = run("mypy --strict on user code (tests/python/typed_usage.py)", &mut mypy(&["typed_usage.py"]));
-    let mypy_ok = package_ok && usage_ok;
+/// Runs mypy --strict on the installed package and on user-style code
+/// (unless `mypy` is false) and pytest on `tests/python/` (only the tests
+/// matching `filter`, if any, and with `env` set); the outcome of each step
+/// that ran, by name.
+pub fn run_tests(python: PathBuf, mypy: bool, filter: Option<&str>, env: &[(&str, &str)]) -> Vec<(String, bool)> {
+    let mut out = Vec::new();
+    if mypy {
+        // From tests/python, so that the package mypy reads is the installed
+        // one (the venv's interpreter by its absolute path, not resolved: it
+        // is a link).
+        let python = std::env::current_dir().map(|d| d.join(&python)).unwrap_or_else(|_| python.clone());
+        let mypy = |what: &[&str]| {
+            let mut cmd = Command::new(&python);
+            cmd.args(["-m", "mypy", "--strict", "--cache-dir", "../../.tools/mypy_cache"]).args(what).current_dir("tests/python");
+            cmd
+        };
+        let name = "mypy --strict on the installed package";
+        out.push((name.to_owned(), run(name, &mut mypy(&["-p", "agent_sentences"]))));
+        let name = "mypy --strict on user code (tests/python/typed_usage.py)";
+        out.push((name.to_owned(), run(name, &mut mypy(&["typed_usage.py"]))));
+    }
     let mut pytest = Command::new(&python);
     pytest.args(["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/python"]).env("PYTHONDONTWRITEBYTECODE", "1");
-    let pytest_ok = run("pytest", &mut pytest);
-    mypy_ok && pytest_ok
+    if let Some(f) = filter {
+        pytest.args(["-k", f]);
+    }
+    pytest.envs(env.iter().copied());
+    let ok = match filter {
+        None => run("pytest", &mut pytest),
+        Some(_) => {
+            // Exit 5: the filter selected no Python test, which is no failure.
+            eprintln!("== pytest: {pytest:?}");
+            let code = pytest.status().map(|s| s.code()).unwrap_or_else(|e| {
+                eprintln!("cannot run pytest: {e}");
+                Some(1)
+            });
+            step("pytest", matches!(code, Some(0 | 5)))
+        }
+    };
+    out.push(("pytest".to_owned(), ok));
+    out
 }

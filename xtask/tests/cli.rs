@@ -183,12 +183,72 @@ fn check_json_reports_findings_and_drift_in_one_object() {
 }
 
 #[test]
-fn warnings_fail_only_with_deny_warnings() {
+fn warnings_fail_with_deny_warnings_only_when_no_acknowledgement_covers_them() {
+    // The real spec's warnings are all acknowledged in /known_findings (P93):
+    // one count line, and --deny-warnings passes.
     let o = xtask(&["check", "--python", "off"]);
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     let o = xtask(&["check", "--python", "off", "--deny-warnings"]);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("0 error(s), 13 warning(s)"));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("13 known finding(s) acknowledged in /known_findings"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("warning["),
+        "acknowledged findings are not printed one by one:\n{stderr}"
+    );
+    // Without its acknowledgement, a finding is new: printed, and denied.
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = tmp.path().join("schema");
+    copy_dir(&root().join("schema"), &spec);
+    let path = spec.join("regex_patterns.json");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let dropped = v["known_findings"].as_array_mut().unwrap().pop().unwrap();
+    std::fs::write(&path, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let out = tmp.path().join("generated");
+    let (spec_s, out_s) = (spec.to_str().unwrap(), out.to_str().unwrap());
+    let o = xtask(&["gen", "--spec", spec_s, "--out", out_s]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let o = xtask(&["check", "--python", "off", "--spec", spec_s, "--out", out_s]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let o = xtask(&[
+        "check",
+        "--python",
+        "off",
+        "--deny-warnings",
+        "--spec",
+        spec_s,
+        "--out",
+        out_s,
+    ]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    let new: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("warning["))
+        .collect();
+    assert_eq!(new.len(), 1, "{stderr}");
+    assert!(
+        new[0].contains(dropped["pointer"].as_str().unwrap()),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("12 known finding(s) acknowledged"),
+        "{stderr}"
+    );
 }
 
 #[test]

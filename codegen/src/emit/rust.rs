@@ -463,15 +463,18 @@ fn scan_mod(model: &Model, examples: bool) -> TokenStream {
         let head = &s.head;
         let src = lit(&s.scan_source);
         let quotes = s.quotes_brackets;
-        let tail = match &s.tail_split {
-            Some((g, before, inner)) => {
+        let (tail, trailing_blanks) = match &s.tail_split {
+            Some((g, before, inner, trailer)) => {
                 let (before, inner) = (lit(before), lit(inner));
-                quote!(Some((#g, #before, #inner)))
+                (quote!(Some((#g, #before, #inner))), *trailer)
             }
-            None => quote!(None),
+            None => (quote!(None), false),
         };
         quote! {
-            StructureScan { key: #key, head: #head, source: #src, from_groups: #f, quotes_brackets: #quotes, tail: #tail }
+            StructureScan {
+                key: #key, head: #head, source: #src, from_groups: #f, quotes_brackets: #quotes, tail: #tail,
+                trailing_blanks: #trailing_blanks,
+            }
         }
     });
     let op_pattern = lit(&d.op_pattern);
@@ -695,7 +698,7 @@ fn patterns_mod(model: &Model) -> TokenStream {
                 pub purpose: &'static str,
                 /// Flags inline, then the pattern: the string both engines compile.
                 pub source: &'static str,
-                /// The pattern as the spec writes it, without flags.
+                /// The pattern without flags, as the spec writes it (a free-text group with `runs_until` written out, P91).
                 pub pattern: &'static str,
                 /// The spec's flags, named as Python's `re` names them (`MULTILINE`, `DOTALL`).
                 pub flags: &'static [&'static str],

@@ -114,10 +114,10 @@ pub mod patterns {
     /// - `wo_id` (String): The unique tracking ID of the work order (lower-case hex and dashes).
     /// - `sender` (String): Originating identity (super, 646, pip, opm, muse).
     /// - `title` (String): Short task name preceding the em dash (—); one line, no leading or trailing spaces or tabs.
-    /// - `body` (String): Instruction payload following the em dash; may span lines.
+    /// - `body` (String): Instruction payload following the em dash; may span lines, to the end of the text; trailing blanks and line breaks belong to no field.
     ///
     /// Flags are inline at the start, so the same string compiles in Python `re` and Rust `regex`. Source: `/patterns/work_order` in `schema/regex_patterns.json`.
-    pub const WORK_ORDER: &str = r#"(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t]*(?P<body>[^ \t].*)"#;
+    pub const WORK_ORDER: &str = r#"(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t\r\n]*(?P<body>[^\t\n\r ]+(?:[\t\n\r ]+[^\t\n\r ]+)*)[\t\n\r ]*"#;
     /// [`WORK_ORDER`], compiled once on first use (search semantics: use `captures` to find it anywhere in a text).
     pub fn work_order() -> &'static Regex {
         static RE: LazyLock<Regex> = LazyLock::new(|| {
@@ -190,10 +190,10 @@ pub mod patterns {
     /// Named groups:
     /// - `job_id` (String): Target task ID.
     /// - `status` (Enum): Optional explicit status keyword; it must be followed by a space, so `OKAY` is summary text.
-    /// - `summary` (String): Detailed response text; never contains `[RESULT` followed by whitespace.
+    /// - `summary` (String): Detailed response text, across lines, up to the next `[RESULT` followed by a blank or line break; trailing blanks and line breaks belong to no field.
     ///
     /// Flags are inline at the start, so the same string compiles in Python `re` and Rust `regex`. Source: `/patterns/result` in `schema/regex_patterns.json`.
-    pub const RESULT: &str = r#"(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^ \t\r\n\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))(?:[^\[]+|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))*(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??))"#;
+    pub const RESULT: &str = r#"(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)))[\t\n\r ]*"#;
     /// [`RESULT`], compiled once on first use (search semantics: use `captures` to find it anywhere in a text).
     pub fn result() -> &'static Regex {
         static RE: LazyLock<Regex> = LazyLock::new(|| {
@@ -392,7 +392,7 @@ pub mod patterns {
     fn work_order_full() -> &'static Regex {
         static RE: LazyLock<Regex> = LazyLock::new(|| {
             Regex::new(
-                    r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t]*(?P<body>[^ \t].*))\z"#,
+                    r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t\r\n]*(?P<body>[^\t\n\r ]+(?:[\t\n\r ]+[^\t\n\r ]+)*)[\t\n\r ]*)\z"#,
                 )
                 .expect("the generator compiled this pattern")
         });
@@ -437,7 +437,7 @@ pub mod patterns {
     fn result_full() -> &'static Regex {
         static RE: LazyLock<Regex> = LazyLock::new(|| {
             Regex::new(
-                    r#"\A(?:(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^ \t\r\n\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))(?:[^\[]+|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))*(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??)))\z"#,
+                    r#"\A(?:(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)))[\t\n\r ]*)\z"#,
                 )
                 .expect("the generator compiled this pattern")
         });
@@ -584,7 +584,7 @@ pub mod patterns {
         pub purpose: &'static str,
         /// Flags inline, then the pattern: the string both engines compile.
         pub source: &'static str,
-        /// The pattern as the spec writes it, without flags.
+        /// The pattern without flags, as the spec writes it (a free-text group with `runs_until` written out, P91).
         pub pattern: &'static str,
         /// The spec's flags, named as Python's `re` names them (`MULTILINE`, `DOTALL`).
         pub flags: &'static [&'static str],
@@ -620,7 +620,7 @@ pub mod patterns {
             key: "work_order",
             purpose: "Parses a work order: [WO:<id>] [from <sender>] <title> — <body>. The body runs to the end of the text, across lines.",
             source: WORK_ORDER,
-            pattern: r#"^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t]*(?P<body>[^ \t].*)"#,
+            pattern: r#"^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t\r\n]*(?P<body>[^\t\n\r ]+(?:[\t\n\r ]+[^\t\n\r ]+)*)[\t\n\r ]*"#,
             flags: &["MULTILINE", "DOTALL"],
             seed_pattern: Some(
                 r#"^\[WO:(?P<wo_id>[a-f0-9-]+)\]\s+\[from\s+(?P<sender>[a-zA-Z0-9_-]+)\]\s+(?P<title>[^—\n]+?)\s*—\s*(?P<body>.+)$"#,
@@ -652,7 +652,7 @@ pub mod patterns {
                     ty: ValueType::String,
                     values: &[],
                     field: "body",
-                    description: "Instruction payload following the em dash; may span lines.",
+                    description: "Instruction payload following the em dash; may span lines, to the end of the text; trailing blanks and line breaks belong to no field.",
                 },
             ],
             matches: &[
@@ -750,7 +750,7 @@ pub mod patterns {
             spec_json: r#"{
   "purpose": "Parses a work order: [WO:<id>] [from <sender>] <title> — <body>. The body runs to the end of the text, across lines.",
   "seed_pattern": "^\\[WO:(?P<wo_id>[a-f0-9-]+)\\]\\s+\\[from\\s+(?P<sender>[a-zA-Z0-9_-]+)\\]\\s+(?P<title>[^—\\n]+?)\\s*—\\s*(?P<body>.+)$",
-  "pattern": "^\\[WO:(?P<wo_id>[a-f0-9-]+)\\][ \\t]+\\[from[ \\t]+(?P<sender>[A-Za-z0-9_-]+)\\][ \\t]+(?P<title>[^— \\t\\r\\n](?:[^—\\r\\n]*[^— \\t\\r\\n])?)[ \\t]*—[ \\t]*(?P<body>[^ \\t].*)",
+  "pattern": "^\\[WO:(?P<wo_id>[a-f0-9-]+)\\][ \\t]+\\[from[ \\t]+(?P<sender>[A-Za-z0-9_-]+)\\][ \\t]+(?P<title>[^— \\t\\r\\n](?:[^—\\r\\n]*[^— \\t\\r\\n])?)[ \\t]*—[ \\t\\r\\n]*(?P<body>)",
   "flags": [
     "MULTILINE",
     "DOTALL"
@@ -770,8 +770,9 @@ pub mod patterns {
       "type": "string"
     },
     "body": {
-      "description": "Instruction payload following the em dash; may span lines.",
-      "type": "string"
+      "description": "Instruction payload following the em dash; may span lines, to the end of the text; trailing blanks and line breaks belong to no field.",
+      "type": "string",
+      "runs_until": []
     }
   },
   "matches": [
@@ -1224,7 +1225,7 @@ pub mod patterns {
             key: "result",
             purpose: "Parses a result: [RESULT <id>] [<status>] <summary>. The summary runs across lines up to the next `[RESULT ` marker or the end of the text.",
             source: RESULT,
-            pattern: r#"\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^ \t\r\n\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))(?:[^\[]+|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))*(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??))"#,
+            pattern: r#"\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)))[\t\n\r ]*"#,
             flags: &["DOTALL"],
             seed_pattern: Some(
                 r#"\[RESULT\s+(?P<job_id>[A-Za-z0-9_/-]+)\]\s*(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)?\s*(?P<summary>.*?)(?=\[RESULT\s|\Z)"#,
@@ -1249,7 +1250,7 @@ pub mod patterns {
                     ty: ValueType::String,
                     values: &[],
                     field: "summary",
-                    description: "Detailed response text; never contains `[RESULT` followed by whitespace.",
+                    description: "Detailed response text, across lines, up to the next `[RESULT` followed by a blank or line break; trailing blanks and line breaks belong to no field.",
                 },
             ],
             matches: &[
@@ -1374,7 +1375,7 @@ pub mod patterns {
             spec_json: r#"{
   "purpose": "Parses a result: [RESULT <id>] [<status>] <summary>. The summary runs across lines up to the next `[RESULT ` marker or the end of the text.",
   "seed_pattern": "\\[RESULT\\s+(?P<job_id>[A-Za-z0-9_/-]+)\\]\\s*(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)?\\s*(?P<summary>.*?)(?=\\[RESULT\\s|\\Z)",
-  "pattern": "\\[RESULT[ \\t]+(?P<job_id>[A-Za-z0-9_/-]+)\\][ \\t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \\t]+)?(?P<summary>(?:(?:[^ \\t\\r\\n\\[]|\\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\\[)*(?:[^R\\[]|R(?:[^E\\[]|E(?:[^S\\[]|S(?:[^U\\[]|U(?:[^L\\[]|L(?:[^T\\[]|T[^ \\t\\r\\n\\[])))))))(?:[^\\[]+|\\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\\[)*(?:[^R\\[]|R(?:[^E\\[]|E(?:[^S\\[]|S(?:[^U\\[]|U(?:[^L\\[]|L(?:[^T\\[]|T[^ \\t\\r\\n\\[])))))))*(?:\\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??))",
+  "pattern": "\\[RESULT[ \\t]+(?P<job_id>[A-Za-z0-9_/-]+)\\][ \\t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \\t]+)?(?P<summary>)",
   "flags": [
     "DOTALL"
   ],
@@ -1395,8 +1396,14 @@ pub mod patterns {
       ]
     },
     "summary": {
-      "description": "Detailed response text; never contains `[RESULT` followed by whitespace.",
-      "type": "string"
+      "description": "Detailed response text, across lines, up to the next `[RESULT` followed by a blank or line break; trailing blanks and line breaks belong to no field.",
+      "type": "string",
+      "runs_until": [
+        "[RESULT ",
+        "[RESULT\t",
+        "[RESULT\r",
+        "[RESULT\n"
+      ]
     }
   },
   "matches": [
@@ -2883,7 +2890,7 @@ pub struct WorkOrder {
     ///
     /// Source: `/structures/work_order` field `title`.
     pub title: String,
-    /// Instruction payload following the em dash; may span lines.
+    /// Instruction payload following the em dash; may span lines, to the end of the text; trailing blanks and line breaks belong to no field.
     ///
     /// Type: text; required. Captured by group `body` of pattern `work_order`.
     ///
@@ -2900,11 +2907,11 @@ impl WorkOrder {
     pub fn parse(text: &str) -> Result<Self, ParseError> {
         static FULL: LazyLock<Regex> = LazyLock::new(|| {
             Regex::new(
-                    r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t]*(?P<body>[^ \t].*))\z"#,
+                    r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t\r\n]*(?P<body>[^\t\n\r ]+(?:[\t\n\r ]+[^\t\n\r ]+)*)[\t\n\r ]*)\z"#,
                 )
                 .expect("the generator compiled this pattern")
         });
-        static STEPS: [Step; 15usize] = [
+        static STEPS: [Step; 16usize] = [
             Step::new(r#"\A(?:(?ms)^)"#, "the start of a line"),
             Step::new(r#"\A(?:(?ms)^\[WO:)"#, "`[WO:`"),
             Step::new(r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+))"#, "<wo_id>"),
@@ -2943,12 +2950,16 @@ impl WorkOrder {
                 "`—`",
             ),
             Step::new(
-                r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t]*)"#,
+                r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t\r\n]*)"#,
                 "whitespace",
             ),
             Step::new(
-                r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t]*(?P<body>[^ \t].*))"#,
+                r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t\r\n]*(?P<body>[^\t\n\r ]+(?:[\t\n\r ]+[^\t\n\r ]+)*))"#,
                 "<body>",
+            ),
+            Step::new(
+                r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t\r\n]*(?P<body>[^\t\n\r ]+(?:[\t\n\r ]+[^\t\n\r ]+)*)[\t\n\r ]*)"#,
+                "whitespace",
             ),
         ];
         let Some(caps) = FULL.captures(text) else {
@@ -3325,7 +3336,7 @@ pub struct ResultSentence {
     ///
     /// Source: `/structures/result` field `job_id`.
     pub job_id: String,
-    /// Detailed response text; never contains `[RESULT` followed by whitespace.
+    /// Detailed response text, across lines, up to the next `[RESULT` followed by a blank or line break; trailing blanks and line breaks belong to no field.
     ///
     /// Type: text; required. Captured by group `summary` of pattern `result`.
     ///
@@ -3349,11 +3360,11 @@ impl ResultSentence {
     pub fn parse(text: &str) -> Result<Self, ParseError> {
         static FULL: LazyLock<Regex> = LazyLock::new(|| {
             Regex::new(
-                    r#"\A(?:(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^ \t\r\n\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))(?:[^\[]+|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))*(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??)))\z"#,
+                    r#"\A(?:(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)))[\t\n\r ]*)\z"#,
                 )
                 .expect("the generator compiled this pattern")
         });
-        static STEPS: [Step; 7usize] = [
+        static STEPS: [Step; 8usize] = [
             Step::new(r#"\A(?:(?s)\[RESULT)"#, "`[RESULT`"),
             Step::new(r#"\A(?:(?s)\[RESULT[ \t]+)"#, "whitespace"),
             Step::new(
@@ -3370,8 +3381,12 @@ impl ResultSentence {
                 "text matching `(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \\t]+)?`",
             ),
             Step::new(
-                r#"\A(?:(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^ \t\r\n\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))(?:[^\[]+|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))*(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??)))"#,
+                r#"\A(?:(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?))))"#,
                 "<summary>",
+            ),
+            Step::new(
+                r#"\A(?:(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)))[\t\n\r ]*)"#,
+                "whitespace",
             ),
         ];
         let Some(caps) = FULL.captures(text) else {
@@ -5537,7 +5552,7 @@ impl SentenceKind {
                         values: &[],
                         rust_type: "String",
                         required: true,
-                        description: "Instruction payload following the em dash; may span lines.",
+                        description: "Instruction payload following the em dash; may span lines, to the end of the text; trailing blanks and line breaks belong to no field.",
                         groups: &["body"],
                         derived_from: None,
                     },
@@ -5599,7 +5614,7 @@ impl SentenceKind {
                         values: &[],
                         rust_type: "String",
                         required: true,
-                        description: "Detailed response text; never contains `[RESULT` followed by whitespace.",
+                        description: "Detailed response text, across lines, up to the next `[RESULT` followed by a blank or line break; trailing blanks and line breaks belong to no field.",
                         groups: &["summary"],
                         derived_from: None,
                     },
@@ -6535,14 +6550,15 @@ pub mod scan {
         StructureScan {
             key: "work_order",
             head: "[WO:",
-            source: r#"(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t]*(?P<body>[^ \t].*)"#,
+            source: r#"(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t\r\n]*(?P<body>[^\t\n\r ]+(?:[\t\n\r ]+[^\t\n\r ]+)*)[\t\n\r ]*"#,
             from_groups: parse_work_order,
             quotes_brackets: false,
             tail: Some((
                 "body",
-                r#"(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t]*"#,
-                r#"(?ms)[^ \t].*"#,
+                r#"(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t\r\n]*"#,
+                r#"(?ms)[^\t\n\r ]+(?:[\t\n\r ]+[^\t\n\r ]+)*"#,
             )),
+            trailing_blanks: true,
         },
         StructureScan {
             key: "ack",
@@ -6551,6 +6567,7 @@ pub mod scan {
             from_groups: parse_ack,
             quotes_brackets: false,
             tail: None,
+            trailing_blanks: false,
         },
         StructureScan {
             key: "claim",
@@ -6559,18 +6576,20 @@ pub mod scan {
             from_groups: parse_claim,
             quotes_brackets: false,
             tail: None,
+            trailing_blanks: false,
         },
         StructureScan {
             key: "result",
             head: "[RESULT",
-            source: r#"(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^ \t\r\n\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))(?:[^\[]+|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))*(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??))"#,
+            source: r#"(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)))[\t\n\r ]*"#,
             from_groups: parse_result,
             quotes_brackets: false,
             tail: Some((
                 "summary",
                 r#"(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?"#,
-                r#"(?s)(?:(?:[^ \t\r\n\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))(?:[^\[]+|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))*(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??)"#,
+                r#"(?s)(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?))"#,
             )),
+            trailing_blanks: true,
         },
         StructureScan {
             key: "decline",
@@ -6583,6 +6602,7 @@ pub mod scan {
                 r#"\[DECLINE[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+"#,
                 r#"[^ \t\r\n][^\r\n]*"#,
             )),
+            trailing_blanks: false,
         },
         StructureScan {
             key: "no_action",
@@ -6595,6 +6615,7 @@ pub mod scan {
                 r#"\[NO-ACTION[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+"#,
                 r#"[^ \t\r\n][^\r\n]*"#,
             )),
+            trailing_blanks: false,
         },
         StructureScan {
             key: "job_marker",
@@ -6603,6 +6624,7 @@ pub mod scan {
             from_groups: parse_job_marker,
             quotes_brackets: false,
             tail: None,
+            trailing_blanks: false,
         },
         StructureScan {
             key: "nudge",
@@ -6611,6 +6633,7 @@ pub mod scan {
             from_groups: parse_nudge,
             quotes_brackets: false,
             tail: None,
+            trailing_blanks: false,
         },
         StructureScan {
             key: "fleet_alert",
@@ -6623,6 +6646,7 @@ pub mod scan {
                 r#"\[fleet-alert\][ \t]+(?P<severity>[A-Z][A-Z0-9_-]*):[ \t]+"#,
                 r#"[^ \t\r\n][^\r\n]*"#,
             )),
+            trailing_blanks: false,
         },
         StructureScan {
             key: "contract_footer",
@@ -6631,6 +6655,7 @@ pub mod scan {
             from_groups: parse_contract_footer,
             quotes_brackets: false,
             tail: None,
+            trailing_blanks: false,
         },
         StructureScan {
             key: "directive",
@@ -6639,6 +6664,7 @@ pub mod scan {
             from_groups: parse_directive,
             quotes_brackets: true,
             tail: None,
+            trailing_blanks: false,
         },
         StructureScan {
             key: "runtime_context",
@@ -6647,6 +6673,7 @@ pub mod scan {
             from_groups: parse_runtime_context,
             quotes_brackets: false,
             tail: None,
+            trailing_blanks: false,
         },
         StructureScan {
             key: "subagent_update",
@@ -6655,6 +6682,7 @@ pub mod scan {
             from_groups: parse_subagent_update,
             quotes_brackets: false,
             tail: None,
+            trailing_blanks: false,
         },
     ];
     static DIRECTIVES: DirectiveSpec = DirectiveSpec {
