@@ -139,7 +139,9 @@ impl Error {
     fn json(&self) -> serde_json::Value {
         match self {
             Error::UnknownName(u) => serde_json::json!({ "error": u.json() }),
-            Error::Input(message) => serde_json::json!({ "error": { "kind": "input", "message": message } }),
+            Error::Input(message) => {
+                serde_json::json!({ "error": { "kind": "input", "message": message } })
+            }
         }
     }
 }
@@ -158,11 +160,19 @@ fn run(cli: &Cli) -> Result<Output, Error> {
         Command::Sentence { name: None } => Ok(verbs::sentence_list(json)),
         Command::Sentence { name: Some(name) } => verbs::sentence(name, json),
         Command::Regex { name: None, .. } => Ok(verbs::regex_list(json)),
-        Command::Regex { name: Some(name), test: None, .. } => verbs::regex(name, json),
-        Command::Regex { name: Some(name), test: Some(text), search } => {
-            verbs::regex_test(name, &input::text(text)?, *search, json)
+        Command::Regex {
+            name: Some(name),
+            test: None,
+            ..
+        } => verbs::regex(name, json),
+        Command::Regex {
+            name: Some(name),
+            test: Some(text),
+            search,
+        } => verbs::regex_test(name, &input::text(text)?, *search, json),
+        Command::Parse { text, diagnostics } => {
+            Ok(verbs::parse(&input::text(text)?, *diagnostics, json))
         }
-        Command::Parse { text, diagnostics } => Ok(verbs::parse(&input::text(text)?, *diagnostics, json)),
         Command::Get { table, name } => verbs::get(*table, name),
         Command::Loops { file, at } => verbs::loops(&input::file(file)?, at.as_deref(), json),
     }
@@ -186,7 +196,11 @@ fn main() -> ExitCode {
             ExitCode::from(if out.matched { 0 } else { 1 })
         }
         Err(e) => {
-            let text = if cli.json { format!("{:#}\n", e.json()) } else { e.human() };
+            let text = if cli.json {
+                format!("{:#}\n", e.json())
+            } else {
+                e.human()
+            };
             emit(std::io::stderr().lock(), &text);
             ExitCode::from(2)
         }

@@ -13,9 +13,17 @@ use crate::text::{show, table};
 use crate::{lookup, Error, Output, Table};
 
 /// Prints `value` as pretty JSON, or `human(value)` as text.
-fn output<T: Serialize>(value: &T, json: bool, matched: bool, human: impl FnOnce(&T) -> String) -> Output {
+fn output<T: Serialize>(
+    value: &T,
+    json: bool,
+    matched: bool,
+    human: impl FnOnce(&T) -> String,
+) -> Output {
     let stdout = if json {
-        format!("{}\n", serde_json::to_string_pretty(value).expect("plain data serializes"))
+        format!(
+            "{}\n",
+            serde_json::to_string_pretty(value).expect("plain data serializes")
+        )
     } else {
         human(value)
     };
@@ -46,12 +54,21 @@ pub fn sentence_list(json: bool) -> Output {
     let list = StructureList {
         structures: SentenceKind::ALL
             .iter()
-            .map(|k| StructureRow { key: k.key(), name: k.name(), tag: k.tag(), description: k.description() })
+            .map(|k| StructureRow {
+                key: k.key(),
+                name: k.name(),
+                tag: k.tag(),
+                description: k.description(),
+            })
             .collect(),
     };
     output(&list, json, true, |list| {
         let mut rows = vec![cells(&["KEY", "TAG", "PURPOSE"])];
-        rows.extend(list.structures.iter().map(|s| cells(&[s.key, s.tag, s.description])));
+        rows.extend(
+            list.structures
+                .iter()
+                .map(|s| cells(&[s.key, s.tag, s.description])),
+        );
         table(&rows, "")
     })
 }
@@ -103,7 +120,11 @@ pub fn sentence(name: &str, json: bool) -> Result<Output, Error> {
         lifecycle_transition: k.lifecycle_transition(),
         regex_ref: k.regex_ref(),
         pattern: k.pattern_key(),
-        fixed_groups: k.fixed_groups().iter().map(|(g, t)| ((*g).to_owned(), Value::from(*t))).collect(),
+        fixed_groups: k
+            .fixed_groups()
+            .iter()
+            .map(|(g, t)| ((*g).to_owned(), Value::from(*t)))
+            .collect(),
         binding_note: k.binding_note(),
         fields: k.field_info(),
         omitted_fields: k.omitted_fields(),
@@ -111,7 +132,10 @@ pub fn sentence(name: &str, json: bool) -> Result<Output, Error> {
     Ok(output(&view, json, true, |v| {
         let mut pattern = v.pattern.to_owned();
         for (g, t) in &v.fixed_groups {
-            pattern.push_str(&format!(", group `{g}` = {}", t.as_str().unwrap_or_default()));
+            pattern.push_str(&format!(
+                ", group `{g}` = {}",
+                t.as_str().unwrap_or_default()
+            ));
         }
         if v.pattern != v.regex_ref {
             pattern.push_str(&format!(" (the spec's regex_ref is `{}`)", v.regex_ref));
@@ -177,7 +201,11 @@ struct PatternList {
 
 /// The structures a pattern parses.
 fn structures_of(pattern: &str) -> Vec<&'static str> {
-    SentenceKind::ALL.iter().filter(|k| k.pattern_key() == pattern).map(|k| k.key()).collect()
+    SentenceKind::ALL
+        .iter()
+        .filter(|k| k.pattern_key() == pattern)
+        .map(|k| k.key())
+        .collect()
 }
 
 /// `box-docs regex`: the pattern directory.
@@ -214,7 +242,10 @@ struct PatternView {
 /// [`Error::UnknownName`].
 pub fn regex(name: &str, json: bool) -> Result<Output, Error> {
     let info = lookup::pattern(name)?;
-    let view = PatternView { info, structures: structures_of(info.key) };
+    let view = PatternView {
+        info,
+        structures: structures_of(info.key),
+    };
     Ok(output(&view, json, true, |v| {
         let p = v.info;
         let mut rows = vec![cells(&["purpose", p.purpose]), cells(&["source", p.source])];
@@ -224,7 +255,11 @@ pub fn regex(name: &str, json: bool) -> Result<Output, Error> {
         if let Some(seed) = p.seed_pattern {
             rows.push(cells(&["seed", seed]));
         }
-        let structures = if v.structures.is_empty() { "(none)".to_owned() } else { v.structures.join(", ") };
+        let structures = if v.structures.is_empty() {
+            "(none)".to_owned()
+        } else {
+            v.structures.join(", ")
+        };
         rows.push(vec!["structures".into(), structures]);
         let mut s = format!("{}\n{}", p.key, table(&rows, "  "));
         s.push_str("groups:\n");
@@ -232,8 +267,17 @@ pub fn regex(name: &str, json: bool) -> Result<Output, Error> {
             .groups
             .iter()
             .map(|g| {
-                let field = if g.field == g.name { String::new() } else { format!("-> {}", g.field) };
-                vec![g.name.to_owned(), type_text(g.ty, g.values), field, g.description.to_owned()]
+                let field = if g.field == g.name {
+                    String::new()
+                } else {
+                    format!("-> {}", g.field)
+                };
+                vec![
+                    g.name.to_owned(),
+                    type_text(g.ty, g.values),
+                    field,
+                    g.description.to_owned(),
+                ]
             })
             .collect();
         s.push_str(&table(&groups, "  "));
@@ -260,7 +304,10 @@ struct Span {
 
 impl From<Range<usize>> for Span {
     fn from(r: Range<usize>) -> Self {
-        Span { start: r.start, end: r.end }
+        Span {
+            start: r.start,
+            end: r.end,
+        }
     }
 }
 
@@ -291,11 +338,20 @@ pub fn regex_test(name: &str, text: &str, search: bool, json: bool) -> Result<Ou
         pattern: p.key,
         mode: if search { "search" } else { "full" },
         matched: caps.is_some(),
-        span: caps.as_ref().and_then(|c| c.get(0)).map(|m| m.range().into()),
+        span: caps
+            .as_ref()
+            .and_then(|c| c.get(0))
+            .map(|m| m.range().into()),
         groups: caps.as_ref().map(|c| {
             p.groups
                 .iter()
-                .map(|g| (g.name.to_owned(), c.name(g.name).map_or(Value::Null, |m| Value::from(m.as_str()))))
+                .map(|g| {
+                    (
+                        g.name.to_owned(),
+                        c.name(g.name)
+                            .map_or(Value::Null, |m| Value::from(m.as_str())),
+                    )
+                })
                 .collect()
         }),
         search_span: match (&caps, search) {
@@ -305,23 +361,42 @@ pub fn regex_test(name: &str, text: &str, search: bool, json: bool) -> Result<Ou
     };
     let matched = result.matched;
     Ok(output(&result, json, matched, |r| {
-        let whole = if search { "in the text" } else { "the whole text" };
+        let whole = if search {
+            "in the text"
+        } else {
+            "the whole text"
+        };
         match (&r.span, &r.groups) {
             (Some(span), Some(groups)) => {
                 let verb = if search { "is found" } else { "matches" };
-                let mut s = format!("match: pattern `{}` {verb} {whole} (bytes {}..{})\n", r.pattern, span.start, span.end);
+                let mut s = format!(
+                    "match: pattern `{}` {verb} {whole} (bytes {}..{})\n",
+                    r.pattern, span.start, span.end
+                );
                 let rows: Vec<Vec<String>> = groups
                     .iter()
-                    .map(|(g, v)| vec![g.clone(), v.as_str().map_or_else(|| "(none)".to_owned(), show)])
+                    .map(|(g, v)| {
+                        vec![
+                            g.clone(),
+                            v.as_str().map_or_else(|| "(none)".to_owned(), show),
+                        ]
+                    })
                     .collect();
                 s.push_str(&table(&rows, "  "));
                 s
             }
             _ => {
-                let verb = if search { "is not found" } else { "does not match" };
+                let verb = if search {
+                    "is not found"
+                } else {
+                    "does not match"
+                };
                 let mut s = format!("no match: pattern `{}` {verb} {whole}\n", r.pattern);
                 if let Some(at) = r.search_span {
-                    s.push_str(&format!("  it is found inside the text at bytes {}..{} (use --search)\n", at.start, at.end));
+                    s.push_str(&format!(
+                        "  it is found inside the text at bytes {}..{} (use --search)\n",
+                        at.start, at.end
+                    ));
                 }
                 s
             }
@@ -349,7 +424,10 @@ fn value_text(v: &Value) -> String {
 /// `box-docs parse TEXT`: every sentence and directive the scanner finds.
 pub fn parse(text: &str, diagnostics: bool, json: bool) -> Output {
     let (found, skipped) = scan::scan_with_diagnostics(text);
-    let result = ParseResult { found, skipped: diagnostics.then_some(skipped) };
+    let result = ParseResult {
+        found,
+        skipped: diagnostics.then_some(skipped),
+    };
     let matched = !result.found.is_empty();
     output(&result, json, matched, |r| {
         // Items and skipped candidates, in text order.
@@ -357,7 +435,8 @@ pub fn parse(text: &str, diagnostics: bool, json: bool) -> Output {
         for f in &r.found {
             let (what, fields) = match &f.item {
                 Item::Sentence { value } => {
-                    let mut map = match serde_json::to_value(value).expect("a sentence serializes") {
+                    let mut map = match serde_json::to_value(value).expect("a sentence serializes")
+                    {
                         Value::Object(map) => map,
                         _ => Map::new(),
                     };
@@ -366,7 +445,10 @@ pub fn parse(text: &str, diagnostics: bool, json: bool) -> Output {
                 }
                 Item::Directive { directive } => {
                     let mut map = Map::new();
-                    map.insert("form".into(), serde_json::to_value(directive.form).expect("a form serializes"));
+                    map.insert(
+                        "form".into(),
+                        serde_json::to_value(directive.form).expect("a form serializes"),
+                    );
                     map.insert("engine".into(), directive.engine.into());
                     map.insert("op".into(), directive.op.clone().into());
                     if directive.written_op != directive.op {
@@ -376,12 +458,23 @@ pub fn parse(text: &str, diagnostics: bool, json: bool) -> Output {
                     (format!("directive  {}", directive.op), map)
                 }
             };
-            let rows: Vec<Vec<String>> = fields.iter().map(|(k, v)| vec![k.clone(), value_text(v)]).collect();
-            let text = format!("bytes {}..{}  {what}\n{}", f.span.start, f.span.end, table(&rows, "    "));
+            let rows: Vec<Vec<String>> = fields
+                .iter()
+                .map(|(k, v)| vec![k.clone(), value_text(v)])
+                .collect();
+            let text = format!(
+                "bytes {}..{}  {what}\n{}",
+                f.span.start,
+                f.span.end,
+                table(&rows, "    ")
+            );
             entries.push((f.span.start, text));
         }
         for k in r.skipped.iter().flatten() {
-            let text = format!("skipped bytes {}..{}  {}: {}\n", k.span.start, k.span.end, k.reason, k.message);
+            let text = format!(
+                "skipped bytes {}..{}  {}: {}\n",
+                k.span.start, k.span.end, k.reason, k.message
+            );
             entries.push((k.span.start, text));
         }
         entries.sort_by_key(|(start, _)| *start);
@@ -411,7 +504,10 @@ pub fn get(table: Table, name: &str) -> Result<Output, Error> {
         Table::Structures => lookup::structure(name)?.spec_json(),
         Table::RegexPatterns => lookup::pattern(name)?.spec_json,
     };
-    Ok(Output { stdout: format!("{entry}\n"), matched: true })
+    Ok(Output {
+        stdout: format!("{entry}\n"),
+        matched: true,
+    })
 }
 
 /// `box-docs loops`: the log replayed into a tracker with the spec's SLA
@@ -420,9 +516,13 @@ pub fn get(table: Table, name: &str) -> Result<Output, Error> {
 /// a line was not a message: the report is printed all the same.
 pub fn loops(jsonl: &str, at: Option<&str>, json: bool) -> Result<Output, Error> {
     let at = at
-        .map(|a| a.parse::<agent_sentences::loops::Timestamp>().map_err(|e| Error::Input(format!("--at {a}: not an RFC 3339 time: {e}"))))
+        .map(|a| {
+            a.parse::<agent_sentences::loops::Timestamp>()
+                .map_err(|e| Error::Input(format!("--at {a}: not an RFC 3339 time: {e}")))
+        })
         .transpose()?;
-    let (tracker, bad) = agent_sentences::loops::replay(jsonl, agent_sentences::loops::default_config());
+    let (tracker, bad) =
+        agent_sentences::loops::replay(jsonl, agent_sentences::loops::default_config());
     let report = tracker.report(at);
     for line in &bad {
         if let Some(r) = report.rejected.iter().find(|r| r.line == *line) {
@@ -445,16 +545,29 @@ pub fn loops(jsonl: &str, at: Option<&str>, json: bool) -> Result<Output, Error>
                 ]
             })
             .collect();
-        let mut all = vec![cells(&["LOOP", "STATE", "OWNER", "NUDGES", "OPENED", "CLOSED"])];
+        let mut all = vec![cells(&[
+            "LOOP", "STATE", "OWNER", "NUDGES", "OPENED", "CLOSED",
+        ])];
         all.extend(rows);
         s.push_str(&table(&all, ""));
         for rj in &r.rejected {
-            s.push_str(&format!("rejected line {}{}: {}\n", rj.line, rj.id.as_deref().map(|i| format!(" ({i})")).unwrap_or_default(), rj.reason));
+            s.push_str(&format!(
+                "rejected line {}{}: {}\n",
+                rj.line,
+                rj.id
+                    .as_deref()
+                    .map(|i| format!(" ({i})"))
+                    .unwrap_or_default(),
+                rj.reason
+            ));
         }
         for d in &r.due {
             match &d.sentence {
                 Some(sentence) => s.push_str(&format!("due {}: {sentence}\n", d.id)),
-                None => s.push_str(&format!("breached {}: every nudge sent, still open\n", d.id)),
+                None => s.push_str(&format!(
+                    "breached {}: every nudge sent, still open\n",
+                    d.id
+                )),
             }
         }
         s

@@ -57,8 +57,14 @@ fn quote(text: &str) -> String {
 /// pattern order; none when the pattern does not parse (other checks report
 /// that).
 pub fn analyze(pattern: &str, flags: &[Flag]) -> Vec<Finding> {
-    let Ok(tree) = ast::parse::Parser::new().parse(pattern) else { return Vec::new() };
-    let mut a = Analyzer { pattern, prefix: crate::pattern::flag_prefix(flags), out: Vec::new() };
+    let Ok(tree) = ast::parse::Parser::new().parse(pattern) else {
+        return Vec::new();
+    };
+    let mut a = Analyzer {
+        pattern,
+        prefix: crate::pattern::flag_prefix(flags),
+        out: Vec::new(),
+    };
     a.walk(&tree);
     a.out.sort_by_key(|f| f.offset);
     a.out.dedup();
@@ -112,7 +118,11 @@ fn nullable(node: &Ast) -> bool {
                 r.op.kind,
                 RepetitionKind::ZeroOrMore
                     | RepetitionKind::ZeroOrOne
-                    | RepetitionKind::Range(RepetitionRange::AtLeast(0) | RepetitionRange::Bounded(0, _) | RepetitionRange::Exactly(0))
+                    | RepetitionKind::Range(
+                        RepetitionRange::AtLeast(0)
+                            | RepetitionRange::Bounded(0, _)
+                            | RepetitionRange::Exactly(0)
+                    )
             ) || nullable(&r.ast)
         }
         Ast::Group(g) => nullable(&g.ast),
@@ -147,18 +157,32 @@ impl Analyzer<'_> {
     }
 
     fn dfa(&self, node: &Ast) -> Option<Dfa> {
-        let config = dense::Config::new().start_kind(StartKind::Anchored).dfa_size_limit(Some(8 << 20));
+        let config = dense::Config::new()
+            .start_kind(StartKind::Anchored)
+            .dfa_size_limit(Some(8 << 20));
         let text = format!("{}(?:{})", self.prefix, self.text(node));
-        dense::Builder::new().configure(config).syntax(regex_automata::util::syntax::Config::new().utf8(true)).build(&text).ok()
+        dense::Builder::new()
+            .configure(config)
+            .syntax(regex_automata::util::syntax::Config::new().utf8(true))
+            .build(&text)
+            .ok()
     }
 
     /// True when some text has a prefix that `x` matches and a prefix that
     /// `y` matches (so a backtracking engine can start both on it).
     fn share_a_start(&self, x: &Ast, y: &Ast) -> bool {
-        let (Some(dx), Some(dy)) = (self.dfa(x), self.dfa(y)) else { return false };
-        let start = |d: &Dfa| d.start_state_forward(&Input::new("").anchored(Anchored::Yes)).ok();
-        let (Some(sx), Some(sy)) = (start(&dx), start(&dy)) else { return false };
-        let matched = |d: &Dfa, s: StateID| d.is_match_state(s) || d.is_match_state(d.next_eoi_state(s));
+        let (Some(dx), Some(dy)) = (self.dfa(x), self.dfa(y)) else {
+            return false;
+        };
+        let start = |d: &Dfa| {
+            d.start_state_forward(&Input::new("").anchored(Anchored::Yes))
+                .ok()
+        };
+        let (Some(sx), Some(sy)) = (start(&dx), start(&dy)) else {
+            return false;
+        };
+        let matched =
+            |d: &Dfa, s: StateID| d.is_match_state(s) || d.is_match_state(d.next_eoi_state(s));
         let dead = |d: &Dfa, s: StateID| d.is_dead_state(s) || d.is_quit_state(s);
         let mut seen = std::collections::HashSet::new();
         let mut queue = vec![(sx, sy, false, false)];
@@ -193,7 +217,12 @@ impl Analyzer<'_> {
 
     fn push(&mut self, code: &'static str, node: &Ast, message: String) {
         let sub = quote(self.text(node));
-        self.out.push(Finding { code, offset: node.span().start.offset, sub, message });
+        self.out.push(Finding {
+            code,
+            offset: node.span().start.offset,
+            sub,
+            message,
+        });
     }
 
     fn walk(&mut self, node: &Ast) {
@@ -276,14 +305,25 @@ mod tests {
         assert!(codes(r"(?:ab|ac)*").is_empty());
         assert!(codes(r"[^ :]+(?::[^ :]+)*(?:[ ]+[^ :]+(?::[^ :]+)*)*").is_empty());
         let stops: Vec<String> = ["[RESULT ", "[RESULT\t"].map(String::from).to_vec();
-        assert_eq!(analyze(&crate::free_text::expand(&stops).unwrap(), &[]), vec![]);
-        assert_eq!(analyze(&crate::free_text::expand(&[]).unwrap(), &[]), vec![]);
+        assert_eq!(
+            analyze(&crate::free_text::expand(&stops).unwrap(), &[]),
+            vec![]
+        );
+        assert_eq!(
+            analyze(&crate::free_text::expand(&[]).unwrap(), &[]),
+            vec![]
+        );
     }
 
     #[test]
     fn a_finding_quotes_its_sub_pattern() {
         let f = &analyze(r"x(?:a+)*", &[])[0];
         assert_eq!((f.offset, f.sub.as_str()), (1, "`(?:a+)*`"));
-        assert!(f.message.starts_with("nested quantifier: `a+` inside `(?:a+)*`"), "{}", f.message);
+        assert!(
+            f.message
+                .starts_with("nested quantifier: `a+` inside `(?:a+)*`"),
+            "{}",
+            f.message
+        );
     }
 }

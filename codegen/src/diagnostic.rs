@@ -56,7 +56,13 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// Sort key: file, then position, then code and message.
     pub fn sort_key(&self) -> (String, usize, usize, &'static str, String) {
-        (self.file.clone(), self.line, self.column, self.code, self.message.clone())
+        (
+            self.file.clone(),
+            self.line,
+            self.column,
+            self.code,
+            self.message.clone(),
+        )
     }
 }
 
@@ -64,7 +70,11 @@ impl fmt::Display for Diagnostic {
     /// `error[code]: schema/structures.json:12:5 /structures/x/regex_ref: message`
     /// followed by an indented `hint:` line when there is one.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let pointer = if self.pointer.is_empty() { "(root)" } else { &self.pointer };
+        let pointer = if self.pointer.is_empty() {
+            "(root)"
+        } else {
+            &self.pointer
+        };
         write!(
             f,
             "{}[{}]: {}:{}:{} {}: {}",
@@ -95,7 +105,10 @@ impl Report {
     pub fn new(mut diagnostics: Vec<Diagnostic>) -> Self {
         diagnostics.sort_by_key(Diagnostic::sort_key);
         diagnostics.dedup();
-        Report { diagnostics, known: Vec::new() }
+        Report {
+            diagnostics,
+            known: Vec::new(),
+        }
     }
 
     /// The report with the spec's acknowledged findings.
@@ -117,13 +130,21 @@ impl Report {
     /// The acknowledgements that match no finding (their finding is gone:
     /// remove them), by index in `/known_findings`.
     pub fn stale_known(&self) -> Vec<usize> {
-        (0..self.known.len()).filter(|&i| !self.diagnostics.iter().any(|d| d.severity == Severity::Warning && known_matches(&self.known[i], d))).collect()
+        (0..self.known.len())
+            .filter(|&i| {
+                !self
+                    .diagnostics
+                    .iter()
+                    .any(|d| d.severity == Severity::Warning && known_matches(&self.known[i], d))
+            })
+            .collect()
     }
 
     /// True when there is a warning no acknowledgement covers, or an
     /// acknowledgement with no finding: what `--deny-warnings` fails on.
     pub fn has_new_warnings(&self) -> bool {
-        self.new_findings().any(|d| d.severity == Severity::Warning) || !self.stale_known().is_empty()
+        self.new_findings().any(|d| d.severity == Severity::Warning)
+            || !self.stale_known().is_empty()
     }
 
     /// One line: how many findings the spec acknowledges, with their
@@ -132,7 +153,11 @@ impl Report {
         if self.known.is_empty() {
             return None;
         }
-        let covered: Vec<&Diagnostic> = self.diagnostics.iter().filter(|d| self.is_known(d)).collect();
+        let covered: Vec<&Diagnostic> = self
+            .diagnostics
+            .iter()
+            .filter(|d| self.is_known(d))
+            .collect();
         let mut decisions: Vec<&str> = self
             .known
             .iter()
@@ -141,30 +166,48 @@ impl Report {
             .collect();
         decisions.sort_by_key(|d| (d.len(), d.to_string()));
         decisions.dedup();
-        let mut line = format!("{} known finding(s) acknowledged in /known_findings (decisions {})", covered.len(), decisions.join(", "));
+        let mut line = format!(
+            "{} known finding(s) acknowledged in /known_findings (decisions {})",
+            covered.len(),
+            decisions.join(", ")
+        );
         let stale = self.stale_known();
         if !stale.is_empty() {
-            let list: Vec<String> = stale.iter().map(|i| format!("/known_findings/{i}")).collect();
-            line.push_str(&format!("; {} acknowledgement(s) match no finding, remove them: {}", stale.len(), list.join(", ")));
+            let list: Vec<String> = stale
+                .iter()
+                .map(|i| format!("/known_findings/{i}"))
+                .collect();
+            line.push_str(&format!(
+                "; {} acknowledgement(s) match no finding, remove them: {}",
+                stale.len(),
+                list.join(", ")
+            ));
         }
         Some(line)
     }
 
     /// True when any finding is an error.
     pub fn has_errors(&self) -> bool {
-        self.diagnostics.iter().any(|d| d.severity == Severity::Error)
+        self.diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Error)
     }
 
     /// The number of findings of a severity.
     pub fn count(&self, severity: Severity) -> usize {
-        self.diagnostics.iter().filter(|d| d.severity == severity).count()
+        self.diagnostics
+            .iter()
+            .filter(|d| d.severity == severity)
+            .count()
     }
 }
 
 /// True when the acknowledgement `k` names the finding `d` (code, file name
 /// and pointer).
 fn known_matches(k: &crate::model::KnownFinding, d: &Diagnostic) -> bool {
-    k.code == d.code && k.pointer == d.pointer && (d.file == k.file || d.file.ends_with(&format!("/{}", k.file)))
+    k.code == d.code
+        && k.pointer == d.pointer
+        && (d.file == k.file || d.file.ends_with(&format!("/{}", k.file)))
 }
 
 impl fmt::Display for Report {
@@ -207,20 +250,35 @@ mod known_tests {
     }
 
     fn known(code: &str, pointer: &str, decision: &str) -> KnownFinding {
-        KnownFinding { code: code.to_owned(), file: "structures.json".to_owned(), pointer: pointer.to_owned(), decision: decision.to_owned() }
+        KnownFinding {
+            code: code.to_owned(),
+            file: "structures.json".to_owned(),
+            pointer: pointer.to_owned(),
+            decision: decision.to_owned(),
+        }
     }
 
     #[test]
     fn acknowledged_findings_print_as_one_line_and_only_new_ones_deny() {
-        let r = Report::new(vec![warning("a", "/x"), warning("b", "/y")]).with_known(vec![known("a", "/x", "P7")]);
-        assert_eq!(r.new_findings().map(|d| d.code).collect::<Vec<_>>(), vec!["b"]);
+        let r = Report::new(vec![warning("a", "/x"), warning("b", "/y")])
+            .with_known(vec![known("a", "/x", "P7")]);
+        assert_eq!(
+            r.new_findings().map(|d| d.code).collect::<Vec<_>>(),
+            vec!["b"]
+        );
         assert!(r.has_new_warnings());
-        assert_eq!(r.known_line().unwrap(), "1 known finding(s) acknowledged in /known_findings (decisions P7)");
+        assert_eq!(
+            r.known_line().unwrap(),
+            "1 known finding(s) acknowledged in /known_findings (decisions P7)"
+        );
         let all = Report::new(vec![warning("a", "/x")]).with_known(vec![known("a", "/x", "P7")]);
         assert!(!all.has_new_warnings());
         assert_eq!(all.to_string(), "1 known finding(s) acknowledged in /known_findings (decisions P7)\n0 error(s), 1 warning(s)");
         let stale = Report::new(vec![]).with_known(vec![known("a", "/x", "P7")]);
         assert!(stale.has_new_warnings());
-        assert!(stale.known_line().unwrap().ends_with("1 acknowledgement(s) match no finding, remove them: /known_findings/0"));
+        assert!(stale
+            .known_line()
+            .unwrap()
+            .ends_with("1 acknowledgement(s) match no finding, remove them: /known_findings/0"));
     }
 }

@@ -39,9 +39,9 @@ pub mod files;
 pub mod free_text;
 pub mod ident;
 pub mod lifecycle;
-pub mod loops;
 pub mod load;
 pub mod locate;
+pub mod loops;
 pub mod lower;
 pub mod model;
 pub mod pattern;
@@ -76,7 +76,9 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { runtime_path: Some(REPO_RUNTIME_PATH.to_owned()) }
+        Options {
+            runtime_path: Some(REPO_RUNTIME_PATH.to_owned()),
+        }
     }
 }
 
@@ -133,7 +135,11 @@ pub fn lint_and_generate(spec_dir: &Path, python: &Python) -> (Report, Option<Ge
 }
 
 /// [`lint_and_generate`] with chosen output [`Options`].
-pub fn lint_and_generate_with(spec_dir: &Path, python: &Python, options: &Options) -> (Report, Option<Generated>) {
+pub fn lint_and_generate_with(
+    spec_dir: &Path,
+    python: &Python,
+    options: &Options,
+) -> (Report, Option<Generated>) {
     match analyze(spec_dir) {
         Ok(mut a) => {
             let py = pycheck::check(&a.spec, python);
@@ -165,11 +171,16 @@ fn analyze(spec_dir: &Path) -> Result<Analysis, Report> {
     // intact, so one run reports the example faults too.
     let broken = |key: &str| {
         let pkey = lower::bound_pattern(&spec, key);
-        let prefixes =
-            [format!("/structures/{key}"), format!("/bindings/{key}"), format!("/patterns/{pkey}")];
+        let prefixes = [
+            format!("/structures/{key}"),
+            format!("/bindings/{key}"),
+            format!("/patterns/{pkey}"),
+        ];
         diags.iter().any(|d| {
             d.severity == Severity::Error
-                && prefixes.iter().any(|p| d.pointer == *p || d.pointer.starts_with(&format!("{p}/")))
+                && prefixes
+                    .iter()
+                    .any(|p| d.pointer == *p || d.pointer.starts_with(&format!("{p}/")))
         })
     };
     let mut intact = model.clone();
@@ -186,7 +197,11 @@ fn finish(a: &Analysis, options: &Options) -> Option<Generated> {
     }
     let files = emit::emit_all(&a.spec, &a.model, options);
     let warnings = Report::new(a.diags.clone()).with_known(a.spec.patterns.known_findings.clone());
-    Some(Generated { files, warnings, model: a.model.clone() })
+    Some(Generated {
+        files,
+        warnings,
+        model: a.model.clone(),
+    })
 }
 
 /// Loads, checks, lowers and emits the spec in `spec_dir`. Writes nothing,

@@ -13,7 +13,9 @@ use serde_json::Value;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::locate::{child, PositionIndex};
-use crate::model::{Binding, DirectivesFile, LoopsFile, Pattern, PatternsFile, Structure, StructuresFile};
+use crate::model::{
+    Binding, DirectivesFile, LoopsFile, Pattern, PatternsFile, Structure, StructuresFile,
+};
 
 /// File name of the owner's structures inside the spec directory.
 pub const STRUCTURES_FILE: &str = "structures.json";
@@ -95,7 +97,15 @@ impl Spec {
         pointer: &str,
         message: impl Into<String>,
     ) -> Diagnostic {
-        make_diag(&self.dir, self.positions(file), severity, code, file.name(), pointer, message.into())
+        make_diag(
+            &self.dir,
+            self.positions(file),
+            severity,
+            code,
+            file.name(),
+            pointer,
+            message.into(),
+        )
     }
 }
 
@@ -157,20 +167,41 @@ pub fn load(dir: &Path) -> Result<Spec, Vec<Diagnostic>> {
     let s = read_file(dir, STRUCTURES_FILE, &mut diags, &mut dups);
     let p = read_file(dir, PATTERNS_FILE, &mut diags, &mut dups);
     let d = read_file(dir, DIRECTIVES_FILE, &mut diags, &mut dups);
-    let l = dir.join(LOOPS_FILE).exists().then(|| read_file(dir, LOOPS_FILE, &mut diags, &mut dups)).flatten();
-    let loops = l.as_ref().and_then(|(_, idx, v)| deserialize_at::<LoopsFile>(dir, LOOPS_FILE, idx, v, "", &mut diags));
+    let l = dir
+        .join(LOOPS_FILE)
+        .exists()
+        .then(|| read_file(dir, LOOPS_FILE, &mut diags, &mut dups))
+        .flatten();
+    let loops = l.as_ref().and_then(|(_, idx, v)| {
+        deserialize_at::<LoopsFile>(dir, LOOPS_FILE, idx, v, "", &mut diags)
+    });
     let loops_pos = l.map(|(_, idx, _)| idx).unwrap_or_default();
-    let directives = d
-        .as_ref()
-        .and_then(|(_, idx, v)| deserialize_at::<DirectivesFile>(dir, DIRECTIVES_FILE, idx, v, "", &mut diags));
+    let directives = d.as_ref().and_then(|(_, idx, v)| {
+        deserialize_at::<DirectivesFile>(dir, DIRECTIVES_FILE, idx, v, "", &mut diags)
+    });
     let structures = s.as_ref().and_then(|(text, idx, v)| {
-        let top = validate_top::<StructuresFile>(dir, STRUCTURES_FILE, idx, v, &["structures"], &mut diags);
-        let entries = validate_entries::<Structure>(dir, STRUCTURES_FILE, idx, v, "structures", &mut diags);
+        let top = validate_top::<StructuresFile>(
+            dir,
+            STRUCTURES_FILE,
+            idx,
+            v,
+            &["structures"],
+            &mut diags,
+        );
+        let entries =
+            validate_entries::<Structure>(dir, STRUCTURES_FILE, idx, v, "structures", &mut diags);
         let _ = text;
         Some((top?, entries?))
     });
     let patterns = p.as_ref().and_then(|(_, idx, v)| {
-        let top = validate_top::<PatternsFile>(dir, PATTERNS_FILE, idx, v, &["patterns", "bindings"], &mut diags);
+        let top = validate_top::<PatternsFile>(
+            dir,
+            PATTERNS_FILE,
+            idx,
+            v,
+            &["patterns", "bindings"],
+            &mut diags,
+        );
         let pats = validate_entries::<Pattern>(dir, PATTERNS_FILE, idx, v, "patterns", &mut diags);
         let binds = validate_entries::<Binding>(dir, PATTERNS_FILE, idx, v, "bindings", &mut diags);
         Some((top?, pats?, binds?))
@@ -183,8 +214,7 @@ pub fn load(dir: &Path) -> Result<Spec, Vec<Diagnostic>> {
             Some((mut sf, se)),
             Some((mut pf, pe, be)),
             Some(directives),
-        ) if diags.is_empty() =>
-        {
+        ) if diags.is_empty() => {
             sf.structures = se;
             pf.patterns = pe;
             pf.bindings = be;
@@ -218,12 +248,21 @@ pub fn load(dir: &Path) -> Result<Spec, Vec<Diagnostic>> {
 /// Writes the body of every free-text group (`runs_until`, see
 /// [`crate::free_text`]) into its pattern, so the later stages see only the
 /// expansion.
-fn expand_free_text(dir: &Path, idx: &PositionIndex, pf: &mut PatternsFile, diags: &mut Vec<Diagnostic>) {
+fn expand_free_text(
+    dir: &Path,
+    idx: &PositionIndex,
+    pf: &mut PatternsFile,
+    diags: &mut Vec<Diagnostic>,
+) {
     for (key, p) in &mut pf.patterns {
         let groups: Vec<(String, Vec<String>, bool)> = p
             .groups
             .iter()
-            .filter_map(|(g, gr)| gr.runs_until.clone().map(|r| (g.clone(), r, gr.ty == crate::model::GroupType::String)))
+            .filter_map(|(g, gr)| {
+                gr.runs_until
+                    .clone()
+                    .map(|r| (g.clone(), r, gr.ty == crate::model::GroupType::String))
+            })
             .collect();
         let base = child(&child("/patterns", key), "groups");
         for (name, list, is_string) in groups {
@@ -240,7 +279,15 @@ fn expand_free_text(dir: &Path, idx: &PositionIndex, pf: &mut PatternsFile, diag
                 }
             };
             if let Some(message) = problem {
-                diags.push(make_diag(dir, idx, Severity::Error, "runs-until", PATTERNS_FILE, &ptr, message));
+                diags.push(make_diag(
+                    dir,
+                    idx,
+                    Severity::Error,
+                    "runs-until",
+                    PATTERNS_FILE,
+                    &ptr,
+                    message,
+                ));
             }
         }
     }
@@ -273,7 +320,12 @@ fn read_file(
         Ok(v) => {
             let idx = PositionIndex::new(&text);
             for (pointer, (line, column)) in idx.duplicate_keys() {
-                let key = pointer.rsplit('/').next().unwrap_or_default().replace("~1", "/").replace("~0", "~");
+                let key = pointer
+                    .rsplit('/')
+                    .next()
+                    .unwrap_or_default()
+                    .replace("~1", "/")
+                    .replace("~0", "~");
                 dups.push(Diagnostic {
                     severity: Severity::Error,
                     code: "duplicate-key",
@@ -325,7 +377,15 @@ fn deserialize_at<T: DeserializeOwned>(
                 }
             }
             let msg = e.into_inner().to_string();
-            diags.push(make_diag(dir, idx, Severity::Error, "spec-shape", file, &ptr, format!("does not fit the spec model: {msg}")));
+            diags.push(make_diag(
+                dir,
+                idx,
+                Severity::Error,
+                "spec-shape",
+                file,
+                &ptr,
+                format!("does not fit the spec model: {msg}"),
+            ));
             None
         }
     }

@@ -28,7 +28,12 @@ impl PositionIndex {
             text: text.to_owned(),
             duplicates: Vec::new(),
         };
-        let mut walker = Walker { bytes: text.as_bytes(), pos: 0, text, duplicates: Vec::new() };
+        let mut walker = Walker {
+            bytes: text.as_bytes(),
+            pos: 0,
+            text,
+            duplicates: Vec::new(),
+        };
         walker.value(String::new(), &mut idx.starts);
         idx.duplicates = walker.duplicates;
         idx
@@ -38,7 +43,10 @@ impl PositionIndex {
     /// keeps one of the values silently), in text order: the pointer of the
     /// member and the (line, column) of the repeated key.
     pub fn duplicate_keys(&self) -> Vec<(String, (usize, usize))> {
-        self.duplicates.iter().map(|(p, o)| (p.clone(), self.offset_line_col(*o))).collect()
+        self.duplicates
+            .iter()
+            .map(|(p, o)| (p.clone(), self.offset_line_col(*o)))
+            .collect()
     }
 
     /// 1-based (line, column) of the value at `pointer`; column counts
@@ -63,7 +71,9 @@ impl PositionIndex {
     /// they stand for. Falls back to [`Self::line_col`] when `pointer` is not
     /// a string value.
     pub fn string_char_line_col(&self, pointer: &str, index: usize) -> (usize, usize) {
-        let Some(&start) = self.starts.get(pointer) else { return self.line_col(pointer) };
+        let Some(&start) = self.starts.get(pointer) else {
+            return self.line_col(pointer);
+        };
         let raw = &self.text[start..];
         if !raw.starts_with('"') {
             return self.line_col(pointer);
@@ -78,10 +88,14 @@ impl PositionIndex {
             if c == '\\' {
                 let escaped = chars.next().map(|(_, e)| e);
                 if escaped == Some('u') {
-                    let hex: String = (0..4).filter_map(|_| chars.next().map(|(_, h)| h)).collect();
+                    let hex: String = (0..4)
+                        .filter_map(|_| chars.next().map(|(_, h)| h))
+                        .collect();
                     // A high surrogate is one character with the low one after it.
-                    let high = u32::from_str_radix(&hex, 16).is_ok_and(|v| (0xD800..0xDC00).contains(&v));
-                    if high && raw[chars.peek().map_or(raw.len(), |&(j, _)| j)..].starts_with("\\u") {
+                    let high =
+                        u32::from_str_radix(&hex, 16).is_ok_and(|v| (0xD800..0xDC00).contains(&v));
+                    if high && raw[chars.peek().map_or(raw.len(), |&(j, _)| j)..].starts_with("\\u")
+                    {
                         (0..6).for_each(|_| {
                             chars.next();
                         });
@@ -97,7 +111,10 @@ impl PositionIndex {
     pub fn offset_line_col(&self, offset: usize) -> (usize, usize) {
         let line = self.line_starts.partition_point(|&s| s <= offset).max(1);
         let start = self.line_starts[line - 1];
-        let column = self.text[start..offset.min(self.text.len())].chars().count() + 1;
+        let column = self.text[start..offset.min(self.text.len())]
+            .chars()
+            .count()
+            + 1;
         (line, column)
     }
 }
@@ -121,7 +138,9 @@ struct Walker<'a> {
 
 impl Walker<'_> {
     fn ws(&mut self) {
-        while self.pos < self.bytes.len() && matches!(self.bytes[self.pos], b' ' | b'\t' | b'\n' | b'\r') {
+        while self.pos < self.bytes.len()
+            && matches!(self.bytes[self.pos], b' ' | b'\t' | b'\n' | b'\r')
+        {
             self.pos += 1;
         }
     }
@@ -151,8 +170,8 @@ impl Walker<'_> {
                             if !self.string() {
                                 return false;
                             }
-                            let key: String =
-                                serde_json::from_str(&self.text[start..self.pos]).unwrap_or_default();
+                            let key: String = serde_json::from_str(&self.text[start..self.pos])
+                                .unwrap_or_default();
                             if !keys.insert(key.clone()) {
                                 self.duplicates.push((child(&pointer, &key), start));
                             }
@@ -193,7 +212,10 @@ impl Walker<'_> {
             Some(b'"') => self.string(),
             Some(_) => {
                 while self.pos < self.bytes.len()
-                    && !matches!(self.bytes[self.pos], b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
+                    && !matches!(
+                        self.bytes[self.pos],
+                        b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'
+                    )
                 {
                     self.pos += 1;
                 }
@@ -255,7 +277,8 @@ mod tests {
 
     #[test]
     fn finds_duplicate_keys() {
-        let idx = PositionIndex::new("{\"a\": {\"b\": 1,\n \"b\": 2}, \"c\": [{\"b\": 1}, {\"b\": 2}]}");
+        let idx =
+            PositionIndex::new("{\"a\": {\"b\": 1,\n \"b\": 2}, \"c\": [{\"b\": 1}, {\"b\": 2}]}");
         assert_eq!(idx.duplicate_keys(), vec![("/a/b".to_owned(), (2, 2))]);
     }
 

@@ -129,7 +129,9 @@ pub struct Pattern {
 }
 
 /// A regex flag, named as Python's `re` names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Flag {
     /// `^` and `$` match at line boundaries (`re.MULTILINE`, Rust `(?m)`).

@@ -76,18 +76,36 @@ fn run_python(package_dir: &Path, args: &[&str]) -> (bool, String) {
         .env("PYTHONDONTWRITEBYTECODE", "1")
         .output()
         .expect("Python 3.11+ runs the generated package (set PYTHON to pick one)");
-    (out.status.success(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+    (
+        out.status.success(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    )
 }
 
 #[test]
 fn a_structure_added_to_the_spec_alone_is_generated_and_read_in_both_languages() {
     let spec = spec_with_a_new_structure();
     let report = lint_with(spec.path(), &Python::Off);
-    assert!(!report.has_errors() && !report.has_new_warnings(), "{report}");
+    assert!(
+        !report.has_errors() && !report.has_new_warnings(),
+        "{report}"
+    );
 
     let g = generate(spec.path()).unwrap_or_else(|r| panic!("{r}"));
-    let s = g.model.sentences.iter().find(|s| s.key == KEY).expect("the structure is in the model");
-    assert_eq!(check::reference_parse_within(s, EXAMPLE, usize::MAX).unwrap()["agent_id"].as_deref(), Some("646"));
+    let s = g
+        .model
+        .sentences
+        .iter()
+        .find(|s| s.key == KEY)
+        .expect("the structure is in the model");
+    assert_eq!(
+        check::reference_parse_within(s, EXAMPLE, usize::MAX).unwrap()["agent_id"].as_deref(),
+        Some("646")
+    );
     for (path, needle) in [
         ("rust/src/lib.rs", "pub struct Heartbeat"),
         ("python/agent_sentences/sentences.py", "class Heartbeat"),
@@ -111,6 +129,16 @@ fn a_structure_added_to_the_spec_alone_is_generated_and_read_in_both_languages()
     let (ok, log) = run_python(&package, &["-c", &probe]);
     assert!(ok, "{log}");
     let runner = root().join("tests/python/vectors.py");
-    let (ok, log) = run_python(&package, &[runner.to_str().unwrap(), "--package-dir", package.to_str().unwrap()]);
-    assert!(ok, "the shared vectors still hold with the structure added:\n{log}");
+    let (ok, log) = run_python(
+        &package,
+        &[
+            runner.to_str().unwrap(),
+            "--package-dir",
+            package.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        ok,
+        "the shared vectors still hold with the structure added:\n{log}"
+    );
 }

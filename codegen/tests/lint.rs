@@ -12,7 +12,10 @@ use std::path::{Path, PathBuf};
 use agent_sentences_codegen::{lint_with, Diagnostic, Python, Severity};
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_owned()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_owned()
 }
 
 /// One textual edit of one spec file; `from` must occur exactly once.
@@ -65,8 +68,14 @@ const W: Severity = Severity::Warning;
 const E: Severity = Severity::Error;
 
 fn python() -> Python {
-    let found = std::process::Command::new("python3").arg("--version").output().is_ok_and(|o| o.status.success());
-    assert!(found, "these tests need `python3` on PATH (the lint compares the patterns with Python's `re`)");
+    let found = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        found,
+        "these tests need `python3` on PATH (the lint compares the patterns with Python's `re`)"
+    );
     Python::default()
 }
 
@@ -76,7 +85,12 @@ fn edited_spec(edits: &[Edit]) -> tempfile::TempDir {
     for f in [S, P, "directives.json"] {
         let mut text = std::fs::read_to_string(root().join("schema").join(f)).unwrap();
         for e in edits.iter().filter(|e| e.file == f) {
-            assert_eq!(text.matches(e.from).count(), 1, "`{}` must occur once in {f}", e.from);
+            assert_eq!(
+                text.matches(e.from).count(),
+                1,
+                "`{}` must occur once in {f}",
+                e.from
+            );
             text = text.replacen(e.from, e.to, 1);
         }
         std::fs::write(dir.path().join(f), text).unwrap();
@@ -91,7 +105,11 @@ fn findings(dir: &Path, python: &Python) -> Vec<Diagnostic> {
         .diagnostics
         .into_iter()
         .map(|mut d| {
-            d.file = Path::new(&d.file).file_name().unwrap().to_string_lossy().into_owned();
+            d.file = Path::new(&d.file)
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
             d
         })
         .collect()
@@ -99,7 +117,12 @@ fn findings(dir: &Path, python: &Python) -> Vec<Diagnostic> {
 
 /// The text at a 1-based line and character column.
 fn text_at(text: &str, line: usize, column: usize) -> String {
-    text.lines().nth(line - 1).unwrap_or_default().chars().skip(column - 1).collect()
+    text.lines()
+        .nth(line - 1)
+        .unwrap_or_default()
+        .chars()
+        .skip(column - 1)
+        .collect()
 }
 
 fn run(case: &Case) {
@@ -116,9 +139,22 @@ fn run(case: &Case) {
     let found = findings(dir.path(), &python);
     let added: Vec<&Diagnostic> = found.iter().filter(|d| !baseline.contains(d)).collect();
     let removed: Vec<&Diagnostic> = baseline.iter().filter(|d| !found.contains(d)).collect();
-    let shown = |ds: &[&Diagnostic]| ds.iter().map(|d| format!("{d:?}")).collect::<Vec<_>>().join("\n");
-    let gone: Vec<(&str, &str)> = removed.iter().map(|d| (d.code, d.pointer.as_str())).collect();
-    assert_eq!(gone, case.gone, "findings of the real spec that the edit hides:\n{}", shown(&removed));
+    let shown = |ds: &[&Diagnostic]| {
+        ds.iter()
+            .map(|d| format!("{d:?}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let gone: Vec<(&str, &str)> = removed
+        .iter()
+        .map(|d| (d.code, d.pointer.as_str()))
+        .collect();
+    assert_eq!(
+        gone,
+        case.gone,
+        "findings of the real spec that the edit hides:\n{}",
+        shown(&removed)
+    );
     let want: Vec<Diagnostic> = case
         .want
         .iter()
@@ -151,11 +187,28 @@ fn run(case: &Case) {
             d.hint
         )
     };
-    assert_eq!(got, want, "\nfound:\n{}", added.iter().map(|d| literal(d)).collect::<Vec<_>>().join("\n"));
+    assert_eq!(
+        got,
+        want,
+        "\nfound:\n{}",
+        added
+            .iter()
+            .map(|d| literal(d))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
     for w in &case.want {
         let text = std::fs::read_to_string(dir.path().join(w.file)).unwrap();
         let here = text_at(&text, w.line, w.column);
-        assert!(here.starts_with(w.at), "{} at {}:{}:{} reads `{here}`, not `{}`", w.code, w.file, w.line, w.column, w.at);
+        assert!(
+            here.starts_with(w.at),
+            "{} at {}:{}:{} reads `{here}`, not `{}`",
+            w.code,
+            w.file,
+            w.line,
+            w.column,
+            w.at
+        );
     }
 }
 
@@ -333,11 +386,23 @@ fn a_regex_ref_enum_wider_than_the_template_with_no_binding() {
 
 fn unknown_regex_ref() -> Case {
     Case {
-        edits: vec![Edit { file: S, from: "\"regex_ref\": \"ack\"", to: "\"regex_ref\": \"akc\"" }],
+        edits: vec![Edit {
+            file: S,
+            from: "\"regex_ref\": \"ack\"",
+            to: "\"regex_ref\": \"akc\"",
+        }],
         python: Py::Off,
-        want: vec![
-            Want { severity: E, code: "unknown-regex-ref", file: S, pointer: "/structures/ack/regex_ref", line: 38, column: 20, at: "\"akc\"", message: "regex_ref `akc` names no pattern in regex_patterns.json", hint: Some("did you mean `ack`?") },
-        ],
+        want: vec![Want {
+            severity: E,
+            code: "unknown-regex-ref",
+            file: S,
+            pointer: "/structures/ack/regex_ref",
+            line: 38,
+            column: 20,
+            at: "\"akc\"",
+            message: "regex_ref `akc` names no pattern in regex_patterns.json",
+            hint: Some("did you mean `ack`?"),
+        }],
         gone: vec![],
     }
 }
@@ -351,11 +416,23 @@ fn a_regex_ref_that_names_no_pattern() {
 
 fn python_rejects() -> Case {
     Case {
-        edits: vec![Edit { file: P, from: "\"pattern\": \"(?P<hex>[0-9a-f]{6,12})\"", to: "\"pattern\": \"(?P<hex>[0-9a-f]{6,12})^*\"" }],
+        edits: vec![Edit {
+            file: P,
+            from: "\"pattern\": \"(?P<hex>[0-9a-f]{6,12})\"",
+            to: "\"pattern\": \"(?P<hex>[0-9a-f]{6,12})^*\"",
+        }],
         python: Py::Real,
-        want: vec![
-            Want { severity: E, code: "python-rejects-pattern", file: P, pointer: "/patterns/short_hex/pattern", line: 574, column: 18, at: "\"(?P<hex>[0-9a-f]{6,12})^*\"", message: "Python 3.11.7's `re` rejects the pattern at character 24: nothing to repeat", hint: Some("write it in the dialect both engines accept (see README, P2 and P10)") },
-        ],
+        want: vec![Want {
+            severity: E,
+            code: "python-rejects-pattern",
+            file: P,
+            pointer: "/patterns/short_hex/pattern",
+            line: 574,
+            column: 18,
+            at: "\"(?P<hex>[0-9a-f]{6,12})^*\"",
+            message: "Python 3.11.7's `re` rejects the pattern at character 24: nothing to repeat",
+            hint: Some("write it in the dialect both engines accept (see README, P2 and P10)"),
+        }],
         gone: vec![],
     }
 }
@@ -388,7 +465,12 @@ fn a_missing_python_is_one_warning() {
 
 #[test]
 fn the_real_spec_reads_the_same_in_python() {
-    run(&Case { edits: vec![], python: Py::Real, want: vec![], gone: vec![] });
+    run(&Case {
+        edits: vec![],
+        python: Py::Real,
+        want: vec![],
+        gone: vec![],
+    });
 }
 
 // --- examples -------------------------------------------------------------
@@ -396,11 +478,23 @@ fn the_real_spec_reads_the_same_in_python() {
 #[test]
 fn a_match_example_that_does_not_match() {
     run(&Case {
-        edits: vec![Edit { file: P, from: "\"text\": \"[ACK:7fce46e0]\",", to: "\"text\": \"[ACK:7fce46e0]x\"," }],
+        edits: vec![Edit {
+            file: P,
+            from: "\"text\": \"[ACK:7fce46e0]\",",
+            to: "\"text\": \"[ACK:7fce46e0]x\",",
+        }],
         python: Py::Off,
-        want: vec![
-            Want { severity: E, code: "match-example-fails", file: P, pointer: "/patterns/ack/matches/2/text", line: 109, column: 19, at: "\"[ACK:7fce46e0]x\"", message: "this example does not match the pattern in full", hint: None },
-        ],
+        want: vec![Want {
+            severity: E,
+            code: "match-example-fails",
+            file: P,
+            pointer: "/patterns/ack/matches/2/text",
+            line: 109,
+            column: 19,
+            at: "\"[ACK:7fce46e0]x\"",
+            message: "this example does not match the pattern in full",
+            hint: None,
+        }],
         gone: vec![],
     });
 }
@@ -419,11 +513,23 @@ fn a_match_example_that_captures_other_values() {
 
 fn non_match_matches() -> Case {
     Case {
-        edits: vec![Edit { file: P, from: "\"[CLAIM 7fce 46e0]\"", to: "\"[CLAIM 7fce46e0]\"" }],
+        edits: vec![Edit {
+            file: P,
+            from: "\"[CLAIM 7fce 46e0]\"",
+            to: "\"[CLAIM 7fce46e0]\"",
+        }],
         python: Py::Off,
-        want: vec![
-            Want { severity: E, code: "non-match-matches", file: P, pointer: "/patterns/verb/non_matches/2", line: 175, column: 9, at: "\"[CLAIM 7fce46e0]\"", message: "this text must not match, but the pattern matches it in full", hint: None },
-        ],
+        want: vec![Want {
+            severity: E,
+            code: "non-match-matches",
+            file: P,
+            pointer: "/patterns/verb/non_matches/2",
+            line: 175,
+            column: 9,
+            at: "\"[CLAIM 7fce46e0]\"",
+            message: "this text must not match, but the pattern matches it in full",
+            hint: None,
+        }],
         gone: vec![],
     }
 }
@@ -536,7 +642,10 @@ fn several_faults_at_once_are_all_reported() {
         },
         gone: parts.iter().flat_map(|c| c.gone.clone()).collect(),
     };
-    assert!(case.want.len() >= parts.len(), "every part expects a finding");
+    assert!(
+        case.want.len() >= parts.len(),
+        "every part expects a finding"
+    );
     run(&case);
 }
 
@@ -611,11 +720,23 @@ fn an_empty_fence_info_string() {
 
 fn an_empty_shorthand_keyword_case() -> Case {
     Case {
-        edits: vec![Edit { file: D, from: r#""DM": {"#, to: r#""": {"# }],
+        edits: vec![Edit {
+            file: D,
+            from: r#""DM": {"#,
+            to: r#""": {"#,
+        }],
         python: Py::Off,
-        want: vec![
-            Want { severity: E, code: "empty-keyword", file: D, pointer: "/shorthands/", line: 19, column: 9, at: "{", message: "an empty shorthand keyword would make every bracket `[ {…}]` a call", hint: None },
-        ],
+        want: vec![Want {
+            severity: E,
+            code: "empty-keyword",
+            file: D,
+            pointer: "/shorthands/",
+            line: 19,
+            column: 9,
+            at: "{",
+            message: "an empty shorthand keyword would make every bracket `[ {…}]` a call",
+            hint: None,
+        }],
         gone: vec![],
     }
 }
@@ -627,11 +748,37 @@ fn an_empty_shorthand_keyword() {
 
 fn a_control_character_in_a_name_case() -> Case {
     Case {
-        edits: vec![Edit { file: D, from: r#""dm": "dm.send","#, to: r#""d\u0000m": "dm.send","# }],
+        edits: vec![Edit {
+            file: D,
+            from: r#""dm": "dm.send","#,
+            to: r#""d\u0000m": "dm.send","#,
+        }],
         python: Py::Off,
         want: vec![
-            Want { severity: E, code: "control-character", file: D, pointer: "/aliases/d\0m", line: 95, column: 17, at: "\"dm.send\"", message: "the name \"d\\0m\" holds the control character U+0000", hint: Some("names become identifiers, keys and table cells: use printable characters") },
-            Want { severity: E, code: "invalid-op", file: D, pointer: "/aliases/d\0m", line: 95, column: 17, at: "\"dm.send\"", message: "alias `d\0m` → `dm.send`: both must match the op pattern", hint: None },
+            Want {
+                severity: E,
+                code: "control-character",
+                file: D,
+                pointer: "/aliases/d\0m",
+                line: 95,
+                column: 17,
+                at: "\"dm.send\"",
+                message: "the name \"d\\0m\" holds the control character U+0000",
+                hint: Some(
+                    "names become identifiers, keys and table cells: use printable characters",
+                ),
+            },
+            Want {
+                severity: E,
+                code: "invalid-op",
+                file: D,
+                pointer: "/aliases/d\0m",
+                line: 95,
+                column: 17,
+                at: "\"dm.send\"",
+                message: "alias `d\0m` → `dm.send`: both must match the op pattern",
+                hint: None,
+            },
         ],
         gone: vec![],
     }

@@ -26,12 +26,19 @@ fn every_fault_of_the_loops_file_is_reported_at_once_and_located() {
     let spec = edited_spec("loops.json", |t| {
         replace_once(t, r#""claimed_by": "claim""#, r#""claimed_by": "clam""#);
         replace_once(t, r#""ack": "dm_id""#, r#""ack": "sender""#);
-        replace_once(t, r#""no_action": "job_id""#, r#""no_action": "job_id", "job_marker": "job_id", "tool_call": "op""#);
+        replace_once(
+            t,
+            r#""no_action": "job_id""#,
+            r#""no_action": "job_id", "job_marker": "job_id", "tool_call": "op""#,
+        );
         replace_once(t, r#""count": "count""#, r#""count": "counter""#);
         replace_once(t, r#""max_nudges": 3"#, r#""max_nudges": 0"#);
     });
     let got = findings(spec.path());
-    let codes: Vec<(&str, &str)> = got.iter().map(|(c, p, _)| (c.as_str(), p.as_str())).collect();
+    let codes: Vec<(&str, &str)> = got
+        .iter()
+        .map(|(c, p, _)| (c.as_str(), p.as_str()))
+        .collect();
     for expected in [
         ("unknown-structure", "/claimed_by"),
         ("loop-id-missing", "/loop_id"),
@@ -44,9 +51,18 @@ fn every_fault_of_the_loops_file_is_reported_at_once_and_located() {
         assert!(codes.contains(&expected), "{expected:?} not in {got:#?}");
     }
     // `[JOB …]`'s `dispatched -> tracked` is one move: allowed as a rule (it can never fire).
-    assert!(!codes.contains(&("move-not-one-step", "/loop_id/job_marker")), "{got:#?}");
-    let (_, _, message) = got.iter().find(|(c, _, _)| c == "loop-id-not-required").unwrap();
-    assert_eq!(message, "`sender` is not a required field of `ack`: every sentence must name its loop");
+    assert!(
+        !codes.contains(&("move-not-one-step", "/loop_id/job_marker")),
+        "{got:#?}"
+    );
+    let (_, _, message) = got
+        .iter()
+        .find(|(c, _, _)| c == "loop-id-not-required")
+        .unwrap();
+    assert_eq!(
+        message,
+        "`sender` is not a required field of `ack`: every sentence must name its loop"
+    );
     // Nothing is generated from a spec with errors.
     assert!(generate(spec.path()).is_err());
 }

@@ -51,9 +51,11 @@ fn the_crate_manifest_is_self_contained() {
     assert!(g.files["python/native/Cargo.toml"].contains(&format!(
         "agent-sentences-runtime = {{ version = \"{RUNTIME_VERSION}\", path = \"../../../runtime\", features = [\"python\"] }}\n"
     )));
-    assert!(registry.files["python/native/Cargo.toml"].contains(&format!(
+    assert!(
+        registry.files["python/native/Cargo.toml"].contains(&format!(
         "agent-sentences-runtime = {{ version = \"{RUNTIME_VERSION}\", features = [\"python\"] }}\n"
-    )));
+    ))
+    );
     // Only the manifests depend on the option.
     let differ: Vec<&String> = g
         .files

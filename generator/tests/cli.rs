@@ -60,7 +60,10 @@ fn version_and_help() {
 /// How many files the real spec generates (from the library, not a count
 /// copied here: a spec change that adds an output passes).
 fn file_count() -> usize {
-    agent_sentences_codegen::generate(&root().join("schema")).unwrap_or_else(|r| panic!("{r}")).files.len()
+    agent_sentences_codegen::generate(&root().join("schema"))
+        .unwrap_or_else(|r| panic!("{r}"))
+        .files
+        .len()
 }
 
 #[test]
@@ -71,7 +74,10 @@ fn paths_are_relative_to_the_current_directory_and_errors_name_the_path_tried() 
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{stderr}");
     assert!(
-        stderr.ends_with(&format!("{} written, 0 removed (orphans), 0 unchanged, under gen\n", file_count())),
+        stderr.ends_with(&format!(
+            "{} written, 0 removed (orphans), 0 unchanged, under gen\n",
+            file_count()
+        )),
         "{stderr}"
     );
     assert!(

@@ -147,7 +147,12 @@ impl std::error::Error for ParseError {}
 impl ParseError {
     /// An error for structure `structure` at byte `offset`.
     pub fn new(structure: &'static str, offset: usize, kind: ParseErrorKind) -> Self {
-        ParseError { structure: Some(structure), closest: None, offset, kind }
+        ParseError {
+            structure: Some(structure),
+            closest: None,
+            offset,
+            kind,
+        }
     }
 }
 
@@ -206,8 +211,14 @@ impl<'t> Groups<'t> for AutomataGroups<'_, 't> {
         // The pattern's few group names are compared in order: cheaper than
         // hashing the name (`get_group_by_name`).
         let pid = self.caps.pattern()?;
-        let index = self.caps.group_info().pattern_names(pid).position(|n| n == Some(name))?;
-        self.caps.get_group(index).map(|sp| Cap::new(sp.start, &self.text[sp.start..sp.end]))
+        let index = self
+            .caps
+            .group_info()
+            .pattern_names(pid)
+            .position(|n| n == Some(name))?;
+        self.caps
+            .get_group(index)
+            .map(|sp| Cap::new(sp.start, &self.text[sp.start..sp.end]))
     }
     fn end(&self) -> usize {
         self.caps.get_match().map_or(0, |m| m.end())
@@ -235,7 +246,11 @@ pub fn field_capture<'t>(
                     return Err(ParseError::new(
                         structure,
                         m.start(),
-                        ParseErrorKind::RepeatMismatch { field, first: f.as_str().to_owned(), other: m.as_str().to_owned() },
+                        ParseErrorKind::RepeatMismatch {
+                            field,
+                            first: f.as_str().to_owned(),
+                            other: m.as_str().to_owned(),
+                        },
                     ))
                 }
                 Some(_) => {}
@@ -262,11 +277,17 @@ pub struct Step {
 impl Step {
     /// A step; `const` so generated code can keep steps in statics.
     pub const fn new(pattern: &'static str, expected: &'static str) -> Self {
-        Step { pattern, expected, compiled: OnceLock::new() }
+        Step {
+            pattern,
+            expected,
+            compiled: OnceLock::new(),
+        }
     }
 
     fn regex(&self) -> Option<&Regex> {
-        self.compiled.get_or_init(|| Regex::new(self.pattern).ok()).as_ref()
+        self.compiled
+            .get_or_init(|| Regex::new(self.pattern).ok())
+            .as_ref()
     }
 }
 

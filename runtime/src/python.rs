@@ -62,7 +62,13 @@ struct Shape {
 impl Shape {
     fn new(class: &Bound<'_, PyType>, fields: &[&str]) -> Self {
         let py = class.py();
-        Shape { class: class.clone().unbind(), fields: fields.iter().map(|f| PyString::intern(py, f).unbind()).collect() }
+        Shape {
+            class: class.clone().unbind(),
+            fields: fields
+                .iter()
+                .map(|f| PyString::intern(py, f).unbind())
+                .collect(),
+        }
     }
 }
 
@@ -103,25 +109,40 @@ impl Classes {
             // SAFETY: `class` is a live type object.
             let flags = unsafe { ffi::PyType_GetFlags(class.as_ptr().cast()) };
             let declared: Vec<String> = match dataclass_fields.call1((class,)) {
-                Ok(f) => f.try_iter()?.map(|f| f?.getattr("name")?.extract::<String>()).collect::<PyResult<_>>()?,
+                Ok(f) => f
+                    .try_iter()?
+                    .map(|f| f?.getattr("name")?.extract::<String>())
+                    .collect::<PyResult<_>>()?,
                 Err(_) => Vec::new(),
             };
             if flags & ffi::Py_TPFLAGS_HEAPTYPE == 0 || declared != fields {
-                return Err(PyTypeError::new_err(format!("{} is not a dataclass with the fields {fields:?}", class.name()?)));
+                return Err(PyTypeError::new_err(format!(
+                    "{} is not a dataclass with the fields {fields:?}",
+                    class.name()?
+                )));
             }
             Ok(())
         };
         check(span, &["start", "end", "char_start", "char_end"])?;
         check(found, &["span", "item"])?;
-        check(tool_directive, &["form", "engine", "op", "written_op", "args"])?;
+        check(
+            tool_directive,
+            &["form", "engine", "op", "written_op", "args"],
+        )?;
         check(skipped, &["span", "reason", "message"])?;
         for (class, fields) in sentences.values() {
-            check(class, &fields.iter().map(String::as_str).collect::<Vec<_>>())?;
+            check(
+                class,
+                &fields.iter().map(String::as_str).collect::<Vec<_>>(),
+            )?;
         }
         let classes = Classes {
             span: Shape::new(span, &["start", "end", "char_start", "char_end"]),
             found: Shape::new(found, &["span", "item"]),
-            tool_directive: Shape::new(tool_directive, &["form", "engine", "op", "written_op", "args"]),
+            tool_directive: Shape::new(
+                tool_directive,
+                &["form", "engine", "op", "written_op", "args"],
+            ),
             skipped: Shape::new(skipped, &["span", "reason", "message"]),
             sentences: sentences
                 .into_iter()
@@ -132,18 +153,28 @@ impl Classes {
                 })
                 .collect(),
         };
-        CLASSES.set(py, classes).map_err(|_| PyRuntimeError::new_err("the result classes are registered already"))
+        CLASSES
+            .set(py, classes)
+            .map_err(|_| PyRuntimeError::new_err("the result classes are registered already"))
     }
 
     fn get(py: Python<'_>) -> PyResult<&Classes> {
-        CLASSES.get(py).ok_or_else(|| PyRuntimeError::new_err("the result classes are not registered (import agent_sentences first)"))
+        CLASSES.get(py).ok_or_else(|| {
+            PyRuntimeError::new_err(
+                "the result classes are not registered (import agent_sentences first)",
+            )
+        })
     }
 }
 
 /// A new instance of `shape`'s class with its fields set to `values`, in
 /// order, without calling `__init__` (`object.__new__`, then
 /// `object.__setattr__` per field, as a frozen dataclass's `__init__` does).
-fn instance<'py>(py: Python<'py>, shape: &Shape, values: &[Bound<'py, PyAny>]) -> PyResult<Bound<'py, PyAny>> {
+fn instance<'py>(
+    py: Python<'py>,
+    shape: &Shape,
+    values: &[Bound<'py, PyAny>],
+) -> PyResult<Bound<'py, PyAny>> {
     if values.len() != shape.fields.len() {
         return Err(PyTypeError::new_err(format!(
             "{} takes {} fields, the native value has {}",
@@ -158,12 +189,16 @@ fn instance<'py>(py: Python<'py>, shape: &Shape, values: &[Bound<'py, PyAny>]) -
     // turns into `Err`.
     let obj = unsafe {
         let empty = PyTuple::empty(py);
-        Bound::from_owned_ptr_or_err(py, ffi::PyType_GenericNew(class.as_ptr().cast(), empty.as_ptr(), std::ptr::null_mut()))?
+        Bound::from_owned_ptr_or_err(
+            py,
+            ffi::PyType_GenericNew(class.as_ptr().cast(), empty.as_ptr(), std::ptr::null_mut()),
+        )?
     };
     for (name, value) in shape.fields.iter().zip(values) {
         // SAFETY: all three are live objects; the generic setter returns -1
         // with an exception set on failure (e.g. a name that is no slot).
-        let rc = unsafe { ffi::PyObject_GenericSetAttr(obj.as_ptr(), name.as_ptr(), value.as_ptr()) };
+        let rc =
+            unsafe { ffi::PyObject_GenericSetAttr(obj.as_ptr(), name.as_ptr(), value.as_ptr()) };
         if rc != 0 {
             return Err(PyErr::fetch(py));
         }
@@ -183,7 +218,12 @@ pub struct CharIndex<'t> {
 impl<'t> CharIndex<'t> {
     /// An index over `text`.
     pub fn new(text: &'t str) -> Self {
-        CharIndex { text: text.as_bytes(), ascii: text.is_ascii(), byte: 0, char: 0 }
+        CharIndex {
+            text: text.as_bytes(),
+            ascii: text.is_ascii(),
+            byte: 0,
+            char: 0,
+        }
     }
 
     /// The code point index of byte offset `at` (a char boundary of the text).
@@ -202,18 +242,38 @@ impl<'t> CharIndex<'t> {
     }
 }
 
-fn span<'py>(py: Python<'py>, classes: &Classes, range: &std::ops::Range<usize>, chars: &mut CharIndex<'_>) -> PyResult<Bound<'py, PyAny>> {
+fn span<'py>(
+    py: Python<'py>,
+    classes: &Classes,
+    range: &std::ops::Range<usize>,
+    chars: &mut CharIndex<'_>,
+) -> PyResult<Bound<'py, PyAny>> {
     let (cs, ce) = (chars.at(range.start), chars.at(range.end));
-    let values =
-        [range.start.into_pyobject(py)?.into_any(), range.end.into_pyobject(py)?.into_any(), cs.into_pyobject(py)?.into_any(), ce.into_pyobject(py)?.into_any()];
+    let values = [
+        range.start.into_pyobject(py)?.into_any(),
+        range.end.into_pyobject(py)?.into_any(),
+        cs.into_pyobject(py)?.into_any(),
+        ce.into_pyobject(py)?.into_any(),
+    ];
     instance(py, &classes.span, &values)
 }
 
-fn directive<'py>(py: Python<'py>, classes: &Classes, d: &ToolDirective) -> PyResult<Bound<'py, PyAny>> {
+fn directive<'py>(
+    py: Python<'py>,
+    classes: &Classes,
+    d: &ToolDirective,
+) -> PyResult<Bound<'py, PyAny>> {
     let op = PyString::new(py, &d.op).into_any();
-    let written_op = if d.written_op == d.op { op.clone() } else { PyString::new(py, &d.written_op).into_any() };
+    let written_op = if d.written_op == d.op {
+        op.clone()
+    } else {
+        PyString::new(py, &d.written_op).into_any()
+    };
     let values = [
-        d.form.serialize(PyValue { py, classes: Some(classes) })?,
+        d.form.serialize(PyValue {
+            py,
+            classes: Some(classes),
+        })?,
         PyString::intern(py, d.engine).into_any(),
         op,
         written_op,
@@ -225,12 +285,20 @@ fn directive<'py>(py: Python<'py>, classes: &Classes, d: &ToolDirective) -> PyRe
 /// The `Found` instances of a scan result, in order. Each Rust item is
 /// dropped as soon as its Python object exists, so the two copies of a large
 /// result are never both whole.
-fn found_list<'py, S: Serialize>(py: Python<'py>, classes: &Classes, text: &str, found: Vec<Found<S>>) -> PyResult<Bound<'py, PyList>> {
+fn found_list<'py, S: Serialize>(
+    py: Python<'py>,
+    classes: &Classes,
+    text: &str,
+    found: Vec<Found<S>>,
+) -> PyResult<Bound<'py, PyList>> {
     let mut chars = CharIndex::new(text);
     let list = PyList::empty(py);
     for f in found {
         let item = match &f.item {
-            Item::Sentence { value } => value.serialize(PyValue { py, classes: Some(classes) })?,
+            Item::Sentence { value } => value.serialize(PyValue {
+                py,
+                classes: Some(classes),
+            })?,
             Item::Directive { directive: d } => directive(py, classes, d)?,
         };
         let span = span(py, classes, &f.span, &mut chars)?;
@@ -240,13 +308,25 @@ fn found_list<'py, S: Serialize>(py: Python<'py>, classes: &Classes, text: &str,
 }
 
 /// The `Skipped` instances of a scan result, in order.
-fn skipped_list<'py>(py: Python<'py>, classes: &Classes, text: &str, skipped: Vec<Skipped>) -> PyResult<Bound<'py, PyList>> {
+fn skipped_list<'py>(
+    py: Python<'py>,
+    classes: &Classes,
+    text: &str,
+    skipped: Vec<Skipped>,
+) -> PyResult<Bound<'py, PyList>> {
     let mut chars = CharIndex::new(text);
     let list = PyList::empty(py);
     for s in skipped {
         let span = span(py, classes, &s.span, &mut chars)?;
-        let reason = s.reason.serialize(PyValue { py, classes: Some(classes) })?;
-        list.append(instance(py, &classes.skipped, &[span, reason, PyString::new(py, &s.message).into_any()])?)?;
+        let reason = s.reason.serialize(PyValue {
+            py,
+            classes: Some(classes),
+        })?;
+        list.append(instance(
+            py,
+            &classes.skipped,
+            &[span, reason, PyString::new(py, &s.message).into_any()],
+        )?)?;
     }
     Ok(list)
 }
@@ -272,10 +352,20 @@ impl<'a, 'py> Utf8<'a, 'py> {
     /// `UnicodeEncodeError` for a lone surrogate.
     fn of(text: &'a Bound<'py, PyString>) -> PyResult<Self> {
         let py = text.py();
-        if text.len()? <= CACHED_UTF8_MAX_CHARS || text.call_method0(pyo3::intern!(py, "isascii"))?.is_truthy()? {
-            return Ok(Utf8 { cached: Some(text.to_str()?), encoded: None });
+        if text.len()? <= CACHED_UTF8_MAX_CHARS
+            || text
+                .call_method0(pyo3::intern!(py, "isascii"))?
+                .is_truthy()?
+        {
+            return Ok(Utf8 {
+                cached: Some(text.to_str()?),
+                encoded: None,
+            });
         }
-        Ok(Utf8 { cached: None, encoded: Some(text.encode_utf8()?) })
+        Ok(Utf8 {
+            cached: None,
+            encoded: Some(text.encode_utf8()?),
+        })
     }
 
     fn as_str(&self) -> &str {
@@ -325,7 +415,9 @@ impl GcPause {
     fn new(_py: Python<'_>) -> Self {
         // SAFETY: called with the interpreter attached (the `Python` token);
         // `PyGC_Disable` returns the previous state and cannot fail.
-        GcPause { was_enabled: unsafe { ffi::PyGC_Disable() } != 0 }
+        GcPause {
+            was_enabled: unsafe { ffi::PyGC_Disable() } != 0,
+        }
     }
 }
 
@@ -349,7 +441,14 @@ fn result<'py, S: Serialize>(
     let _pause = GcPause::new(py);
     let found = found_list(py, classes, text, found)?;
     if diagnostics {
-        Ok(PyTuple::new(py, [found.into_any(), skipped_list(py, classes, text, skipped)?.into_any()])?.into_any())
+        Ok(PyTuple::new(
+            py,
+            [
+                found.into_any(),
+                skipped_list(py, classes, text, skipped)?.into_any(),
+            ],
+        )?
+        .into_any())
     } else {
         Ok(found.into_any())
     }
@@ -376,13 +475,19 @@ pub fn scan_many<'py, S: Serialize + Send>(
     scan: fn(&str) -> ScanResult<S>,
 ) -> PyResult<Bound<'py, PyList>> {
     let classes = Classes::get(py)?;
-    let holders = texts.iter().map(Utf8::of).collect::<PyResult<Vec<Utf8<'_, 'py>>>>()?;
+    let holders = texts
+        .iter()
+        .map(Utf8::of)
+        .collect::<PyResult<Vec<Utf8<'_, 'py>>>>()?;
     let strs: Vec<&str> = holders.iter().map(Utf8::as_str).collect();
     let pool = pool()?;
     // Chunks of texts, so that a batch of many tiny texts costs one message
     // per chunk, not per text; enough chunks that building objects can start
     // early and the cores stay busy.
-    let per_chunk = strs.len().div_ceil(pool.current_num_threads() * 16).clamp(1, 4096);
+    let per_chunk = strs
+        .len()
+        .div_ceil(pool.current_num_threads() * 16)
+        .clamp(1, 4096);
     let chunks: Vec<&[&str]> = strs.chunks(per_chunk).collect();
     let list = PyList::empty(py);
     let cancel = std::sync::atomic::AtomicBool::new(false);
@@ -391,16 +496,20 @@ pub fn scan_many<'py, S: Serialize + Send>(
         let (tx, mut rx) = std::sync::mpsc::channel::<(usize, Vec<ScanResult<S>>)>();
         let scanner = threads.spawn(move || {
             pool.install(|| {
-                chunks.par_iter().enumerate().for_each_with(tx, |tx, (i, chunk)| {
-                    if !cancel.load(std::sync::atomic::Ordering::Relaxed) {
-                        // The receiver is gone only after an error: stop quietly.
-                        let _ = tx.send((i, chunk.iter().map(|s| scan(s)).collect()));
-                    }
-                });
+                chunks
+                    .par_iter()
+                    .enumerate()
+                    .for_each_with(tx, |tx, (i, chunk)| {
+                        if !cancel.load(std::sync::atomic::Ordering::Relaxed) {
+                            // The receiver is gone only after an error: stop quietly.
+                            let _ = tx.send((i, chunk.iter().map(|s| scan(s)).collect()));
+                        }
+                    });
             });
         });
         let built = (|| -> PyResult<()> {
-            let mut pending: Vec<Option<Vec<ScanResult<S>>>> = (0..chunks.len()).map(|_| None).collect();
+            let mut pending: Vec<Option<Vec<ScanResult<S>>>> =
+                (0..chunks.len()).map(|_| None).collect();
             for (next, chunk) in chunks.iter().enumerate() {
                 while pending[next].is_none() {
                     // The receiver is moved into the detached wait and back (it
@@ -409,7 +518,9 @@ pub fn scan_many<'py, S: Serialize + Send>(
                     rx = back;
                     match got {
                         Ok((i, r)) => pending[i] = Some(r),
-                        Err(_) => return Err(PyRuntimeError::new_err("the scan threads stopped early")),
+                        Err(_) => {
+                            return Err(PyRuntimeError::new_err("the scan threads stopped early"))
+                        }
                     }
                     while let Ok((i, r)) = rx.try_recv() {
                         pending[i] = Some(r);
@@ -441,8 +552,11 @@ pub fn scan_many<'py, S: Serialize + Send>(
 /// whose id changed makes a new one and leaves the old one alone (dropping
 /// it would wait on threads that do not exist).
 fn pool() -> PyResult<std::sync::Arc<rayon::ThreadPool>> {
-    static POOL: std::sync::Mutex<Option<(u32, std::sync::Arc<rayon::ThreadPool>)>> = std::sync::Mutex::new(None);
-    let mut slot = POOL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    static POOL: std::sync::Mutex<Option<(u32, std::sync::Arc<rayon::ThreadPool>)>> =
+        std::sync::Mutex::new(None);
+    let mut slot = POOL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let pid = std::process::id();
     if let Some((owner, pool)) = slot.as_ref() {
         if *owner == pid {
@@ -467,7 +581,10 @@ fn pool() -> PyResult<std::sync::Arc<rayon::ThreadPool>> {
 ///
 /// # Errors
 /// `UnicodeEncodeError` for a lone surrogate.
-pub fn scan_json<S: Serialize + Send>(text: &Bound<'_, PyString>, scan: fn(&str) -> ScanResult<S>) -> PyResult<String> {
+pub fn scan_json<S: Serialize + Send>(
+    text: &Bound<'_, PyString>,
+    scan: fn(&str) -> ScanResult<S>,
+) -> PyResult<String> {
     let py = text.py();
     let utf8 = Utf8::of(text)?;
     let s = utf8.as_str();
@@ -497,14 +614,21 @@ struct Row {
 
 /// The rows of one text's scan result, in text order (found items and
 /// skipped candidates merged by span start; a found item first on a tie).
-fn rows_of<S: Serialize>(index: usize, found: Vec<Found<S>>, skipped: Vec<Skipped>, diagnostics: bool) -> Result<Vec<Row>, String> {
+fn rows_of<S: Serialize>(
+    index: usize,
+    found: Vec<Found<S>>,
+    skipped: Vec<Skipped>,
+    diagnostics: bool,
+) -> Result<Vec<Row>, String> {
     let mut rows = Vec::with_capacity(found.len() + if diagnostics { skipped.len() } else { 0 });
     for f in found {
         let row = match f.item {
             Item::Sentence { value } => {
                 let mut map = match serde_json::to_value(&value).map_err(|e| e.to_string())? {
                     Value::Object(map) => map,
-                    other => return Err(format!("a sentence serialized as {other}, not an object")),
+                    other => {
+                        return Err(format!("a sentence serialized as {other}, not an object"))
+                    }
                 };
                 let structure = match map.shift_remove(TAG) {
                     Some(Value::String(s)) => s,
@@ -525,7 +649,10 @@ fn rows_of<S: Serialize>(index: usize, found: Vec<Found<S>>, skipped: Vec<Skippe
             }
             Item::Directive { directive: d } => {
                 let mut map = Map::new();
-                map.insert("form".to_owned(), serde_json::to_value(d.form).map_err(|e| e.to_string())?);
+                map.insert(
+                    "form".to_owned(),
+                    serde_json::to_value(d.form).map_err(|e| e.to_string())?,
+                );
                 map.insert("engine".to_owned(), Value::String(d.engine.to_owned()));
                 map.insert("op".to_owned(), Value::String(d.op.clone()));
                 map.insert("written_op".to_owned(), Value::String(d.written_op));
@@ -585,7 +712,13 @@ impl StrCol {
     fn with_capacity(rows: usize) -> Self {
         let mut offsets = Vec::with_capacity(rows + 1);
         offsets.push(0);
-        StrCol { validity: Vec::with_capacity(rows.div_ceil(8)), offsets, data: Vec::new(), nulls: 0, len: 0 }
+        StrCol {
+            validity: Vec::with_capacity(rows.div_ceil(8)),
+            offsets,
+            data: Vec::new(),
+            nulls: 0,
+            len: 0,
+        }
     }
 
     fn push(&mut self, value: Option<&str>) -> Result<(), String> {
@@ -601,21 +734,38 @@ impl StrCol {
             }
             None => self.nulls += 1,
         }
-        self.offsets.push(i32::try_from(self.data.len()).map_err(|_| "a string column of a batch passed 2 GiB".to_owned())?);
+        self.offsets.push(
+            i32::try_from(self.data.len())
+                .map_err(|_| "a string column of a batch passed 2 GiB".to_owned())?,
+        );
         self.len += 1;
         Ok(())
     }
 
     /// `("utf8", validity or None, offsets, data, null count)`.
     fn to_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        let validity = if self.nulls == 0 { py.None().into_bound(py) } else { PyBytes::new(py, &self.validity).into_any() };
+        let validity = if self.nulls == 0 {
+            py.None().into_bound(py)
+        } else {
+            PyBytes::new(py, &self.validity).into_any()
+        };
         let offsets: Vec<u8> = self.offsets.iter().flat_map(|o| o.to_le_bytes()).collect();
-        (PyString::intern(py, "utf8"), validity, PyBytes::new(py, &offsets), PyBytes::new(py, &self.data), self.nulls).into_pyobject(py)
+        (
+            PyString::intern(py, "utf8"),
+            validity,
+            PyBytes::new(py, &offsets),
+            PyBytes::new(py, &self.data),
+            self.nulls,
+        )
+            .into_pyobject(py)
     }
 }
 
 /// `("int64", little-endian values)`.
-fn int_col<'py>(py: Python<'py>, values: impl Iterator<Item = i64>) -> PyResult<Bound<'py, PyTuple>> {
+fn int_col<'py>(
+    py: Python<'py>,
+    values: impl Iterator<Item = i64>,
+) -> PyResult<Bound<'py, PyTuple>> {
     let bytes: Vec<u8> = values.flat_map(i64::to_le_bytes).collect();
     (PyString::intern(py, "int64"), PyBytes::new(py, &bytes)).into_pyobject(py)
 }
@@ -629,7 +779,10 @@ struct Origin<'a> {
 /// The string columns of `rows`, built without the interpreter: `kind`,
 /// `structure`, `op`, `fields`, `args`, `reason`, `message`, and with an
 /// origin `file`, `at`, `sender`.
-fn string_columns(rows: &[Row], origin: Option<&Origin<'_>>) -> Result<Vec<(&'static str, StrCol)>, String> {
+fn string_columns(
+    rows: &[Row],
+    origin: Option<&Origin<'_>>,
+) -> Result<Vec<(&'static str, StrCol)>, String> {
     type Get = fn(&Row) -> Option<&str>;
     let getters: [(&'static str, Get); 7] = [
         ("kind", |r| Some(r.kind)),
@@ -666,14 +819,28 @@ fn string_columns(rows: &[Row], origin: Option<&Origin<'_>>) -> Result<Vec<(&'st
 /// [`StrCol::to_py`], [`int_col`]): `index` (the message's index in the
 /// batch), `span_start`, `span_end`, the string columns of
 /// [`string_columns`], and with an origin `line` (`first_line + index`).
-fn columns<'py>(py: Python<'py>, rows: &[Row], strings: Vec<(&'static str, StrCol)>, first_line: Option<i64>) -> PyResult<Bound<'py, PyDict>> {
+fn columns<'py>(
+    py: Python<'py>,
+    rows: &[Row],
+    strings: Vec<(&'static str, StrCol)>,
+    first_line: Option<i64>,
+) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
     let as_i64 = |v: usize| i64::try_from(v).unwrap_or(i64::MAX);
     dict.set_item("index", int_col(py, rows.iter().map(|r| as_i64(r.index)))?)?;
-    dict.set_item("span_start", int_col(py, rows.iter().map(|r| as_i64(r.start)))?)?;
+    dict.set_item(
+        "span_start",
+        int_col(py, rows.iter().map(|r| as_i64(r.start)))?,
+    )?;
     dict.set_item("span_end", int_col(py, rows.iter().map(|r| as_i64(r.end)))?)?;
     if let Some(first) = first_line {
-        dict.set_item("line", int_col(py, rows.iter().map(|r| first.saturating_add(as_i64(r.index))))?)?;
+        dict.set_item(
+            "line",
+            int_col(
+                py,
+                rows.iter().map(|r| first.saturating_add(as_i64(r.index))),
+            )?,
+        )?;
     }
     for (name, col) in &strings {
         dict.set_item(*name, col.to_py(py)?)?;
@@ -695,18 +862,22 @@ pub fn scan_rows<'py, S: Serialize + Send>(
     diagnostics: bool,
     scan: fn(&str) -> ScanResult<S>,
 ) -> PyResult<Bound<'py, PyTuple>> {
-    let holders = texts.iter().map(Utf8::of).collect::<PyResult<Vec<Utf8<'_, 'py>>>>()?;
+    let holders = texts
+        .iter()
+        .map(Utf8::of)
+        .collect::<PyResult<Vec<Utf8<'_, 'py>>>>()?;
     let strs: Vec<&str> = holders.iter().map(Utf8::as_str).collect();
     let pool = pool()?;
     let built = py.detach(|| -> Result<_, String> {
-        let rows = pool.install(|| strs
-            .par_iter()
-            .enumerate()
-            .map(|(i, s)| {
-                let (found, skipped) = scan(s);
-                rows_of(i, found, skipped, diagnostics)
-            })
-            .collect::<Result<Vec<Vec<Row>>, String>>())?;
+        let rows = pool.install(|| {
+            strs.par_iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    let (found, skipped) = scan(s);
+                    rows_of(i, found, skipped, diagnostics)
+                })
+                .collect::<Result<Vec<Vec<Row>>, String>>()
+        })?;
         let rows: Vec<Row> = rows.into_iter().flatten().collect();
         let strings = string_columns(&rows, None)?;
         Ok((rows, strings))
@@ -761,18 +932,23 @@ pub fn harvest_lines<'py, S: Serialize + Send>(
     type Read = Result<((Option<String>, Option<String>), Vec<Row>), String>;
     let pool = pool()?;
     let built = py.detach(|| -> Result<_, String> {
-        let read = pool.install(|| bytes
-            .par_iter()
-            .enumerate()
-            .map(|(i, line)| -> Result<Read, String> {
-                let message = match read_message(line) {
-                    Ok(m) => m,
-                    Err(e) => return Ok(Err(e)),
-                };
-                let (found, skipped) = scan(&message.text);
-                Ok(Ok(((message.at, message.from), rows_of(i, found, skipped, diagnostics)?)))
-            })
-            .collect::<Result<Vec<Read>, String>>())?;
+        let read = pool.install(|| {
+            bytes
+                .par_iter()
+                .enumerate()
+                .map(|(i, line)| -> Result<Read, String> {
+                    let message = match read_message(line) {
+                        Ok(m) => m,
+                        Err(e) => return Ok(Err(e)),
+                    };
+                    let (found, skipped) = scan(&message.text);
+                    Ok(Ok((
+                        (message.at, message.from),
+                        rows_of(i, found, skipped, diagnostics)?,
+                    )))
+                })
+                .collect::<Result<Vec<Read>, String>>()
+        })?;
         let mut senders = Vec::with_capacity(read.len());
         let mut rows = Vec::new();
         let mut errors = Vec::new();
@@ -788,7 +964,13 @@ pub fn harvest_lines<'py, S: Serialize + Send>(
                 }
             }
         }
-        let strings = string_columns(&rows, Some(&Origin { file, senders: &senders }))?;
+        let strings = string_columns(
+            &rows,
+            Some(&Origin {
+                file,
+                senders: &senders,
+            }),
+        )?;
         Ok((rows, strings, errors))
     });
     let (rows, strings, errors) = built.map_err(PyRuntimeError::new_err)?;
@@ -802,17 +984,24 @@ pub fn harvest_lines<'py, S: Serialize + Send>(
 /// # Errors
 /// [`NativeJsonError`] with the reader's message; `UnicodeEncodeError` for a
 /// lone surrogate.
-pub fn parse_object<'py>(text: &Bound<'py, PyString>, limits: Limits) -> PyResult<Bound<'py, PyDict>> {
+pub fn parse_object<'py>(
+    text: &Bound<'py, PyString>,
+    limits: Limits,
+) -> PyResult<Bound<'py, PyDict>> {
     let py = text.py();
     let utf8 = Utf8::of(text)?;
     let s = utf8.as_str();
-    let map = parse_object_with(s, limits).map_err(|JsonError { message }| NativeJsonError::new_err(message))?;
+    let map = parse_object_with(s, limits)
+        .map_err(|JsonError { message }| NativeJsonError::new_err(message))?;
     object_to_py(py, &map)
 }
 
 /// A JSON object as a `dict` (keys in order), arrays as `list`, numbers as
 /// `int` or `float`.
-pub fn object_to_py<'py>(py: Python<'py>, map: &Map<String, Value>) -> PyResult<Bound<'py, PyDict>> {
+pub fn object_to_py<'py>(
+    py: Python<'py>,
+    map: &Map<String, Value>,
+) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
     for (k, v) in map {
         dict.set_item(PyString::new(py, k), value_to_py(py, v)?)?;
@@ -916,7 +1105,9 @@ pub struct StructOut<'py, 'c> {
 }
 
 fn unsupported<T>(what: &str) -> Result<T, ConvertError> {
-    Err(ConvertError(PyTypeError::new_err(format!("{what} has no Python form in the scan result"))))
+    Err(ConvertError(PyTypeError::new_err(format!(
+        "{what} has no Python form in the scan result"
+    ))))
 }
 
 impl<'py, 'c> ser::Serializer for PyValue<'py, 'c> {
@@ -988,19 +1179,36 @@ impl<'py, 'c> ser::Serializer for PyValue<'py, 'c> {
         // One of a few fixed names (a status, a form, a skip reason): shared.
         Ok(PyString::intern(self.py, variant).into_any())
     }
-    fn serialize_newtype_struct<T: ?Sized + Serialize>(self, _: &'static str, value: &T) -> Out<'py> {
+    fn serialize_newtype_struct<T: ?Sized + Serialize>(
+        self,
+        _: &'static str,
+        value: &T,
+    ) -> Out<'py> {
         value.serialize(self)
     }
-    fn serialize_newtype_variant<T: ?Sized + Serialize>(self, _: &'static str, _: u32, _: &'static str, _: &T) -> Out<'py> {
+    fn serialize_newtype_variant<T: ?Sized + Serialize>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: &T,
+    ) -> Out<'py> {
         unsupported("an externally tagged enum variant")
     }
     fn serialize_seq(self, _: Option<usize>) -> Result<SeqOut<'py, 'c>, ConvertError> {
-        Ok(SeqOut { to: self, items: PyList::empty(self.py) })
+        Ok(SeqOut {
+            to: self,
+            items: PyList::empty(self.py),
+        })
     }
     fn serialize_tuple(self, len: usize) -> Result<SeqOut<'py, 'c>, ConvertError> {
         self.serialize_seq(Some(len))
     }
-    fn serialize_tuple_struct(self, _: &'static str, len: usize) -> Result<SeqOut<'py, 'c>, ConvertError> {
+    fn serialize_tuple_struct(
+        self,
+        _: &'static str,
+        len: usize,
+    ) -> Result<SeqOut<'py, 'c>, ConvertError> {
         self.serialize_seq(Some(len))
     }
     fn serialize_tuple_variant(
@@ -1013,10 +1221,23 @@ impl<'py, 'c> ser::Serializer for PyValue<'py, 'c> {
         unsupported("a tuple variant")
     }
     fn serialize_map(self, _: Option<usize>) -> Result<MapOut<'py, 'c>, ConvertError> {
-        Ok(MapOut { to: self, dict: PyDict::new(self.py), key: None })
+        Ok(MapOut {
+            to: self,
+            dict: PyDict::new(self.py),
+            key: None,
+        })
     }
-    fn serialize_struct(self, _: &'static str, len: usize) -> Result<StructOut<'py, 'c>, ConvertError> {
-        Ok(StructOut { to: self, tag: None, names: Vec::with_capacity(len), values: Vec::with_capacity(len) })
+    fn serialize_struct(
+        self,
+        _: &'static str,
+        len: usize,
+    ) -> Result<StructOut<'py, 'c>, ConvertError> {
+        Ok(StructOut {
+            to: self,
+            tag: None,
+            names: Vec::with_capacity(len),
+            values: Vec::with_capacity(len),
+        })
     }
     fn serialize_struct_variant(
         self,
@@ -1070,7 +1291,10 @@ impl<'py> ser::SerializeMap for MapOut<'py, '_> {
         Ok(())
     }
     fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), ConvertError> {
-        let key = self.key.take().ok_or_else(|| <ConvertError as ser::Error>::custom("a map value without its key"))?;
+        let key = self
+            .key
+            .take()
+            .ok_or_else(|| <ConvertError as ser::Error>::custom("a map value without its key"))?;
         Ok(self.dict.set_item(key, value.serialize(self.to)?)?)
     }
     fn end(self) -> Out<'py> {
@@ -1081,7 +1305,11 @@ impl<'py> ser::SerializeMap for MapOut<'py, '_> {
 impl<'py> ser::SerializeStruct for StructOut<'py, '_> {
     type Ok = Bound<'py, PyAny>;
     type Error = ConvertError;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, value: &T) -> Result<(), ConvertError> {
+    fn serialize_field<T: ?Sized + Serialize>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<(), ConvertError> {
         let value = value.serialize(self.to)?;
         if key == TAG && self.values.is_empty() && self.tag.is_none() {
             self.tag = Some(value.extract::<String>()?);
@@ -1094,10 +1322,11 @@ impl<'py> ser::SerializeStruct for StructOut<'py, '_> {
     fn end(self) -> Out<'py> {
         let py = self.to.py;
         if let (Some(tag), Some(classes)) = (&self.tag, self.to.classes) {
-            let shape = classes
-                .sentences
-                .get(tag)
-                .ok_or_else(|| ConvertError(PyTypeError::new_err(format!("no class is registered for the structure `{tag}`"))))?;
+            let shape = classes.sentences.get(tag).ok_or_else(|| {
+                ConvertError(PyTypeError::new_err(format!(
+                    "no class is registered for the structure `{tag}`"
+                )))
+            })?;
             return Ok(instance(py, shape, &self.values)?);
         }
         let dict = PyDict::new(py);
@@ -1118,7 +1347,17 @@ mod tests {
     #[test]
     fn string_columns_have_arrows_layout() {
         let mut col = StrCol::with_capacity(10);
-        let values = [Some("ab"), None, Some(""), Some("é"), None, None, None, None, Some("x")];
+        let values = [
+            Some("ab"),
+            None,
+            Some(""),
+            Some("é"),
+            None,
+            None,
+            None,
+            None,
+            Some("x"),
+        ];
         for v in values {
             col.push(v).unwrap();
         }
@@ -1130,14 +1369,23 @@ mod tests {
 
     #[test]
     fn a_message_is_one_object_with_a_string_text() {
-        let m = read_message(b"{\"at\": null, \"from\": \"a\", \"text\": \"[CLAIM 1]\", \"x\": [1]}\r\n").unwrap();
-        assert_eq!((m.at, m.from.as_deref(), m.text.as_str()), (None, Some("a"), "[CLAIM 1]"));
+        let m = read_message(
+            b"{\"at\": null, \"from\": \"a\", \"text\": \"[CLAIM 1]\", \"x\": [1]}\r\n",
+        )
+        .unwrap();
+        assert_eq!(
+            (m.at, m.from.as_deref(), m.text.as_str()),
+            (None, Some("a"), "[CLAIM 1]")
+        );
         let cases: [(&[u8], &str); 7] = [
             (b"\n", "an empty line"),
             (b"[\"t\", \"f\", \"x\"]\n", "not a JSON object"),
             (b"{\"text\": 1}", "expected a string"),
             (b"{\"at\": \"t\"}", "missing field `text`"),
-            (b"{\"text\": \"a\", \"text\": \"b\"}", "duplicate field `text`"),
+            (
+                b"{\"text\": \"a\", \"text\": \"b\"}",
+                "duplicate field `text`",
+            ),
             (b"{\"text\": \"\\ud800\"}", "hex escape"),
             (b"{\"text\": \"\xff\"}", "invalid unicode"),
         ];
@@ -1166,7 +1414,9 @@ mod tests {
 pub type FeedText = fn(&mut crate::loops::Tracker, crate::loops::Timestamp, &str, &str) -> usize;
 
 fn timestamp(at: &str) -> PyResult<crate::loops::Timestamp> {
-    at.parse().map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("`{at}` is not an RFC 3339 time: {e}")))
+    at.parse().map_err(|e| {
+        pyo3::exceptions::PyValueError::new_err(format!("`{at}` is not an RFC 3339 time: {e}"))
+    })
 }
 
 fn to_json<T: Serialize>(value: &T) -> PyResult<String> {
@@ -1193,10 +1443,18 @@ impl PyTracker {
     ///
     /// # Errors
     /// `ValueError` when the JSON is not a saved state.
-    pub fn restore(like: crate::loops::Tracker, feed_text: FeedText, state_json: &str) -> PyResult<Self> {
-        let state: crate::loops::State =
-            serde_json::from_str(state_json).map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("not a saved tracker state: {e}")))?;
-        Ok(PyTracker { inner: like.with_state(state), feed_text })
+    pub fn restore(
+        like: crate::loops::Tracker,
+        feed_text: FeedText,
+        state_json: &str,
+    ) -> PyResult<Self> {
+        let state: crate::loops::State = serde_json::from_str(state_json).map_err(|e| {
+            pyo3::exceptions::PyValueError::new_err(format!("not a saved tracker state: {e}"))
+        })?;
+        Ok(PyTracker {
+            inner: like.with_state(state),
+            feed_text,
+        })
     }
 }
 
@@ -1215,8 +1473,9 @@ impl PyTracker {
 
     /// Marks the nudges of `due_json` (as `due` wrote it) as sent.
     fn nudged(&mut self, due_json: &str) -> PyResult<()> {
-        let due: Vec<crate::loops::Due> =
-            serde_json::from_str(due_json).map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("not a list of due nudges: {e}")))?;
+        let due: Vec<crate::loops::Due> = serde_json::from_str(due_json).map_err(|e| {
+            pyo3::exceptions::PyValueError::new_err(format!("not a list of due nudges: {e}"))
+        })?;
         self.inner.nudged(&due);
         Ok(())
     }

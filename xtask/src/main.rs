@@ -18,7 +18,10 @@ mod python;
 mod test;
 
 #[derive(Parser)]
-#[command(name = "cargo xtask", about = "Generate and check the agent-sentences outputs from schema/")]
+#[command(
+    name = "cargo xtask",
+    about = "Generate and check the agent-sentences outputs from schema/"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -57,7 +60,10 @@ enum Command {
 
 /// The repository root.
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace").to_owned()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives in the workspace")
+        .to_owned()
 }
 
 /// Runs from the workspace root so the defaults (and the paths printed in
@@ -68,7 +74,10 @@ fn enter_workspace_root() -> Context {
     let base = std::env::current_dir().unwrap_or_else(|_| root());
     let root = root();
     if let Err(e) = std::env::set_current_dir(&root) {
-        eprintln!("warning: cannot enter the workspace root {}: {e}", root.display());
+        eprintln!(
+            "warning: cannot enter the workspace root {}: {e}",
+            root.display()
+        );
     }
     Context::repository("cargo xtask", base, root)
 }
@@ -81,7 +90,9 @@ fn main() -> ExitCode {
         Command::Check(args) => exit(run_check(&ctx, &args)),
         Command::Test { quick, filter } => exit(test::run_all(&ctx, quick, filter.as_deref())),
         Command::Bench => exit(match python::ensure_tools() {
-            Some(py) => bench::run_all(&py).map_err(|e| eprintln!("error: {e}")).is_ok(),
+            Some(py) => bench::run_all(&py)
+                .map_err(|e| eprintln!("error: {e}"))
+                .is_ok(),
             None => false,
         }),
     }

@@ -64,13 +64,24 @@ pub const PACKAGE_ARGS: &[&str] = &[
 /// The workspace's packages but the generated ones, whose formatting is the
 /// generator's (prettyplease and templates; the drift check holds them to the spec).
 fn hand_written_packages() -> Vec<String> {
-    let out = cargo().args(["metadata", "--no-deps", "--format-version", "1"]).output();
-    let meta: serde_json::Value = out.ok().and_then(|o| serde_json::from_slice(&o.stdout).ok()).unwrap_or_default();
+    let out = cargo()
+        .args(["metadata", "--no-deps", "--format-version", "1"])
+        .output();
+    let meta: serde_json::Value = out
+        .ok()
+        .and_then(|o| serde_json::from_slice(&o.stdout).ok())
+        .unwrap_or_default();
     meta["packages"]
         .as_array()
         .into_iter()
         .flatten()
-        .filter(|p| !p["manifest_path"].as_str().unwrap_or_default().replace('\\', "/").contains("/generated/"))
+        .filter(|p| {
+            !p["manifest_path"]
+                .as_str()
+                .unwrap_or_default()
+                .replace('\\', "/")
+                .contains("/generated/")
+        })
         .filter_map(|p| p["name"].as_str().map(str::to_owned))
         .collect()
 }
@@ -85,28 +96,49 @@ pub const NEAR_MISS_BYTES: &str = "AGENT_SENTENCES_NEAR_MISS_BYTES";
 /// contain it (and implies `quick`'s leaving out).
 pub fn run_all(ctx: &Context, quick: bool, filter: Option<&str>) -> bool {
     let full = !quick && filter.is_none();
-    let env: Vec<(&str, &str)> = if quick { vec![(NEAR_MISS_BYTES, "65536")] } else { vec![] };
+    let env: Vec<(&str, &str)> = if quick {
+        vec![(NEAR_MISS_BYTES, "65536")]
+    } else {
+        vec![]
+    };
     let mut results: Vec<(String, bool)> = Vec::new();
     let check = CheckArgs {
-        paths: GenArgs { spec: None, out: None, runtime_path: None },
+        paths: GenArgs {
+            spec: None,
+            out: None,
+            runtime_path: None,
+        },
         format: Format::Human,
         deny_warnings: true,
         python: "python3".to_owned(),
         against: None,
     };
-    results.push(("lint and drift check".to_owned(), step("lint and drift check", run_check(ctx, &check))));
+    results.push((
+        "lint and drift check".to_owned(),
+        step("lint and drift check", run_check(ctx, &check)),
+    ));
     if full {
         let mut fmt = cargo();
         fmt.args(["fmt", "--check"]);
         for p in hand_written_packages() {
             fmt.args(["-p", &p]);
         }
-        results.push(("cargo fmt --check".to_owned(), run("cargo fmt --check", &mut fmt)));
+        results.push((
+            "cargo fmt --check".to_owned(),
+            run("cargo fmt --check", &mut fmt),
+        ));
     }
     // The Python package before the Rust tests: codegen/tests/spec_change.rs
     // and tests/python's cross-language checks run against it.
-    let python = if Path::new("generated/python").exists() { crate::python::prepare() } else { None };
-    results.push(("Python package built and installed into .tools/venv".to_owned(), python.is_some()));
+    let python = if Path::new("generated/python").exists() {
+        crate::python::prepare()
+    } else {
+        None
+    };
+    results.push((
+        "Python package built and installed into .tools/venv".to_owned(),
+        python.is_some(),
+    ));
     let mut test = cargo();
     test.args(["test", "--workspace", "--no-fail-fast"]);
     if full {
@@ -120,22 +152,51 @@ pub fn run_all(ctx: &Context, quick: bool, filter: Option<&str>) -> bool {
     if full {
         results.push((
             "clippy".to_owned(),
-            run("clippy", cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])),
+            run(
+                "clippy",
+                cargo().args([
+                    "clippy",
+                    "--workspace",
+                    "--all-targets",
+                    "--",
+                    "-D",
+                    "warnings",
+                ]),
+            ),
         ));
         results.push((
             "rustdoc on the generated crate".to_owned(),
-            run("rustdoc on the generated crate", cargo().args(["doc", "--quiet", "--no-deps", "-p", "agent-sentences"]).env("RUSTDOCFLAGS", "-D warnings")),
+            run(
+                "rustdoc on the generated crate",
+                cargo()
+                    .args(["doc", "--quiet", "--no-deps", "-p", "agent-sentences"])
+                    .env("RUSTDOCFLAGS", "-D warnings"),
+            ),
         ));
         // `--all-targets` leaves doctests out: the generated crate's entry
         // points and the README's Rust examples (included by tests/downstream).
         results.push((
             "doctests".to_owned(),
-            run("doctests", cargo().args(["test", "--quiet", "--doc", "-p", "agent-sentences", "-p", "downstream-example"])),
+            run(
+                "doctests",
+                cargo().args([
+                    "test",
+                    "--quiet",
+                    "--doc",
+                    "-p",
+                    "agent-sentences",
+                    "-p",
+                    "downstream-example",
+                ]),
+            ),
         ));
         // Every crate a user gets from a registry, packaged and verified together
         // (each verification builds against the ones packaged before it, from a
         // local registry cargo makes under target/package).
-        results.push(("cargo package".to_owned(), run("cargo package", cargo().args(PACKAGE_ARGS))));
+        results.push((
+            "cargo package".to_owned(),
+            run("cargo package", cargo().args(PACKAGE_ARGS)),
+        ));
     }
     if let Some(python) = python {
         results.extend(crate::python::run_tests(python, full, filter, &env));
@@ -146,6 +207,15 @@ pub fn run_all(ctx: &Context, quick: bool, filter: Option<&str>) -> bool {
         eprintln!("{:>7}  {name}", if *ok { "ok" } else { "FAILED" });
     }
     let failed = results.iter().filter(|(_, ok)| !ok).count();
-    eprintln!("{} of {} steps passed{}", results.len() - failed, results.len(), if full { "" } else { " (a partial run: see `cargo xtask test --help`)" });
+    eprintln!(
+        "{} of {} steps passed{}",
+        results.len() - failed,
+        results.len(),
+        if full {
+            ""
+        } else {
+            " (a partial run: see `cargo xtask test --help`)"
+        }
+    );
     failed == 0
 }

@@ -4,7 +4,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_owned()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_owned()
 }
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -38,7 +41,11 @@ fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 }
 
 fn xtask(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_xtask")).args(args).env_remove("RUST_BACKTRACE").output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(args)
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .unwrap()
 }
 
 #[test]
@@ -52,16 +59,37 @@ fn broken_spec_reports_every_fault_and_writes_nothing() {
     std::fs::write(out.join("rust/Cargo.toml"), "stale").unwrap();
     let before = snapshot(&out);
     let s = std::fs::read_to_string(spec.join("structures.json")).unwrap();
-    let s = s.replace("\"regex_ref\": \"ack\"", "\"regex_ref\": \"akc\"").replace("\"[fleet-alert] {severity}: {message}\"", "\"[fleet-alert] {severity}: {msg}\"");
+    let s = s
+        .replace("\"regex_ref\": \"ack\"", "\"regex_ref\": \"akc\"")
+        .replace(
+            "\"[fleet-alert] {severity}: {message}\"",
+            "\"[fleet-alert] {severity}: {msg}\"",
+        );
     std::fs::write(spec.join("structures.json"), s).unwrap();
 
-    let o = xtask(&["gen", "--spec", spec.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let o = xtask(&[
+        "gen",
+        "--spec",
+        spec.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("error[unknown-regex-ref]") && stderr.contains("/structures/ack/regex_ref"), "{stderr}");
-    assert!(stderr.contains("error[placeholder-not-field]") && stderr.contains("/structures/fleet_alert/template"), "{stderr}");
+    assert!(
+        stderr.contains("error[unknown-regex-ref]") && stderr.contains("/structures/ack/regex_ref"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("error[placeholder-not-field]")
+            && stderr.contains("/structures/fleet_alert/template"),
+        "{stderr}"
+    );
     assert!(stderr.contains("structures.json:"), "{stderr}");
-    assert!(!stderr.contains("panicked") && !stderr.contains("backtrace"), "{stderr}");
+    assert!(
+        !stderr.contains("panicked") && !stderr.contains("backtrace"),
+        "{stderr}"
+    );
     assert!(stderr.contains("nothing was written"), "{stderr}");
     assert_eq!(snapshot(&out), before, "a bad spec writes nothing");
 }
@@ -72,24 +100,56 @@ fn check_reports_a_hand_edit_with_a_diff_and_gen_repairs_it() {
     let spec = root().join("schema");
     let (spec, out_s) = (spec.to_str().unwrap(), out.to_str().unwrap());
     let ok = xtask(&["check", "--spec", spec, "--out", out_s]);
-    assert_eq!(ok.status.code(), Some(0), "{}", String::from_utf8_lossy(&ok.stderr));
+    assert_eq!(
+        ok.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
 
     let lib = out.join("rust/src/lib.rs");
     let text = std::fs::read_to_string(&lib).unwrap();
-    std::fs::write(&lib, text.replacen("pub struct WorkOrder {", "pub struct WorkOrder { // hand edit", 1)).unwrap();
+    std::fs::write(
+        &lib,
+        text.replacen(
+            "pub struct WorkOrder {",
+            "pub struct WorkOrder { // hand edit",
+            1,
+        ),
+    )
+    .unwrap();
     std::fs::write(out.join("orphan.txt"), "left over\n").unwrap();
     let bad = xtask(&["check", "--spec", spec, "--out", out_s]);
     let stderr = String::from_utf8_lossy(&bad.stderr);
     assert_eq!(bad.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("generated/rust/src/lib.rs is stale"), "{stderr}");
-    assert!(stderr.contains("-pub struct WorkOrder { // hand edit"), "{stderr}");
-    assert!(stderr.contains("generated/orphan.txt is not produced by the generator (orphan)"), "{stderr}");
-    assert!(stderr.contains(&format!("run `cargo xtask gen --spec {spec} --out {out_s}` and commit the result")), "{stderr}");
+    assert!(
+        stderr.contains("generated/rust/src/lib.rs is stale"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("-pub struct WorkOrder { // hand edit"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("generated/orphan.txt is not produced by the generator (orphan)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "run `cargo xtask gen --spec {spec} --out {out_s}` and commit the result"
+        )),
+        "{stderr}"
+    );
 
     let fix = xtask(&["gen", "--spec", spec, "--out", out_s]);
     assert_eq!(fix.status.code(), Some(0));
     let again = xtask(&["check", "--spec", spec, "--out", out_s]);
-    assert_eq!(again.status.code(), Some(0), "{}", String::from_utf8_lossy(&again.stderr));
+    assert_eq!(
+        again.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
 }
 
 /// A fresh copy of `generated/` in a temporary directory: a copy, then
@@ -104,11 +164,27 @@ fn generated_copy() -> (tempfile::TempDir, PathBuf) {
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{stderr}");
     // The two manifests that name the runtime by path: the crate's and the Python binding's.
-    let unchanged = agent_sentences_codegen::generate(&root().join("schema")).unwrap_or_else(|r| panic!("{r}")).files.len() - 2;
-    assert!(stderr.contains(&format!("wrote {}/python/native/Cargo.toml (changed)\n", out.display())), "{stderr}");
+    let unchanged = agent_sentences_codegen::generate(&root().join("schema"))
+        .unwrap_or_else(|r| panic!("{r}"))
+        .files
+        .len()
+        - 2;
+    assert!(
+        stderr.contains(&format!(
+            "wrote {}/python/native/Cargo.toml (changed)\n",
+            out.display()
+        )),
+        "{stderr}"
+    );
     assert!(stderr.contains(&format!("wrote {}/rust/Cargo.toml (changed)\n2 written, 0 removed (orphans), {unchanged} unchanged", out.display())), "{stderr}");
     let manifest = std::fs::read_to_string(out.join("rust/Cargo.toml")).unwrap();
-    assert!(manifest.contains(&format!("path = {:?}", root().join("runtime").to_str().unwrap())), "{manifest}");
+    assert!(
+        manifest.contains(&format!(
+            "path = {:?}",
+            root().join("runtime").to_str().unwrap()
+        )),
+        "{manifest}"
+    );
     (tmp, out)
 }
 
@@ -118,9 +194,21 @@ fn check_fails_on_each_kind_of_drift_alone_and_writes_nothing() {
     let spec = spec.to_str().unwrap();
     type Damage = fn(&Path);
     let cases: [(&str, Damage, &str); 4] = [
-        ("stale", |o| std::fs::write(o.join("rust/Cargo.toml"), "stale\n").unwrap(), "rust/Cargo.toml is stale"),
-        ("missing", |o| std::fs::remove_file(o.join("rust/tests/spec_examples.rs")).unwrap(), "rust/tests/spec_examples.rs is missing"),
-        ("orphan", |o| std::fs::write(o.join("rust/src/old.rs"), "x\n").unwrap(), "rust/src/old.rs is not produced by the generator (orphan)"),
+        (
+            "stale",
+            |o| std::fs::write(o.join("rust/Cargo.toml"), "stale\n").unwrap(),
+            "rust/Cargo.toml is stale",
+        ),
+        (
+            "missing",
+            |o| std::fs::remove_file(o.join("rust/tests/spec_examples.rs")).unwrap(),
+            "rust/tests/spec_examples.rs is missing",
+        ),
+        (
+            "orphan",
+            |o| std::fs::write(o.join("rust/src/old.rs"), "x\n").unwrap(),
+            "rust/src/old.rs is not produced by the generator (orphan)",
+        ),
         (
             "crlf",
             |o| {
@@ -135,10 +223,21 @@ fn check_fails_on_each_kind_of_drift_alone_and_writes_nothing() {
         let (_tmp, out) = generated_copy();
         damage(&out);
         let before = snapshot(&out);
-        let o = xtask(&["check", "--spec", spec, "--out", out.to_str().unwrap(), "--python", "off"]);
+        let o = xtask(&[
+            "check",
+            "--spec",
+            spec,
+            "--out",
+            out.to_str().unwrap(),
+            "--python",
+            "off",
+        ]);
         let stderr = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(1), "{name}: {stderr}");
-        assert!(stderr.contains(&format!("{}/{says}\n", out.display())), "{name}: {stderr}");
+        assert!(
+            stderr.contains(&format!("{}/{says}\n", out.display())),
+            "{name}: {stderr}"
+        );
         assert!(
             stderr.contains(&format!("1 file(s) under {} differ from what schema produces: run `cargo xtask gen --spec {spec} --out {}` and commit the result", out.display(), out.display())),
             "{name}: {stderr}"
@@ -151,7 +250,12 @@ fn check_fails_on_each_kind_of_drift_alone_and_writes_nothing() {
         if name == "crlf" {
             assert!(stderr.contains("only line endings differ"), "{stderr}");
         }
-        assert_eq!(snapshot(&out), before, "{name}: the check wrote to {}", out.display());
+        assert_eq!(
+            snapshot(&out),
+            before,
+            "{name}: the check wrote to {}",
+            out.display()
+        );
     }
 }
 
@@ -161,7 +265,9 @@ fn check_json_reports_findings_and_drift_in_one_object() {
     std::fs::write(out.join("rust/Cargo.toml"), "stale\n").unwrap();
     let spec = root().join("schema");
     let (spec, out_s) = (spec.to_str().unwrap(), out.to_str().unwrap());
-    let o = xtask(&["check", "--spec", spec, "--out", out_s, "--format", "json", "--python", "off"]);
+    let o = xtask(&[
+        "check", "--spec", spec, "--out", out_s, "--format", "json", "--python", "off",
+    ]);
     assert_eq!(o.status.code(), Some(1));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["ok"], false);
@@ -172,14 +278,23 @@ fn check_json_reports_findings_and_drift_in_one_object() {
     assert_eq!(first["severity"], "warning");
     assert_eq!(first["code"], "optional-field-not-captured");
     assert_eq!(first["pointer"], "/structures/work_order/optional_fields/0");
-    assert_eq!((first["line"].as_u64(), first["column"].as_u64()), (Some(19), Some(9)));
+    assert_eq!(
+        (first["line"].as_u64(), first["column"].as_u64()),
+        (Some(19), Some(9))
+    );
     assert!(first["hint"].is_string());
     assert_eq!(v["drift"].as_array().unwrap().len(), 1);
     assert_eq!(v["drift"][0]["path"], "rust/Cargo.toml");
     assert_eq!(v["drift"][0]["file"], format!("{out_s}/rust/Cargo.toml"));
     assert_eq!(v["drift"][0]["kind"], "stale");
-    assert!(v["drift"][0]["diff"].as_str().unwrap().contains("\n-stale\n"));
-    assert_eq!(v["fix"], format!("cargo xtask gen --spec {spec} --out {out_s}"));
+    assert!(v["drift"][0]["diff"]
+        .as_str()
+        .unwrap()
+        .contains("\n-stale\n"));
+    assert_eq!(
+        v["fix"],
+        format!("cargo xtask gen --spec {spec} --out {out_s}")
+    );
 }
 
 #[test]
@@ -187,7 +302,12 @@ fn warnings_fail_with_deny_warnings_only_when_no_acknowledgement_covers_them() {
     // The real spec's warnings are all acknowledged in /known_findings (P93):
     // one count line, and --deny-warnings passes.
     let o = xtask(&["check", "--python", "off"]);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let o = xtask(&["check", "--python", "off", "--deny-warnings"]);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "{stderr}");
@@ -266,10 +386,17 @@ fn a_spec_with_errors_skips_the_drift_check() {
     let spec = tmp.path().join("schema");
     copy_dir(&root().join("schema"), &spec);
     let s = std::fs::read_to_string(spec.join("structures.json")).unwrap();
-    std::fs::write(spec.join("structures.json"), s.replace("\"regex_ref\": \"ack\"", "\"regex_ref\": \"akc\"")).unwrap();
+    std::fs::write(
+        spec.join("structures.json"),
+        s.replace("\"regex_ref\": \"ack\"", "\"regex_ref\": \"akc\""),
+    )
+    .unwrap();
     let o = xtask(&["check", "--spec", spec.to_str().unwrap(), "--python", "off"]);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("error[unknown-regex-ref]"), "{stderr}");
-    assert!(stderr.contains("drift check skipped: the spec has errors"), "{stderr}");
+    assert!(
+        stderr.contains("drift check skipped: the spec has errors"),
+        "{stderr}"
+    );
 }

@@ -6,16 +6,18 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
+use crate::emit::docs::rustdoc;
 use crate::emit::{RUST_HEADER, TOML_HEADER};
 use crate::lower::{FieldIr, FieldTy, Model, PatternIr, SentenceIr};
 use crate::model::GroupType;
-use crate::emit::docs::rustdoc;
 use crate::template::Piece;
 
 /// A string literal token, raw (`r"…"`) when that reads better.
 fn lit(s: &str) -> Literal {
     if s.contains('\\') && !s.contains("\"#") && !s.contains('\r') {
-        format!("r#\"{s}\"#").parse().expect("a valid raw string literal")
+        format!("r#\"{s}\"#")
+            .parse()
+            .expect("a valid raw string literal")
     } else {
         Literal::string(s)
     }
@@ -27,7 +29,9 @@ fn text_lit(s: &str) -> Literal {
     if s.contains("\"#") || s.contains('\r') {
         Literal::string(s)
     } else {
-        format!("r#\"{s}\"#").parse().expect("a valid raw string literal")
+        format!("r#\"{s}\"#")
+            .parse()
+            .expect("a valid raw string literal")
     }
 }
 
@@ -73,7 +77,10 @@ fn toml_str(s: &str) -> String {
 pub fn cargo_toml(model: &Model, runtime_path: Option<&str>) -> String {
     let runtime_version = toml_str(agent_sentences_runtime::VERSION);
     let runtime = match runtime_path {
-        Some(path) => format!("{{ version = {runtime_version}, path = {} }}", toml_str(path)),
+        Some(path) => format!(
+            "{{ version = {runtime_version}, path = {} }}",
+            toml_str(path)
+        ),
         None => format!("{{ version = {runtime_version} }}"),
     };
     format!(
@@ -136,7 +143,12 @@ fn type_doc(ty: &FieldTy) -> String {
 }
 
 fn field_doc(s: &SentenceIr, f: &FieldIr) -> String {
-    let mut d = format!("{}\n\nType: {}; {}.", rustdoc(&f.description), type_doc(&f.ty), if f.required { "required" } else { "optional" });
+    let mut d = format!(
+        "{}\n\nType: {}; {}.",
+        rustdoc(&f.description),
+        type_doc(&f.ty),
+        if f.required { "required" } else { "optional" }
+    );
     let groups: Vec<String> = f.groups.iter().map(|g| format!("`{g}`")).collect();
     d.push_str(&format!(
         " Captured by group {} of pattern `{}`.",
@@ -144,9 +156,14 @@ fn field_doc(s: &SentenceIr, f: &FieldIr) -> String {
         s.pattern_key
     ));
     if let Some(from) = &f.derived_from {
-        d.push_str(&format!(" Derived from `{from}`: it must agree with it, and rendering writes only `{from}`."));
+        d.push_str(&format!(
+            " Derived from `{from}`: it must agree with it, and rendering writes only `{from}`."
+        ));
     }
-    d.push_str(&format!("\n\nSource: `/structures/{}` field `{}`.", s.key, f.name));
+    d.push_str(&format!(
+        "\n\nSource: `/structures/{}` field `{}`.",
+        s.key, f.name
+    ));
     d
 }
 
@@ -173,10 +190,20 @@ pub fn module_rs(model: &Model, schemars_feature: Option<&str>) -> String {
 /// The crate-level example: parse, read a field, render and scan the first
 /// structure's own example sentence (all from the spec).
 fn crate_example(model: &Model) -> String {
-    let Some(s) = model.sentences.iter().find(|s| s.scanned) else { return String::new() };
-    let field = s.fields.iter().find(|f| f.required && f.ty == FieldTy::String && f.derived_from.is_none());
+    let Some(s) = model.sentences.iter().find(|s| s.scanned) else {
+        return String::new();
+    };
+    let field = s
+        .fields
+        .iter()
+        .find(|f| f.required && f.ty == FieldTy::String && f.derived_from.is_none());
     let read = field.map_or(String::new(), |f| {
-        let value = s.example_captures.iter().find(|(g, _)| f.groups.contains(g)).map(|(_, v)| v.clone()).unwrap_or_default();
+        let value = s
+            .example_captures
+            .iter()
+            .find(|(g, _)| f.groups.contains(g))
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default();
         format!("assert_eq!(s.{}, {value:?});\n", f.rust_name)
     });
     format!(
@@ -199,7 +226,9 @@ fn crate_example(model: &Model) -> String {
 /// A doc example for `Sentence::parse`: the second structure's example, so
 /// spec order visibly matters.
 fn sentence_parse_example(model: &Model) -> String {
-    let Some(s) = model.sentences.get(1).or(model.sentences.first()) else { return String::new() };
+    let Some(s) = model.sentences.get(1).or(model.sentences.first()) else {
+        return String::new();
+    };
     format!(
         "\n```\nuse agent_sentences::{{Sentence, SentenceKind}};\n\n\
          let any = Sentence::parse({text:?})?;\n\
@@ -215,7 +244,13 @@ fn sentence_parse_example(model: &Model) -> String {
 /// comma, skipped as invalid JSON, after the first scanned structure's example.
 fn scan_diagnostics_example(model: &Model) -> String {
     let d = &model.directives;
-    let (Some(engine), Some(op)) = (d.bracket.engines.first(), d.aliases.values().next().or(d.shorthands.values().map(|s| &s.op).next())) else {
+    let (Some(engine), Some(op)) = (
+        d.bracket.engines.first(),
+        d.aliases
+            .values()
+            .next()
+            .or(d.shorthands.values().map(|s| &s.op).next()),
+    ) else {
         return String::new();
     };
     let call = format!("[{engine} {op} {{\"x\": 1,}}]");
@@ -243,7 +278,9 @@ fn lib_tokens(model: &Model, crate_root: bool, schemars_feature: Option<&str>) -
          - [`Sentence`]: any structure; [`SentenceKind`]: each structure's metadata.\n\
          - [`patterns`]: the pattern source strings and their compiled regexes.\n\n\
          Offsets in [`ParseError`] are byte offsets into the parsed text.\n\n{}",
-        model.title, model.version, crate_example(model)
+        model.title,
+        model.version,
+        crate_example(model)
     ));
     let meta = meta_items(model);
     let patterns = patterns_mod(model);
@@ -300,7 +337,10 @@ fn lib_tokens(model: &Model, crate_root: bool, schemars_feature: Option<&str>) -
             }
         }
     });
-    let structs = model.sentences.iter().map(|s| sentence_struct(s, &schemars));
+    let structs = model
+        .sentences
+        .iter()
+        .map(|s| sentence_struct(s, &schemars));
     let kind = kind_enum(model, &schemars);
     let sentence = sentence_enum(model, &schemars, crate_root);
     let scan = scan_mod(model, crate_root);
@@ -446,7 +486,11 @@ fn meta_items(model: &Model) -> TokenStream {
 /// `examples`: the doc examples (doctests), which name the crate
 /// `agent_sentences` and so are left out of [`module_rs`].
 fn scan_mod(model: &Model, examples: bool) -> TokenStream {
-    let diag_example = if examples { doc(&scan_diagnostics_example(model)) } else { quote!() };
+    let diag_example = if examples {
+        doc(&scan_diagnostics_example(model))
+    } else {
+        quote!()
+    };
     let d = &model.directives;
     let scanned: Vec<&SentenceIr> = model.sentences.iter().filter(|s| s.scanned).collect();
     let n = scanned.len();
@@ -485,12 +529,21 @@ fn scan_mod(model: &Model, examples: bool) -> TokenStream {
     });
     let fences = d.fences.info_strings.iter().map(|(k, v)| quote!((#k, #v)));
     let aliases = d.aliases.iter().map(|(k, v)| quote!((#k, #v)));
-    let (path, flags, curl_engine, op_key, args_key) =
-        (&d.curl.path, &d.curl.data_flags, &d.curl.engine, &d.curl.op_key, &d.curl.args_key);
+    let (path, flags, curl_engine, op_key, args_key) = (
+        &d.curl.path,
+        &d.curl.data_flags,
+        &d.curl.engine,
+        &d.curl.op_key,
+        &d.curl.args_key,
+    );
     let (value_opts, flag_opts) = (&d.curl.value_options, &d.curl.flag_options);
     let (depth, bytes) = (d.limits.max_json_depth, d.limits.max_args_bytes);
-    let excluded: Vec<String> =
-        model.sentences.iter().filter(|s| !s.scanned).map(|s| format!("`{}`", s.key)).collect();
+    let excluded: Vec<String> = model
+        .sentences
+        .iter()
+        .filter(|s| !s.scanned)
+        .map(|s| format!("`{}`", s.key))
+        .collect();
     let mod_doc = doc(&format!(
         "Scanning free text for every sentence and tool directive.\n\n\
          The rules are those of `agent_sentences_runtime::scan`; the structures and the directive grammar \
@@ -761,7 +814,10 @@ fn sentence_struct(s: &SentenceIr, schemars: &TokenStream) -> TokenStream {
             s.omitted_fields.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ")
         ));
     }
-    d.push_str(&format!("\n\nSource: `/structures/{key}` in `schema/structures.json`, parsed by pattern `{}`.", s.pattern_key));
+    d.push_str(&format!(
+        "\n\nSource: `/structures/{key}` in `schema/structures.json`, parsed by pattern `{}`.",
+        s.pattern_key
+    ));
     let d = doc(&d);
     let fields = s.fields.iter().map(|f| {
         let fname = format_ident!("{}", f.rust_name);
@@ -839,7 +895,11 @@ fn sentence_struct(s: &SentenceIr, schemars: &TokenStream) -> TokenStream {
             }
         }
     });
-    let field_names: Vec<_> = s.fields.iter().map(|f| format_ident!("{}", f.rust_name)).collect();
+    let field_names: Vec<_> = s
+        .fields
+        .iter()
+        .map(|f| format_ident!("{}", f.rust_name))
+        .collect();
     let render = s.segments.iter().map(|seg| {
         let pieces = |owner: Option<&str>| -> Vec<TokenStream> {
             seg.pieces
@@ -940,7 +1000,10 @@ fn kind_enum(model: &Model, schemars: &TokenStream) -> TokenStream {
         let d = doc(&format!("`{}`: {}", s.key, s.name));
         quote!(#d #v)
     });
-    let all = model.sentences.iter().map(|s| format_ident!("{}", s.type_name));
+    let all = model
+        .sentences
+        .iter()
+        .map(|s| format_ident!("{}", s.type_name));
     let n = model.sentences.len();
     let getter = |name: &str, docstr: &str, f: &dyn Fn(&SentenceIr) -> String| {
         let fname = format_ident!("{}", name);
@@ -987,7 +1050,12 @@ fn kind_enum(model: &Model, schemars: &TokenStream) -> TokenStream {
                 FieldTy::Integer => (quote!(ValueType::Integer), vec![]),
                 FieldTy::Enum(e) => (
                     quote!(ValueType::Enum),
-                    model.enums.iter().find(|x| &x.name == e).map(|x| x.variants.iter().map(|(_, t)| t.clone()).collect()).unwrap_or_default(),
+                    model
+                        .enums
+                        .iter()
+                        .find(|x| &x.name == e)
+                        .map(|x| x.variants.iter().map(|(_, t)| t.clone()).collect())
+                        .unwrap_or_default(),
                 ),
                 FieldTy::JsonObject => (quote!(ValueType::JsonObject), vec![]),
             };
@@ -1093,7 +1161,11 @@ fn kind_enum(model: &Model, schemars: &TokenStream) -> TokenStream {
 }
 
 fn sentence_enum(model: &Model, schemars: &TokenStream, examples: bool) -> TokenStream {
-    let parse_example = if examples { doc(&sentence_parse_example(model)) } else { quote!() };
+    let parse_example = if examples {
+        doc(&sentence_parse_example(model))
+    } else {
+        quote!()
+    };
     let variants = model.sentences.iter().map(|s| {
         let v = format_ident!("{}", s.type_name);
         let k = &s.key;
@@ -1176,7 +1248,9 @@ fn typed_literal(s: &SentenceIr, f: &FieldIr, text: &str) -> TokenStream {
             let e = format_ident!("{}", e);
             quote!(#text.parse::<#e>().unwrap())
         }
-        FieldTy::JsonObject => quote!(agent_sentences_runtime::serde_json::from_str::<JsonObject>(#text).unwrap()),
+        FieldTy::JsonObject => {
+            quote!(agent_sentences_runtime::serde_json::from_str::<JsonObject>(#text).unwrap())
+        }
     }
 }
 
@@ -1197,11 +1271,17 @@ pub fn spec_examples_rs(model: &Model) -> String {
                 }
                 (Some(c), false) => {
                     let v = typed_literal(s, f, c);
-                    let v = if f.ty == FieldTy::String { quote!(#v.to_owned()) } else { v };
+                    let v = if f.ty == FieldTy::String {
+                        quote!(#v.to_owned())
+                    } else {
+                        v
+                    };
                     quote!(assert_eq!(v.#id, Some(#v), "field {}", stringify!(#id));)
                 }
                 (None, false) => quote!(assert_eq!(v.#id, None, "field {}", stringify!(#id));),
-                (None, true) => quote!(compile_error!("required field without a declared capture");),
+                (None, true) => {
+                    quote!(compile_error!("required field without a declared capture");)
+                }
             }
         });
         quote! {
@@ -1286,7 +1366,9 @@ fn value_strategy(s: &SentenceIr, f: &FieldIr) -> TokenStream {
                 None => quote!(text(#pattern)),
             }
         }
-        FieldTy::Integer => quote!(text(#pattern).prop_map(|s| s.parse::<u32>().expect("integer groups are 1-9 digits")).boxed()),
+        FieldTy::Integer => {
+            quote!(text(#pattern).prop_map(|s| s.parse::<u32>().expect("integer groups are 1-9 digits")).boxed())
+        }
         FieldTy::Enum(e) => {
             let e = format_ident!("{}", e);
             quote!(proptest::sample::select(#e::ALL.to_vec()).boxed())
@@ -1451,10 +1533,22 @@ pub fn roundtrip_rs(model: &Model) -> String {
 /// structures' `lifecycle_transition`s, and the glue from scanned sentences to
 /// the runtime's tracker. Nothing when the spec has no `loops.json`.
 fn loops_mod(model: &Model, crate_root: bool) -> TokenStream {
-    let Some(m) = &model.machine else { return TokenStream::new() };
-    let sentence_of = |key: &str| model.sentences.iter().find(|s| s.key == key).expect("checked: the structure exists");
+    let Some(m) = &model.machine else {
+        return TokenStream::new();
+    };
+    let sentence_of = |key: &str| {
+        model
+            .sentences
+            .iter()
+            .find(|s| s.key == key)
+            .expect("checked: the structure exists")
+    };
     let field_ident = |s: &SentenceIr, name: &str| {
-        let f = s.fields.iter().find(|f| f.name == name).expect("checked: the field exists");
+        let f = s
+            .fields
+            .iter()
+            .find(|f| f.name == name)
+            .expect("checked: the field exists");
         format_ident!("{}", f.rust_name)
     };
     let (opener, initial, claim) = (&m.opener, &m.initial, &m.claim);
@@ -1485,11 +1579,20 @@ fn loops_mod(model: &Model, crate_root: bool) -> TokenStream {
         field_ident(nudge, &m.nudge.deadline),
     );
     arms.push(quote! { Sentence::#nudge_variant(s) => Some(LoopEvent { structure: #nudge_key, id: s.#n_id.clone(), count: Some(s.#n_count) }) });
-    let played = [&m.nudge.loop_id, &m.nudge.count, &m.nudge.max, &m.nudge.deadline];
-    let others = nudge.fields.iter().filter(|f| !played.contains(&&f.name)).map(|f| {
-        let f = format_ident!("{}", f.rust_name);
-        quote! { #f: None }
-    });
+    let played = [
+        &m.nudge.loop_id,
+        &m.nudge.count,
+        &m.nudge.max,
+        &m.nudge.deadline,
+    ];
+    let others = nudge
+        .fields
+        .iter()
+        .filter(|f| !played.contains(&&f.name))
+        .map(|f| {
+            let f = format_ident!("{}", f.rust_name);
+            quote! { #f: None }
+        });
     let per_opener = m.sla.deadline_minutes.iter().map(|(k, v)| {
         let secs = i64::from(*v) * 60;
         quote! { (#k.to_owned(), #secs) }

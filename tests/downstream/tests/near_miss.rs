@@ -16,7 +16,10 @@ use agent_sentences::Sentence;
 /// Bytes of repeated capture in a big near-miss (at least): a mebibyte, or
 /// `AGENT_SENTENCES_NEAR_MISS_BYTES` (`cargo xtask test --quick` sets 64 KiB).
 fn size() -> usize {
-    std::env::var("AGENT_SENTENCES_NEAR_MISS_BYTES").ok().and_then(|v| v.parse().ok()).unwrap_or(1 << 20)
+    std::env::var("AGENT_SENTENCES_NEAR_MISS_BYTES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1 << 20)
 }
 const SMALL_BYTES: usize = 64;
 /// Time one read of a mebibyte may take (a debug build, on a shared machine).
@@ -39,7 +42,13 @@ impl NearMiss {
         self.example[self.start..self.end].repeat(copies)
     }
     fn text(&self, copies: usize) -> String {
-        format!("{}{}{}{}", &self.example[..self.start], self.fill(copies), &self.example[self.end..], self.suffix)
+        format!(
+            "{}{}{}{}",
+            &self.example[..self.start],
+            self.fill(copies),
+            &self.example[self.end..],
+            self.suffix
+        )
     }
 }
 
@@ -47,13 +56,27 @@ fn cases() -> Vec<NearMiss> {
     let mut out = Vec::new();
     for p in INFO {
         for g in p.groups {
-            let Some(m) = p.matches.iter().find(|m| m.captures.iter().any(|c| c.group == g.name && !c.text.is_empty())) else {
+            let Some(m) = p.matches.iter().find(|m| {
+                m.captures
+                    .iter()
+                    .any(|c| c.group == g.name && !c.text.is_empty())
+            }) else {
                 continue;
             };
-            let caps = p.full_regex().captures(m.text).expect("a match example matches");
+            let caps = p
+                .full_regex()
+                .captures(m.text)
+                .expect("a match example matches");
             let span = caps.name(g.name).expect("the group takes part");
             for suffix in ["".to_owned(), "\0".to_owned(), format!("\n{}", m.text)] {
-                out.push(NearMiss { pattern: p.key, group: g.name, example: m.text, start: span.start(), end: span.end(), suffix });
+                out.push(NearMiss {
+                    pattern: p.key,
+                    group: g.name,
+                    example: m.text,
+                    start: span.start(),
+                    end: span.end(),
+                    suffix,
+                });
             }
         }
     }
@@ -64,7 +87,12 @@ fn captures(key: &str, text: &str) -> Option<BTreeMap<String, String>> {
     let p = INFO.iter().find(|p| p.key == key).unwrap();
     let re = p.full_regex();
     let caps = re.captures(text)?;
-    Some(re.capture_names().flatten().filter_map(|n| caps.name(n).map(|m| (n.to_owned(), m.as_str().to_owned()))).collect())
+    Some(
+        re.capture_names()
+            .flatten()
+            .filter_map(|n| caps.name(n).map(|m| (n.to_owned(), m.as_str().to_owned())))
+            .collect(),
+    )
 }
 
 fn reading(text: &str) -> String {
@@ -72,7 +100,11 @@ fn reading(text: &str) -> String {
         Ok(s) => s.kind().key().to_owned(),
         Err(e) => {
             let kind = format!("{:?}", e.kind);
-            let name = kind.split([' ', '{', '(']).next().unwrap_or_default().to_owned();
+            let name = kind
+                .split([' ', '{', '('])
+                .next()
+                .unwrap_or_default()
+                .to_owned();
             format!("error {name} {:?} {:?}", e.structure, e.closest)
         }
     }
@@ -88,7 +120,11 @@ fn timed<T>(f: impl FnOnce() -> T) -> (T, Duration) {
 fn every_pattern_has_near_misses() {
     let cases = cases();
     for p in INFO {
-        assert!(cases.iter().any(|c| c.pattern == p.key), "no near-miss of `{}`", p.key);
+        assert!(
+            cases.iter().any(|c| c.pattern == p.key),
+            "no near-miss of `{}`",
+            p.key
+        );
     }
 }
 
@@ -98,8 +134,11 @@ fn a_full_match_reads_a_mebibyte_near_miss_as_the_small_one() {
     for c in cases() {
         let (small, big) = (c.copies(SMALL_BYTES), c.copies(size()));
         let (small_fill, big_fill) = (c.fill(small), c.fill(big));
-        let expected = captures(c.pattern, &c.text(small))
-            .map(|m| m.into_iter().map(|(k, v)| (k, v.replace(&small_fill, &big_fill))).collect::<BTreeMap<_, _>>());
+        let expected = captures(c.pattern, &c.text(small)).map(|m| {
+            m.into_iter()
+                .map(|(k, v)| (k, v.replace(&small_fill, &big_fill)))
+                .collect::<BTreeMap<_, _>>()
+        });
         let (got, took) = timed(|| captures(c.pattern, &c.text(big)));
         let id = format!("{}-{}-{}", c.pattern, c.group, c.suffix.len());
         if got != expected {
