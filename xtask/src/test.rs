@@ -45,12 +45,17 @@ pub(crate) fn run(name: &str, cmd: &mut Command) -> bool {
     step(name, ok)
 }
 
+/// Where `cargo package` builds what it verifies ([`forget_packaged_sources`]).
+pub const PACKAGE_TARGET_DIR: &str = "target/package-verify";
+
 /// `cargo package` of the published crates: the runtime, the generated
 /// crate, the generator library and the standalone generator.
 pub const PACKAGE_ARGS: &[&str] = &[
     "package",
     "--quiet",
     "--allow-dirty",
+    "--target-dir",
+    PACKAGE_TARGET_DIR,
     "-p",
     "agent-sentences-runtime",
     "-p",
@@ -60,6 +65,47 @@ pub const PACKAGE_ARGS: &[&str] = &[
     "-p",
     "agent-sentences-gen",
 ];
+
+/// Removes cargo's extracted copies of this repository's own packages from
+/// its registry folders. `cargo package` of several packages verifies each
+/// against the others through a local overlay that cargo extracts under
+/// `$CARGO_HOME/registry/src`; an extract left by an earlier run of the same
+/// version is reused as it is, so a changed runtime of an unchanged version
+/// would be verified against its old source, or against what was compiled
+/// from it under `target/package` (registry sources count as immutable, so
+/// cargo never rebuilds them; seen: "no field named `trailing_blanks`").
+fn forget_packaged_sources() {
+    let _ = std::fs::remove_dir_all("target/package");
+    // Our own crates' artifacts in the verification target dir (dependencies
+    // stay compiled there from run to run).
+    for dir in ["debug/.fingerprint", "debug/deps", "debug/build"] {
+        let Ok(entries) = std::fs::read_dir(Path::new(PACKAGE_TARGET_DIR).join(dir)) else { continue };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.contains("agent-sentences") || name.contains("agent_sentences") {
+                let path = entry.path();
+                let _ = if path.is_dir() { std::fs::remove_dir_all(&path) } else { std::fs::remove_file(&path) };
+            }
+        }
+    }
+    let home = std::env::var_os("CARGO_HOME").map(std::path::PathBuf::from).or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")));
+    let Some(home) = home else { return };
+    let names: Vec<&str> = PACKAGE_ARGS.iter().copied().filter(|a| a.starts_with("agent-sentences")).collect();
+    for kind in ["src", "cache"] {
+        let Ok(indexes) = std::fs::read_dir(home.join("registry").join(kind)) else { continue };
+        for index in indexes.flatten() {
+            let Ok(entries) = std::fs::read_dir(index.path()) else { continue };
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let ours = names.iter().any(|n| name.strip_prefix(n).is_some_and(|rest| rest.starts_with('-') && rest[1..].starts_with(|c: char| c.is_ascii_digit())));
+                if ours {
+                    let path = entry.path();
+                    let _ = if path.is_dir() { std::fs::remove_dir_all(&path) } else { std::fs::remove_file(&path) };
+                }
+            }
+        }
+    }
+}
 
 /// The workspace's packages but the generated ones, whose formatting is the
 /// generator's (prettyplease and templates; the drift check holds them to the spec).
@@ -193,6 +239,7 @@ pub fn run_all(ctx: &Context, quick: bool, filter: Option<&str>) -> bool {
         // Every crate a user gets from a registry, packaged and verified together
         // (each verification builds against the ones packaged before it, from a
         // local registry cargo makes under target/package).
+        forget_packaged_sources();
         results.push((
             "cargo package".to_owned(),
             run("cargo package", cargo().args(PACKAGE_ARGS)),
