@@ -120,14 +120,33 @@ fn a_structure_added_to_the_spec_alone_is_generated_and_read_in_both_languages()
     // Compiling the regenerated crate and module here would take minutes, so
     // the Python package runs with the installed module (built from the real
     // spec), and reads the new structure with its generated Python `parse`.
-    assert!(g.files["rust/src/lib.rs"].contains(&format!("key: {KEY:?}")), "the scan table lists {KEY}");
+    assert!(
+        g.files["rust/src/lib.rs"].contains(&format!("key: {KEY:?}")),
+        "the scan table lists {KEY}"
+    );
     let out = tempfile::tempdir().unwrap();
     g.sync(out.path(), Mode::Write).unwrap();
     let package = out.path().join("python");
-    let native = Command::new(python()).args(["-c", "import agent_sentences._native as n; print(n.__file__)"]).output().expect("Python runs");
+    let native = Command::new(python())
+        .args([
+            "-c",
+            "import agent_sentences._native as n; print(n.__file__)",
+        ])
+        .output()
+        .expect("Python runs");
     let native = std::path::PathBuf::from(String::from_utf8_lossy(&native.stdout).trim());
-    assert!(native.is_file(), "the package is installed with its native module (run `cargo xtask test`): {}", native.display());
-    std::fs::copy(&native, package.join("agent_sentences").join(native.file_name().unwrap())).unwrap();
+    assert!(
+        native.is_file(),
+        "the package is installed with its native module (run `cargo xtask test`): {}",
+        native.display()
+    );
+    std::fs::copy(
+        &native,
+        package
+            .join("agent_sentences")
+            .join(native.file_name().unwrap()),
+    )
+    .unwrap();
     let probe = format!(
         "import agent_sentences as A\n\
          s = A.parse({EXAMPLE:?})\n\

@@ -236,9 +236,21 @@ fn a_pattern_removed() {
     );
     // Where `uuid` is in the real spec: its line, and the column of its `{`.
     let spec = std::fs::read_to_string(common::root().join("schema/regex_patterns.json")).unwrap();
-    let (line, text) = spec.lines().enumerate().find(|(_, l)| l.trim_start().starts_with("\"uuid\": {")).unwrap();
-    let at = format!("regex_patterns.json:{}:{} /patterns/uuid", line + 1, text.find('{').unwrap() + 1);
-    assert!(c.changes[0].was.as_deref().unwrap().ends_with(&at), "{:?} {at}", c.changes[0].was);
+    let (line, text) = spec
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.trim_start().starts_with("\"uuid\": {"))
+        .unwrap();
+    let at = format!(
+        "regex_patterns.json:{}:{} /patterns/uuid",
+        line + 1,
+        text.find('{').unwrap() + 1
+    );
+    assert!(
+        c.changes[0].was.as_deref().unwrap().ends_with(&at),
+        "{:?} {at}",
+        c.changes[0].was
+    );
 }
 
 #[test]

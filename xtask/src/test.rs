@@ -79,28 +79,52 @@ fn forget_packaged_sources() {
     // Our own crates' artifacts in the verification target dir (dependencies
     // stay compiled there from run to run).
     for dir in ["debug/.fingerprint", "debug/deps", "debug/build"] {
-        let Ok(entries) = std::fs::read_dir(Path::new(PACKAGE_TARGET_DIR).join(dir)) else { continue };
+        let Ok(entries) = std::fs::read_dir(Path::new(PACKAGE_TARGET_DIR).join(dir)) else {
+            continue;
+        };
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
             if name.contains("agent-sentences") || name.contains("agent_sentences") {
                 let path = entry.path();
-                let _ = if path.is_dir() { std::fs::remove_dir_all(&path) } else { std::fs::remove_file(&path) };
+                let _ = if path.is_dir() {
+                    std::fs::remove_dir_all(&path)
+                } else {
+                    std::fs::remove_file(&path)
+                };
             }
         }
     }
-    let home = std::env::var_os("CARGO_HOME").map(std::path::PathBuf::from).or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")));
+    let home = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")));
     let Some(home) = home else { return };
-    let names: Vec<&str> = PACKAGE_ARGS.iter().copied().filter(|a| a.starts_with("agent-sentences")).collect();
+    let names: Vec<&str> = PACKAGE_ARGS
+        .iter()
+        .copied()
+        .filter(|a| a.starts_with("agent-sentences"))
+        .collect();
     for kind in ["src", "cache"] {
-        let Ok(indexes) = std::fs::read_dir(home.join("registry").join(kind)) else { continue };
+        let Ok(indexes) = std::fs::read_dir(home.join("registry").join(kind)) else {
+            continue;
+        };
         for index in indexes.flatten() {
-            let Ok(entries) = std::fs::read_dir(index.path()) else { continue };
+            let Ok(entries) = std::fs::read_dir(index.path()) else {
+                continue;
+            };
             for entry in entries.flatten() {
                 let name = entry.file_name().to_string_lossy().into_owned();
-                let ours = names.iter().any(|n| name.strip_prefix(n).is_some_and(|rest| rest.starts_with('-') && rest[1..].starts_with(|c: char| c.is_ascii_digit())));
+                let ours = names.iter().any(|n| {
+                    name.strip_prefix(n).is_some_and(|rest| {
+                        rest.starts_with('-') && rest[1..].starts_with(|c: char| c.is_ascii_digit())
+                    })
+                });
                 if ours {
                     let path = entry.path();
-                    let _ = if path.is_dir() { std::fs::remove_dir_all(&path) } else { std::fs::remove_file(&path) };
+                    let _ = if path.is_dir() {
+                        std::fs::remove_dir_all(&path)
+                    } else {
+                        std::fs::remove_file(&path)
+                    };
                 }
             }
         }
