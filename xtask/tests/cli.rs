@@ -177,12 +177,23 @@ fn generated_copy() -> (tempfile::TempDir, PathBuf) {
         "{stderr}"
     );
     assert!(stderr.contains(&format!("wrote {}/rust/Cargo.toml (changed)\n2 written, 0 removed (orphans), {unchanged} unchanged", out.display())), "{stderr}");
+    // The runtime's path, absolute or relative to the crate (P103: relative
+    // when the two share more than `/`, as a clone and a temporary folder
+    // both under /tmp do), leads to this repository's runtime.
     let manifest = std::fs::read_to_string(out.join("rust/Cargo.toml")).unwrap();
-    assert!(
-        manifest.contains(&format!(
-            "path = {:?}",
-            root().join("runtime").to_str().unwrap()
-        )),
+    let line = manifest
+        .lines()
+        .find(|l| l.starts_with("agent-sentences-runtime = "))
+        .expect("the runtime dependency");
+    let path = line
+        .split("path = \"")
+        .nth(1)
+        .and_then(|p| p.split('"').next())
+        .unwrap_or_else(|| panic!("no path in {line}"));
+    let resolved = out.join("rust").join(path);
+    assert_eq!(
+        std::fs::canonicalize(&resolved).unwrap(),
+        std::fs::canonicalize(root().join("runtime")).unwrap(),
         "{manifest}"
     );
     (tmp, out)
