@@ -16,6 +16,13 @@ use agent_sentences::scan::{scan_with_diagnostics as scan_text, LIMITS};
 use agent_sentences_runtime::json::Limits;
 use agent_sentences_runtime::python as support;
 use pyo3::prelude::*;
+
+/// The allocator of everything Rust allocates in this module (P116): scan
+/// results move from the scan threads to the thread that builds the Python
+/// objects and are freed there, which mimalloc does without the lock
+/// contention of glibc's malloc.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use pyo3::types::{PyBytes, PyList, PyString, PyTuple, PyType};
 
 /// Registers the classes results are built as (called once by
