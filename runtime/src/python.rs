@@ -566,12 +566,7 @@ fn pool() -> PyResult<std::sync::Arc<rayon::ThreadPool>> {
     if let Some(old) = slot.take() {
         std::mem::forget(old);
     }
-    // One core is left to the thread that builds the Python objects (it
-    // holds the interpreter while the others scan): idle rayon workers spin
-    // for work, and on 2 cores two of them starved it.
-    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(cores.saturating_sub(1).max(1))
         .thread_name(|i| format!("agent-sentences-scan-{i}"))
         .build()
         .map_err(|e| PyRuntimeError::new_err(format!("cannot start the scan threads: {e}")))?;
