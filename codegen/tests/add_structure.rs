@@ -127,26 +127,7 @@ fn a_structure_added_to_the_spec_alone_is_generated_and_read_in_both_languages()
     let out = tempfile::tempdir().unwrap();
     g.sync(out.path(), Mode::Write).unwrap();
     let package = out.path().join("python");
-    let native = Command::new(python())
-        .args([
-            "-c",
-            "import agent_sentences._native as n; print(n.__file__)",
-        ])
-        .output()
-        .expect("Python runs");
-    let native = std::path::PathBuf::from(String::from_utf8_lossy(&native.stdout).trim());
-    assert!(
-        native.is_file(),
-        "the package is installed with its native module (run `cargo xtask test`): {}",
-        native.display()
-    );
-    std::fs::copy(
-        &native,
-        package
-            .join("agent_sentences")
-            .join(native.file_name().unwrap()),
-    )
-    .unwrap();
+    common::copy_installed_native_module(&python(), &package);
     let probe = format!(
         "import agent_sentences as A\n\
          s = A.parse({EXAMPLE:?})\n\

@@ -225,26 +225,7 @@ fn a_pattern_change_reaches_every_output_and_fails_a_vector_in_both_languages() 
     // parsed in Python and the edit changes no structure, only a pattern.
     let out = tempfile::tempdir().unwrap();
     edited.sync(out.path(), Mode::Write).unwrap();
-    let native = Command::new(python())
-        .args([
-            "-c",
-            "import agent_sentences._native as n; print(n.__file__)",
-        ])
-        .output()
-        .expect("Python runs");
-    let native = PathBuf::from(String::from_utf8_lossy(&native.stdout).trim());
-    assert!(
-        native.is_file(),
-        "the package is installed with its native module (run `cargo xtask test`): {}",
-        native.display()
-    );
-    std::fs::copy(
-        &native,
-        out.path()
-            .join("python/agent_sentences")
-            .join(native.file_name().unwrap()),
-    )
-    .unwrap();
+    common::copy_installed_native_module(&python(), &out.path().join("python"));
     let (ok, log) = python_vectors(Some(&out.path().join("python")));
     assert!(
         !ok && log.contains(&format!("sentences/{VECTOR}: expected the error")),
