@@ -8,7 +8,7 @@
 //! The structure, `heartbeat` (`[HEARTBEAT {agent_id}]`), is this test's
 //! own; the expectations come from it and from the spec, not from lists.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use agent_sentences_codegen::{check, generate, lint_with, Mode, Python};
@@ -60,17 +60,8 @@ fn spec_with_a_new_structure() -> tempfile::TempDir {
     dir
 }
 
-fn python() -> PathBuf {
-    let venv = root().join(".tools/venv/bin/python");
-    if venv.exists() {
-        venv
-    } else {
-        PathBuf::from(std::env::var_os("PYTHON").unwrap_or_else(|| "python3".into()))
-    }
-}
-
 fn run_python(package_dir: &Path, args: &[&str]) -> (bool, String) {
-    let out = Command::new(python())
+    let out = Command::new(common::python())
         .args(args)
         .env("PYTHONPATH", package_dir)
         .env("PYTHONDONTWRITEBYTECODE", "1")
@@ -127,7 +118,7 @@ fn a_structure_added_to_the_spec_alone_is_generated_and_read_in_both_languages()
     let out = tempfile::tempdir().unwrap();
     g.sync(out.path(), Mode::Write).unwrap();
     let package = out.path().join("python");
-    common::copy_installed_native_module(&python(), &package);
+    common::copy_installed_native_module(&common::python(), &package);
     let probe = format!(
         "import agent_sentences as A\n\
          s = A.parse({EXAMPLE:?})\n\

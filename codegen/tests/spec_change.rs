@@ -22,7 +22,7 @@
 //!   with that vector, and the regenerated crate embeds exactly the edited
 //!   regex (checked below), so the regenerated crate fails it too.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use agent_sentences_codegen::lower::{FieldTy, Model};
@@ -123,20 +123,10 @@ fn failing(model: &Model) -> Vec<String> {
         .collect()
 }
 
-/// The interpreter for the Python vector runner: the test venv's, else `python3`.
-fn python() -> PathBuf {
-    let venv = root().join(".tools/venv/bin/python");
-    if venv.exists() {
-        venv
-    } else {
-        PathBuf::from(std::env::var_os("PYTHON").unwrap_or_else(|| "python3".into()))
-    }
-}
-
 /// Runs the vector runner on the package in `package_dir`, or on the
 /// installed one (`None`).
 fn python_vectors(package_dir: Option<&Path>) -> (bool, String) {
-    let mut cmd = Command::new(python());
+    let mut cmd = Command::new(common::python());
     cmd.arg(root().join("tests/python/vectors.py"));
     if let Some(dir) = package_dir {
         cmd.arg("--package-dir").arg(dir);
@@ -225,7 +215,7 @@ fn a_pattern_change_reaches_every_output_and_fails_a_vector_in_both_languages() 
     // parsed in Python and the edit changes no structure, only a pattern.
     let out = tempfile::tempdir().unwrap();
     edited.sync(out.path(), Mode::Write).unwrap();
-    common::copy_installed_native_module(&python(), &out.path().join("python"));
+    common::copy_installed_native_module(&common::python(), &out.path().join("python"));
     let (ok, log) = python_vectors(Some(&out.path().join("python")));
     assert!(
         !ok && log.contains(&format!("sentences/{VECTOR}: expected the error")),

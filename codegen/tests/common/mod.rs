@@ -62,3 +62,14 @@ pub fn copy_installed_native_module(python: &Path, package_dir: &Path) {
     )
     .unwrap();
 }
+
+/// The interpreter the generated Python package is run with: the test venv's
+/// (where `cargo xtask test` installs the package), else `$PYTHON` or `python3`.
+pub fn python() -> PathBuf {
+    let venv = root().join(".tools/venv/bin/python");
+    if venv.exists() {
+        venv
+    } else {
+        PathBuf::from(std::env::var_os("PYTHON").unwrap_or_else(|| "python3".into()))
+    }
+}
