@@ -19,6 +19,7 @@
 
 pub mod json;
 pub mod loops;
+mod markdown;
 #[cfg(feature = "python")]
 #[allow(unsafe_code)]
 pub mod python;

@@ -57,6 +57,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::json::{scan_object, Limits};
+use crate::markdown::{Breaker, Context, Fence, TextRun, BOM};
 use crate::{AutomataGroups, Cap, Groups, ParseError};
 
 /// The groups of a match read in two parts: the capture pass over the
@@ -217,6 +218,17 @@ pub enum SkipReason {
     CurlPayload,
     /// A `[Directive: …]` that does not close: its text is skipped as quoted.
     UnclosedDirective,
+    /// A candidate that a CommonMark renderer does not show as it is
+    /// written: a code span, inline HTML, emphasis or strikethrough markup,
+    /// link or image markup, or an entity starts inside it, or it runs past
+    /// its block (P151).
+    NotPlainText,
+    /// An invisible or bidi format character (Unicode category Cf) written in
+    /// the op or the arguments (P154).
+    InvisibleCharacter,
+    /// Two keys of one object that are equal after NFC normalization once
+    /// format characters (Cf) are removed (P155).
+    LookalikeKeys,
 }
 
 impl fmt::Display for SkipReason {
@@ -230,6 +242,9 @@ impl fmt::Display for SkipReason {
             SkipReason::FenceBody => "fence-body",
             SkipReason::CurlPayload => "curl-payload",
             SkipReason::UnclosedDirective => "unclosed-directive",
+            SkipReason::NotPlainText => "not-plain-text",
+            SkipReason::InvisibleCharacter => "invisible-character",
+            SkipReason::LookalikeKeys => "lookalike-keys",
         })
     }
 }
@@ -273,6 +288,8 @@ pub struct Scanner<S: 'static> {
     /// When the op pattern is one repeated class of ASCII bytes (`[…]+`), the
     /// class as a table: ops are then read without running a regex.
     op_bytes: Option<[bool; 256]>,
+    /// The info-string words of directive fences.
+    fence_words: Vec<&'static str>,
 }
 
 /// The table of an op pattern of the form `[…]+` over ASCII, if it is one.
@@ -317,12 +334,6 @@ enum TailEnd {
     /// Any other tail: its pattern, run by the lazy DFA.
     Regex(MetaRegex),
 }
-
-/// The bytes a line must start with for [`Run::line_start`] to find
-/// anything there: blanks (indentation, fences and curl after them), `>`
-/// (a blockquote), a list marker's first byte, a fence's, and curl's `c`.
-/// Most lines of prose start with none of them and skip that work.
-const LINE_OPENERS: [bool; 256] = byte_set(b" \t>-*+0123456789`~c");
 
 /// The bytes `Run::bracket_close` acts on: a newline, a backslash, a quote,
 /// brackets and braces.
@@ -661,6 +672,7 @@ impl<S: 'static> Scanner<S> {
             directives,
             after_bracket,
             op_bytes,
+            fence_words: directives.fences.iter().map(|f| f.0).collect(),
         }
     }
 
@@ -673,14 +685,20 @@ impl<S: 'static> Scanner<S> {
     pub fn scan_with_diagnostics(&self, text: &str) -> (Vec<Found<S>>, Vec<Skipped>) {
         let mut run = Run {
             s: self,
+            full: text,
             text,
             bytes: text.as_bytes(),
+            floor: 0,
+            block_start: 0,
+            breaker: Breaker::Block,
+            block_end: text.len(),
             found: Vec::new(),
             skipped: Vec::new(),
-            code: None,
             caps: Vec::new(),
             curl_end: 0,
             unclosed: [usize::MAX; 2],
+            shell: None,
+            heredocs: None,
         };
         run.all();
         (run.found, run.skipped)
@@ -721,23 +739,6 @@ impl<S: 'static> Scanner<S> {
     }
 }
 
-/// The length of a list item marker at the start of `b` (`-`, `*`, `+`, or
-/// one to nine digits then `.` or `)`, followed by a space), or 0.
-fn list_marker(b: &[u8]) -> usize {
-    match b.first() {
-        Some(b'-' | b'*' | b'+') if b.get(1) == Some(&b' ') => 2,
-        Some(c) if c.is_ascii_digit() => {
-            let d = b.iter().take(10).take_while(|c| c.is_ascii_digit()).count();
-            if d <= 9 && matches!(b.get(d), Some(b'.' | b')')) && b.get(d + 1) == Some(&b' ') {
-                d + 2
-            } else {
-                0
-            }
-        }
-        _ => 0,
-    }
-}
-
 /// The closing quote of the shell string opened by the quote `q` at `open`:
 /// single quotes end at the next `'`; in double quotes a `\` escapes the next
 /// byte.
@@ -756,24 +757,136 @@ fn closing_quote(b: &[u8], open: usize, q: u8) -> Option<usize> {
     None
 }
 
-/// Backtick runs of one line, in order, each with the index of the next run
-/// of the same length on that line.
-struct CodeIndex {
-    line: usize,
-    /// No newline lies between `line` and `checked`.
-    checked: usize,
-    runs: Vec<(usize, usize)>,
-    next: Vec<Option<usize>>,
-    cursor: usize,
+/// Unicode format characters (category Cf: bidi controls, zero-width
+/// characters, the byte order mark, tags), which show as nothing.
+fn format_characters() -> &'static regex::Regex {
+    static CF: OnceLock<regex::Regex> = OnceLock::new();
+    CF.get_or_init(|| regex::Regex::new(r"\p{Cf}").expect("a valid class"))
+}
+
+/// Two keys of one object in `args` (at any depth) that look alike: equal
+/// after format characters are removed and NFC normalization (P155).
+fn lookalike_keys(args: &Map<String, Value>) -> Option<(String, String)> {
+    use unicode_normalization::UnicodeNormalization;
+    if args.keys().any(|k| !k.is_ascii()) {
+        let mut seen: HashMap<String, &String> = HashMap::new();
+        for k in args.keys() {
+            let shown: String = format_characters().replace_all(k, "").nfc().collect();
+            if let Some(other) = seen.insert(shown, k) {
+                return Some((other.clone(), k.clone()));
+            }
+        }
+    }
+    fn within(v: &Value) -> Option<(String, String)> {
+        match v {
+            Value::Object(o) => lookalike_keys(o),
+            Value::Array(items) => items.iter().find_map(within),
+            _ => None,
+        }
+    }
+    args.values().find_map(within)
+}
+
+/// The shell quote state of one block's lines, lexed as far as `pos`
+/// (see `Run::inside_quote`).
+struct ShellLexer {
+    /// The block's end, which names the block.
+    block_end: usize,
+    pos: usize,
+    /// The open quote and where it opened.
+    quote: Option<(u8, usize)>,
+}
+
+/// The heredoc bodies of `text`, in order (P156): after each `<<WORD`
+/// (`<<-WORD`, `<< 'WORD'`, `<<"WORD"`; not `<<<`) outside an earlier body,
+/// the lines from the next line to the line that is `WORD` (after leading
+/// tabs for `<<-`), or to the end of the text. Each returned range is
+/// (where the `<<` is, the body).
+fn heredoc_bodies(text: &str) -> Vec<(usize, Range<usize>)> {
+    let b = text.as_bytes();
+    let mut bodies = Vec::new();
+    let mut from = 0;
+    while let Some(k) = memchr::memmem::find(&b[from..], b"<<") {
+        let at = from + k;
+        let mut p = at + 2;
+        if b.get(p) == Some(&b'<') {
+            from = p + b[p..].iter().take_while(|&&c| c == b'<').count();
+            continue;
+        }
+        let strip_tabs = b.get(p) == Some(&b'-');
+        p += usize::from(strip_tabs);
+        while p < b.len() && is_blank(b[p]) {
+            p += 1;
+        }
+        let quote = b.get(p).copied().filter(|&c| c == b'\'' || c == b'"');
+        p += usize::from(quote.is_some());
+        let word_start = p;
+        while p < b.len() && (b[p].is_ascii_alphanumeric() || b[p] == b'_' || b[p] == b'-') {
+            p += 1;
+        }
+        if p == word_start {
+            from = at + 2;
+            continue;
+        }
+        let word = &text[word_start..p];
+        let Some(nl) = text[p..].find(['\n', '\r']).map(|k| p + k) else {
+            break;
+        };
+        let body_start = if text[nl..].starts_with("\r\n") {
+            nl + 2
+        } else {
+            nl + 1
+        };
+        let mut line = body_start;
+        let mut end = text.len();
+        while line < text.len() {
+            let line_end = text[line..]
+                .find(['\n', '\r'])
+                .map_or(text.len(), |k| line + k);
+            let l = &text[line..line_end];
+            let l = if strip_tabs {
+                l.trim_start_matches('\t')
+            } else {
+                l
+            };
+            if l == word {
+                end = line;
+                break;
+            }
+            line = if text[line_end..].starts_with("\r\n") {
+                line_end + 2
+            } else {
+                line_end + 1
+            };
+        }
+        bodies.push((at, body_start..end));
+        if end == text.len() {
+            break;
+        }
+        from = end;
+    }
+    bodies
 }
 
 struct Run<'a, S: 'static> {
     s: &'a Scanner<S>,
+    /// The whole text.
+    full: &'a str,
+    /// The text up to the end of the text run being read (a candidate never
+    /// reads past it), or the whole text.
     text: &'a str,
     bytes: &'a [u8],
+    /// Where the text run being read starts: nothing before it is looked at.
+    floor: usize,
+    /// Where the block of the text run being read starts.
+    block_start: usize,
+    /// What ends the text run being read.
+    breaker: Breaker,
+    /// Where the block of the text run being read ends: a free-text field
+    /// may run to it (P153).
+    block_end: usize,
     found: Vec<Found<S>>,
     skipped: Vec<Skipped>,
-    code: Option<CodeIndex>,
     /// Where the last curl command read ends: lines that start before it
     /// belong to that command.
     curl_end: usize,
@@ -783,6 +896,11 @@ struct Run<'a, S: 'static> {
     /// Per structure: capture slots (of the pattern before its tail, if it
     /// has one), made on first use, and failed attempts (see `Scanner::quick`).
     caps: Vec<(Option<regex_automata::util::captures::Captures>, u32)>,
+    /// The shell quote state of the text run being read, as far as it was
+    /// lexed (see `Run::inside_quote`).
+    shell: Option<ShellLexer>,
+    /// The heredoc bodies of the text, found when the first curl line is.
+    heredocs: Option<Vec<(usize, Range<usize>)>>,
 }
 
 impl<S: 'static> Run<'_, S> {
@@ -802,15 +920,98 @@ impl<S: 'static> Run<'_, S> {
         close
     }
 
+    /// Where the heredoc whose body holds byte `at` opens, if one does.
+    fn heredoc_at(&mut self, at: usize) -> Option<usize> {
+        let bodies = self
+            .heredocs
+            .get_or_insert_with(|| heredoc_bodies(self.full));
+        let k = bodies.partition_point(|(_, body)| body.end <= at);
+        bodies
+            .get(k)
+            .filter(|(_, body)| body.start <= at)
+            .map(|&(open, _)| open)
+    }
+
+    /// Where the shell string open at the line holding byte `at` opened, when
+    /// one opened on an earlier line of its block is still open there
+    /// (P156). The block's lines are lexed once, as far as they are asked about.
+    fn inside_quote(&mut self, at: usize) -> Option<usize> {
+        let b = self.full.as_bytes();
+        let mut line = at;
+        while line > self.floor && !matches!(b[line - 1], b'\n' | b'\r') {
+            line -= 1;
+        }
+        if self
+            .shell
+            .as_ref()
+            .is_none_or(|l| l.block_end != self.block_end)
+        {
+            self.shell = Some(ShellLexer {
+                block_end: self.block_end,
+                pos: self.block_start,
+                quote: None,
+            });
+        }
+        let lexer = self.shell.as_mut().expect("made above");
+        let mut p = lexer.pos.max(self.block_start);
+        let mut quote = lexer.quote;
+        while p < line {
+            let c = b[p];
+            match quote {
+                Some((b'\'', _)) if c == b'\'' => quote = None,
+                Some((b'"', _)) if c == b'"' => quote = None,
+                Some((b'"', _)) if c == b'\\' => p += 1,
+                Some(_) => {}
+                None => match c {
+                    b'\'' | b'"' => quote = Some((c, p)),
+                    b'\\' => p += 1,
+                    b'#' if p == 0 || is_ws(b[p - 1]) => {
+                        while p + 1 < line && !matches!(b[p + 1], b'\n' | b'\r') {
+                            p += 1;
+                        }
+                    }
+                    _ => {}
+                },
+            }
+            p += 1;
+        }
+        lexer.pos = p.max(lexer.pos);
+        lexer.quote = quote;
+        quote.map(|(_, open)| open)
+    }
+
     fn line_end(&self, from: usize) -> usize {
         memchr::memchr(b'\n', &self.bytes[from..]).map_or(self.bytes.len(), |i| from + i)
     }
 
+    /// Reports a skipped candidate. One that reads to the end of a text run
+    /// that markup ends is reported as [`SkipReason::NotPlainText`]: the
+    /// markup is what stopped it (P151).
     fn skip(&mut self, span: Range<usize>, reason: SkipReason, message: impl Into<String>) {
+        let mut message = message.into();
+        let mut reason = reason;
+        if span.end >= self.text.len() && self.text.len() < self.full.len() {
+            if self.breaker != Breaker::Block {
+                message = format!(
+                    "{} starts at byte {} inside the candidate ({message})",
+                    self.breaker.describe(),
+                    self.text.len()
+                );
+                reason = SkipReason::NotPlainText;
+            } else if !self.full[self.text.len()..].trim_ascii().is_empty() {
+                message = message.replace("the text ends", "its block ends");
+            }
+        }
+        let mut span = span;
+        if span.end == self.text.len() {
+            // The blanks at the end of its line, which its block leaves out.
+            let rest = &self.full.as_bytes()[span.end..];
+            span.end += rest.iter().take_while(|&&c| is_blank(c)).count();
+        }
         self.skipped.push(Skipped {
             span,
             reason,
-            message: message.into(),
+            message,
         });
     }
 
@@ -822,6 +1023,29 @@ impl<S: 'static> Run<'_, S> {
         written: &str,
         args: Map<String, Value>,
     ) {
+        // Arguments must show as they run (P154, P155).
+        let source = &self.full[span.clone()];
+        if !source.is_ascii() {
+            if let Some(m) = format_characters().find(source) {
+                let c = source[m.start()..].chars().next().unwrap_or_default();
+                return self.skip(
+                    span.clone(),
+                    SkipReason::InvisibleCharacter,
+                    format!(
+                        "the invisible format character U+{:04X} at byte {} is written in the call",
+                        u32::from(c),
+                        span.start + m.start()
+                    ),
+                );
+            }
+        }
+        if let Some((a, b)) = lookalike_keys(&args) {
+            return self.skip(
+                span,
+                SkipReason::LookalikeKeys,
+                format!("the keys {a:?} and {b:?} look alike (equal after NFC normalization, format characters removed)"),
+            );
+        }
         let op = self.s.resolve(written);
         self.found.push(Found {
             span,
@@ -838,192 +1062,110 @@ impl<S: 'static> Run<'_, S> {
     }
 
     fn all(&mut self) {
-        let mut pos = 0;
-        while pos < self.bytes.len() {
-            if let Some(line) = self
-                .line_of(pos)
-                .filter(|&l| LINE_OPENERS[usize::from(self.bytes[l])])
-            {
-                if let Some(next) = self.line_start(line) {
-                    pos = next;
-                    continue;
-                }
+        let ctx = Context::of(self.full, &self.s.fence_words);
+        let mut fences = ctx.fences.iter().peekable();
+        let mut resume = 0;
+        for run in &ctx.runs {
+            while let Some(f) = fences.next_if(|f| f.span.start < run.span.start) {
+                self.directive_fence(f);
+            }
+            let from = resume.max(run.span.start);
+            if from < run.span.end {
+                resume = self.text_run(run, from);
+            }
+        }
+        for f in fences {
+            self.directive_fence(f);
+        }
+    }
+
+    /// Reads the text run `run` from `from`; returns where scanning resumes
+    /// (past the run when a sentence's free text runs on to its block's end).
+    fn text_run(&mut self, run: &TextRun, from: usize) -> usize {
+        let end = run.span.end;
+        self.text = &self.full[..end];
+        self.bytes = self.text.as_bytes();
+        self.floor = run.span.start;
+        self.breaker = run.breaker;
+        self.block_start = run.block_start;
+        self.block_end = run.block_end;
+        self.unclosed = [usize::MAX; 2];
+        let mut pos = from;
+        while pos < end {
+            if let Some(next) = self.line_start(pos) {
+                pos = next;
+                continue;
             }
             // (A candidate right at `pos`, as in runs of brackets, skips the call.)
             let i = match self.bytes[pos] {
-                b'[' | b'`' | b'\n' => pos,
-                _ => match memchr::memchr3(b'[', b'`', b'\n', &self.bytes[pos..]) {
+                b'[' | b'\n' | b'\r' => pos,
+                _ => match memchr::memchr3(b'[', b'\n', b'\r', &self.bytes[pos..]) {
                     Some(i) => pos + i,
                     None => break,
                 },
             };
             pos = match self.bytes[i] {
-                b'\n' => i + 1,
-                b'`' => self.code_span(i),
-                _ => self.bracket(i),
+                b'[' => self.bracket(i),
+                _ => i + 1,
             };
         }
+        pos.max(end)
     }
 
-    /// The start of the line when `pos` is at it or inside its indentation
-    /// (where a broken call that ended there leaves scanning, P72); else `None`.
-    /// Looks back only over the blanks before `pos`, which the call consumed.
-    fn line_of(&self, pos: usize) -> Option<usize> {
-        let b = self.bytes;
+    /// A curl command when `pos` is at a line start or inside its
+    /// indentation (where a broken call that ended there leaves scanning,
+    /// P72); returns where scanning resumes, or `None`.
+    fn line_start(&mut self, pos: usize) -> Option<usize> {
+        let b = self.full.as_bytes();
         let mut p = pos;
         while p > 0 && is_blank(b[p - 1]) {
             p -= 1;
         }
-        (p == 0 || b[p - 1] == b'\n').then_some(p)
-    }
-
-    /// Fences and curl commands at a line start; `None` when neither.
-    fn line_start(&mut self, pos: usize) -> Option<usize> {
-        if let Some(end) = self.quoted_lines(pos) {
-            return Some(end);
+        let line = p == 0 || matches!(b[p - 1], b'\n' | b'\r') || &self.full[..p] == BOM;
+        if !line {
+            return None;
         }
-        let b = self.bytes;
-        let indent = b[pos..].iter().take(4).take_while(|&&c| c == b' ').count();
-        let at = pos + indent;
-        if indent <= 3 && at < b.len() && (b[at] == b'`' || b[at] == b'~') {
-            if let Some(end) = self.fence(at) {
-                return Some(end);
-            }
-        }
-        let blank = b[pos..].iter().take_while(|&&c| is_blank(c)).count();
-        let at = pos + blank;
-        if pos >= self.curl_end
-            && b[at..].starts_with(b"curl")
-            && b.get(at + 4).is_some_and(|&c| is_blank(c))
+        let at = pos
+            + self.bytes[pos..]
+                .iter()
+                .take_while(|&&c| is_blank(c))
+                .count();
+        if at >= self.curl_end
+            && has_at(self.bytes, at, b"curl")
+            && self.bytes.get(at + 4).is_some_and(|&c| is_blank(c))
         {
             return self.curl(at);
         }
         None
     }
 
-    /// Markdown that shows code or quotes (P86): a blockquote line (up to three
-    /// spaces, then `>`) is quoted to its end; a fence opened after a list
-    /// marker is quoted to its closing fence (never a directive); an indented
-    /// code block (four spaces or a tab, after a blank line or at the start of
-    /// the text) is quoted with the indented and blank lines that follow.
-    /// Returns where scanning resumes.
-    fn quoted_lines(&mut self, pos: usize) -> Option<usize> {
-        let b = self.bytes;
-        let n = b.len();
-        let indent = b[pos..].iter().take(4).take_while(|&&c| c == b' ').count();
-        let at = pos + indent;
-        if indent <= 3 && at < n && b[at] == b'>' {
-            return Some(self.line_end(pos));
-        }
-        if indent <= 3 {
-            let marker = list_marker(&b[at..]);
-            if marker > 0 {
-                let mut q = at + marker;
-                while q < n && b[q] == b' ' {
-                    q += 1;
-                }
-                if q < n && (b[q] == b'`' || b[q] == b'~') {
-                    let ch = b[q];
-                    let run = b[q..].iter().take_while(|&&c| c == ch).count();
-                    if run >= 3 {
-                        let mut line = self.line_end(q) + 1;
-                        while line < n {
-                            let end = self.line_end(line);
-                            let l = &b[line..end];
-                            let lead = l.iter().take_while(|&&c| c == b' ').count();
-                            let m = l[lead..].iter().take_while(|&&c| c == ch).count();
-                            if m >= run && l[lead + m..].iter().all(|&c| is_blank(c) || c == b'\r')
-                            {
-                                return Some((end + 1).min(n));
-                            }
-                            line = end + 1;
-                        }
-                        return Some(n);
-                    }
-                }
-            }
-        }
-        let indented =
-            |i: usize| b.get(i) == Some(&b'\t') || (i + 4 <= n && &b[i..i + 4] == b"    ");
-        let blank_line =
-            |start: usize, end: usize| b[start..end].iter().all(|&c| is_blank(c) || c == b'\r');
-        if indented(pos) && !blank_line(pos, self.line_end(pos)) {
-            let prev_blank = pos == 0 || {
-                let prev_end = pos - 1;
-                let prev_start = memchr::memrchr(b'\n', &b[..prev_end]).map_or(0, |k| k + 1);
-                blank_line(prev_start, prev_end)
-            };
-            if prev_blank {
-                let mut line = pos;
-                while line < n {
-                    let end = self.line_end(line);
-                    if !(indented(line) || blank_line(line, end)) {
-                        return Some(line);
-                    }
-                    line = end + 1;
-                }
-                return Some(n);
-            }
-        }
-        None
-    }
-
-    /// A fenced block opening at `at` (its span starts at the opening run, not
-    /// at the indentation, as a curl command's does); returns where scanning resumes.
-    fn fence(&mut self, at: usize) -> Option<usize> {
-        let b = self.bytes;
-        let ch = b[at];
-        let n = b[at..].iter().take_while(|&&c| c == ch).count();
-        if n < 3 {
-            return None;
-        }
-        let open_end = self.line_end(at);
-        // The info string and its first word: ASCII spaces and tabs only (P84).
-        let info = self.text[at + n..open_end].trim_matches([' ', '\t', '\r']);
-        if ch == b'`' && info.contains('`') {
-            return None;
-        }
-        let word = info.split([' ', '\t']).next().unwrap_or("");
-        // Find the closing fence line.
-        let mut line = open_end + 1;
-        let mut close: Option<(usize, usize)> = None;
-        while line < b.len() {
-            let end = self.line_end(line);
-            let l = &self.text[line..end];
-            let ind = l.bytes().take_while(|&c| c == b' ').count();
-            let rest = &l[ind..];
-            let m = rest.bytes().take_while(|&c| c == ch).count();
-            if ind <= 3 && m >= n && rest[m..].trim_end_matches(['\r', ' ', '\t']).is_empty() {
-                close = Some((line, end));
-                break;
-            }
-            line = end + 1;
-        }
-        let engine = self
+    /// A directive fence that pulldown-cmark found.
+    fn directive_fence(&mut self, f: &Fence) {
+        self.text = self.full;
+        self.bytes = self.full.as_bytes();
+        self.floor = 0;
+        self.breaker = Breaker::Block;
+        let word = &self.full[f.word.clone()];
+        let Some(engine) = self
             .s
             .directives
             .fences
             .iter()
             .find(|(w, _)| *w == word)
-            .map(|(_, e)| *e);
-        match (engine, close) {
-            (None, Some((_, end))) => Some((end + 1).min(b.len())),
-            (None, None) => Some(b.len()),
-            (Some(_), None) => {
-                let run = &self.text[at..at + n];
-                self.skip(
-                    at..b.len(),
-                    SkipReason::UnclosedFence,
-                    format!("the {run}{word} fence is never closed"),
-                );
-                Some(b.len())
-            }
-            (Some(engine), Some((cl, end))) => {
-                let body_start = (open_end + 1).min(cl);
-                self.fence_body(at..end, body_start, cl, engine);
-                Some((end + 1).min(b.len()))
-            }
+            .map(|(_, e)| *e)
+        else {
+            return;
+        };
+        if !f.closed {
+            let ch = char::from(self.bytes[f.span.start]);
+            self.skip(
+                f.span.clone(),
+                SkipReason::UnclosedFence,
+                format!("the {ch}{ch}{ch}{word} fence is never closed"),
+            );
+            return;
         }
+        self.fence_body(f.span.clone(), f.body.start, f.body.end, engine);
     }
 
     fn fence_body(&mut self, span: Range<usize>, from: usize, to: usize, engine: &'static str) {
@@ -1066,66 +1208,6 @@ impl<S: 'static> Run<'_, S> {
                 let text = self.text;
                 self.directive(span, DirectiveForm::Fence, engine, &text[p..op_end], args);
             }
-        }
-    }
-
-    /// An inline code span opening at `i`; returns where scanning resumes.
-    fn code_span(&mut self, i: usize) -> usize {
-        let b = self.bytes;
-        // The start of the line holding `i`: search back only as far as the
-        // line already indexed, so a long line is searched once in all.
-        let (known_line, checked) = self.code.as_ref().map_or((0, 0), |c| (c.line, c.checked));
-        let from = checked.min(i);
-        let line = match memchr::memrchr(b'\n', &b[from..i]) {
-            Some(p) => from + p + 1,
-            None if checked <= i => known_line,
-            None => memchr::memrchr(b'\n', &b[..i]).map_or(0, |p| p + 1),
-        };
-        if let Some(c) = self.code.as_mut() {
-            c.checked = c.checked.max(i);
-        }
-        if self.code.as_ref().is_none_or(|c| c.line != line) {
-            let end = self.line_end(line);
-            let mut runs = Vec::new();
-            let mut p = line;
-            while let Some(k) = memchr::memchr(b'`', &b[p..end]) {
-                let start = p + k;
-                let n = b[start..end].iter().take_while(|&&c| c == b'`').count();
-                runs.push((start, n));
-                p = start + n;
-            }
-            let mut next = vec![None; runs.len()];
-            // The latest run of each length seen (reading backwards): short
-            // runs in an array, long ones (rare) in a map.
-            let mut short = [usize::MAX; 32];
-            let mut long: HashMap<usize, usize> = HashMap::new();
-            for (k, &(_, n)) in runs.iter().enumerate().rev() {
-                if n < short.len() {
-                    next[k] = (short[n] != usize::MAX).then_some(short[n]);
-                    short[n] = k;
-                } else {
-                    next[k] = long.insert(n, k);
-                }
-            }
-            self.code = Some(CodeIndex {
-                line,
-                checked: i,
-                runs,
-                next,
-                cursor: 0,
-            });
-        }
-        let idx = self.code.as_mut().expect("indexed above");
-        while idx.cursor < idx.runs.len() && idx.runs[idx.cursor].0 < i {
-            idx.cursor += 1;
-        }
-        match idx.runs.get(idx.cursor) {
-            Some(&(start, n)) if start == i => match idx.next[idx.cursor] {
-                Some(k) => idx.runs[k].0 + idx.runs[k].1,
-                None => i + n,
-            },
-            // `i` is inside a run that began in text already consumed.
-            _ => i + b[i..].iter().take_while(|&&c| c == b'`').count(),
         }
     }
 
@@ -1197,8 +1279,9 @@ impl<S: 'static> Run<'_, S> {
         } else {
             None
         };
+        let block = &self.full[..self.block_end.max(self.text.len())];
         let known_end = match quick {
-            Some(dfa) => Some(dense_end(dfa, self.text, start)?),
+            Some(dfa) => Some(dense_end(dfa, block, start)?),
             None => None,
         };
         let found = self.capture_at(k, start, known_end);
@@ -1210,6 +1293,9 @@ impl<S: 'static> Run<'_, S> {
 
     /// [`Run::sentence_at`] for structure `k` at `start`, given the end of
     /// the whole pattern's match when a DFA found it.
+    ///
+    /// Everything before a free-text tail lies in the text run; the tail
+    /// runs on to the end of the run's block, inline markup included (P153).
     fn capture_at(
         &mut self,
         k: usize,
@@ -1217,50 +1303,52 @@ impl<S: 'static> Run<'_, S> {
         known_end: Option<usize>,
     ) -> Option<(usize, Option<S>)> {
         let st = &self.s.structures[k];
-        let input = Input::new(self.text).anchored(Anchored::Yes);
-        let input = match known_end {
-            Some(end) => input.range(start..end),
-            None => input.range(start..),
-        };
+        let block = &self.full[..self.block_end.max(self.text.len())];
+        let run_end = self.text.len();
+        let input = Input::new(block).anchored(Anchored::Yes);
+        let in_run = input
+            .clone()
+            .range(start..known_end.map_or(run_end, |e| e.min(run_end)));
         if let Some((group, head, tail)) = &self.s.tails[k] {
             let caps = self.caps[k].0.get_or_insert_with(|| head.create_captures());
-            head.search_captures(&input, caps);
+            head.search_captures(&in_run, caps);
             let caps = &*caps;
             // No match of the head: no match of the whole pattern either.
             let split = caps.get_match()?.end();
             // (With the whole match's end known, the tail must end there.)
-            let ends = tail.end(self.text, split).map(|group_end| {
-                let b = self.text.as_bytes();
+            let ends = tail.end(block, split).map(|group_end| {
+                // Trailing blanks belong to the sentence's span, past its
+                // block's end too (the DFA's match ends at the block's end).
+                let b = self.full.as_bytes();
                 let mut end = group_end;
+                let mut in_block = group_end;
                 if st.trailing_blanks {
                     while end < b.len() && is_ws(b[end]) {
                         end += 1;
                     }
+                    in_block = end.min(block.len());
                 }
-                (group_end, end)
+                (group_end, end, in_block)
             });
-            if let Some((group_end, end)) =
-                ends.filter(|&(_, e)| known_end.is_none_or(|known| known == e))
+            if let Some((group_end, end, _)) =
+                ends.filter(|&(_, _, e)| known_end.is_none_or(|known| known == e))
             {
                 let groups = TailGroups {
-                    head: AutomataGroups {
-                        caps,
-                        text: self.text,
-                    },
-                    tail: (group, Cap::new(split, &self.text[split..group_end])),
+                    head: AutomataGroups { caps, text: block },
+                    tail: (group, Cap::new(split, &block[split..group_end])),
                     end,
                 };
                 return Some((end, (st.from_groups)(&groups).ok()));
             }
             let single = &self.s.singles[k];
             let mut caps = single.create_captures();
-            single.search_captures(&input, &mut caps);
+            single.search_captures(&input.range(start..run_end), &mut caps);
             let end = caps.get_match()?.end();
             return Some((
                 end,
                 (st.from_groups)(&AutomataGroups {
                     caps: &caps,
-                    text: self.text,
+                    text: block,
                 })
                 .ok(),
             ));
@@ -1269,15 +1357,11 @@ impl<S: 'static> Run<'_, S> {
         let caps = self.caps[k]
             .0
             .get_or_insert_with(|| single.create_captures());
-        single.search_captures(&input, caps);
+        single.search_captures(&in_run, caps);
         let end = caps.get_match()?.end();
         Some((
             end,
-            (st.from_groups)(&AutomataGroups {
-                caps,
-                text: self.text,
-            })
-            .ok(),
+            (st.from_groups)(&AutomataGroups { caps, text: block }).ok(),
         ))
     }
 
@@ -1285,7 +1369,7 @@ impl<S: 'static> Run<'_, S> {
     fn before_bracket(&mut self, i: usize) -> Option<usize> {
         let b = self.bytes;
         let mut p = i;
-        while p > 0 && is_blank(b[p - 1]) {
+        while p > self.floor && is_blank(b[p - 1]) {
             p -= 1;
         }
         if p == i {
@@ -1293,7 +1377,10 @@ impl<S: 'static> Run<'_, S> {
         }
         for &k in &self.s.others {
             let st = &self.s.structures[k];
-            let Some(start) = p.checked_sub(st.head.len()) else {
+            let Some(start) = p
+                .checked_sub(st.head.len())
+                .filter(|&start| start >= self.floor)
+            else {
                 continue;
             };
             if !has_at(b, start, st.head.as_bytes()) || !self.text.is_char_boundary(start) {
@@ -1388,9 +1475,11 @@ impl<S: 'static> Run<'_, S> {
     /// `[TOOL op {…}]`, `[EXEC op {…}]`, `[DM {…}]` at `i`.
     fn bracket_directive(&mut self, i: usize) -> Option<usize> {
         let b = self.bytes;
+        // (What follows a keyword at the end of its block is what follows the block.)
+        let full = self.full.as_bytes();
         let d = self.s.directives;
         if let Some(engine) = d.bracket_engines.iter().find(|e| {
-            has_at(b, i + 1, e.as_bytes()) && b.get(i + 1 + e.len()).is_some_and(|&c| is_ws(c))
+            has_at(b, i + 1, e.as_bytes()) && full.get(i + 1 + e.len()).is_some_and(|&c| is_ws(c))
         }) {
             let mut p = i + 1 + engine.len();
             while p < b.len() && is_ws(b[p]) {
@@ -1412,6 +1501,20 @@ impl<S: 'static> Run<'_, S> {
                 // its own, so the candidate ends before it and its text is read again
                 // (P73). An op that runs into a quote or bracket (`[TOOL a"…"]`) is
                 // not: that candidate runs to its closing `]` (P88).
+                let rest = &self.text[q..];
+                let c = rest.chars().next().unwrap_or_default();
+                if !c.is_ascii() && format_characters().is_match(&rest[..c.len_utf8()]) {
+                    // An op that runs into a format character (P154).
+                    self.skip(
+                        i..q + c.len_utf8(),
+                        SkipReason::InvisibleCharacter,
+                        format!(
+                            "the invisible format character U+{:04X} at byte {q} is written in the op",
+                            u32::from(c)
+                        ),
+                    );
+                    return Some(q + c.len_utf8());
+                }
                 self.skip(i..p, SkipReason::NoObject, message());
                 return Some(p);
             }
@@ -1429,10 +1532,10 @@ impl<S: 'static> Run<'_, S> {
                 continue;
             }
             let mut p = i + 1 + kw.len();
-            if !b.get(p).is_some_and(|&c| is_ws(c) || c == b'{') {
+            if !full.get(p).is_some_and(|&c| is_ws(c) || c == b'{') {
                 continue;
             }
-            if b[p] == b'{' {
+            if full[p] == b'{' && p < b.len() {
                 // `[DM{…}]`: the keyword runs into the object, as `[TOOL a{}]`'s op does (P84).
                 let end = self.bracket_close(p);
                 self.skip(
@@ -1460,39 +1563,6 @@ impl<S: 'static> Run<'_, S> {
         None
     }
 
-    /// Where scanning resumes after a broken bracket candidate spanning
-    /// `start..end` whose JSON reader stopped at `read` (P89): at `end`, unless
-    /// a line start inside the candidate (the reader crossed a line break; the
-    /// rest of a candidate stays on the reader's last line) opens a quoted
-    /// block (a blockquote, a list-item fence, an indented code block: P86)
-    /// that runs past `end`; then after that block. The text the reader
-    /// consumed stays unread (P80), and the rest of a block it ran into stays
-    /// quoted.
-    fn after_broken(&mut self, start: usize, read: usize, end: usize) -> usize {
-        let b = self.bytes;
-        let limit = read.min(end);
-        let mut from = start;
-        while from < limit {
-            let Some(k) = memchr::memchr(b'\n', &b[from..limit]) else {
-                break;
-            };
-            let line = from + k + 1;
-            match self.quoted_lines(line) {
-                Some(quoted) if quoted > end => return quoted,
-                // A block that ends inside the candidate: go on after it.
-                Some(quoted) if quoted > line => {
-                    from = if b.get(quoted) == Some(&b'\n') {
-                        quoted
-                    } else {
-                        quoted - 1
-                    }
-                }
-                _ => from = line,
-            }
-        }
-        end
-    }
-
     fn object_then_close(
         &mut self,
         i: usize,
@@ -1509,7 +1579,7 @@ impl<S: 'static> Run<'_, S> {
                 // so nothing inside its strings is read as a marker.
                 let end = e.at.max(self.bracket_close(brace));
                 self.skip(i..end, SkipReason::InvalidJson, e.error.message);
-                self.after_broken(i, e.at, end)
+                end
             }
             Ok((args, end)) => {
                 let mut q = end;
@@ -1528,7 +1598,7 @@ impl<S: 'static> Run<'_, S> {
                     // The candidate runs to its closing `]` (P81).
                     let close = self.bracket_close(end);
                     self.skip(i..close, SkipReason::TrailingText, message);
-                    self.after_broken(i, end, close)
+                    close
                 }
             }
         }
@@ -1541,11 +1611,31 @@ impl<S: 'static> Run<'_, S> {
     fn curl(&mut self, at: usize) -> Option<usize> {
         let b = self.bytes;
         let d = self.s.directives;
+        // A line inside a heredoc body or inside a quoted string opened on an
+        // earlier line is no command (P156).
+        let inside = match self.heredoc_at(at) {
+            Some(open) => Some(format!("inside the heredoc body opened at byte {open}")),
+            None => self
+                .inside_quote(at)
+                .map(|open| format!("inside the shell string opened at byte {open}")),
+        };
+        if let Some(why) = inside {
+            let end = self.line_end(at);
+            if self.text[at..end].contains(d.curl_path) {
+                self.skip(
+                    at..end,
+                    SkipReason::CurlPayload,
+                    format!("the line is {why}, not a command"),
+                );
+            }
+            return Some(end);
+        }
         // Words up to the end of the command (a newline not escaped by `\`):
         // (start, end, quote, joined to the previous word).
         let mut tokens: Vec<(usize, usize, u8, bool)> = Vec::new();
         let mut p = at;
         let mut unclosed = false;
+        let mut lone_cr: Option<usize> = None;
         let mut blank = true;
         loop {
             let before = p;
@@ -1562,6 +1652,13 @@ impl<S: 'static> Run<'_, S> {
             }
             if p > before {
                 blank = true;
+            }
+            if p < b.len() && b[p] == b'\r' && b.get(p + 1) != Some(&b'\n') {
+                // A lone CR ends no shell command (P156): read on past it.
+                lone_cr.get_or_insert(p);
+                p += 1;
+                blank = true;
+                continue;
             }
             if p >= b.len() || b[p] == b'\n' || b[p] == b'\r' {
                 break;
@@ -1642,6 +1739,12 @@ impl<S: 'static> Run<'_, S> {
             run.skip(span.clone(), SkipReason::CurlPayload, message);
             Some(end)
         };
+        if let Some(cr) = lone_cr.filter(|&cr| cr < end) {
+            return reject(
+                self,
+                format!("a lone CR at byte {cr}: a shell reads the command on past it"),
+            );
+        }
         if unclosed {
             return reject(
                 self,
@@ -1660,6 +1763,18 @@ impl<S: 'static> Run<'_, S> {
                     || w.contains("$("))
             {
                 return reject(self, format!("shell syntax outside quotes: `{w}`"));
+            }
+            // Expansions and globs change what runs (P156).
+            let expands: &[char] = match t.2 {
+                0 => &['$', '{', '}', '*', '?', '[', '~', '!'],
+                b'"' => &['$', '`'],
+                _ => &[],
+            };
+            if let Some(c) = w.chars().find(|c| expands.contains(c)) {
+                return reject(
+                    self,
+                    format!("the shell expands `{c}` in `{w}`; a directive's words are literal"),
+                );
             }
         }
         if let Some(message) = problem {

@@ -401,9 +401,12 @@ fn an_op_that_runs_into_text_is_read_again() {
         summary(text),
         [(text[7..].to_owned(), "contract_footer".to_owned())]
     );
+    // `[TOOL` alone in its paragraph has no op: no candidate (P157).
+    assert_eq!(skipped(text), []);
     assert_eq!(
-        skipped(text),
-        [("[TOOL\n\n".to_owned(), SkipReason::NoObject)]
+        skipped("[TOOL\nReply: x"),
+        [("[TOOL\n".to_owned(), SkipReason::NoObject)],
+        "the op on the next line of its paragraph runs into text"
     );
     // An op that runs straight into `{` is no-object to the closing `]` (P81).
     assert_eq!(

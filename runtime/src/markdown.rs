@@ -1,0 +1,383 @@
+//! The Markdown context of a text: where a CommonMark renderer shows ordinary
+//! text, and which fenced code blocks are directive fences.
+//!
+//! The context comes from pulldown-cmark's offset iterator (CommonMark, with
+//! the GFM tables and strikethrough extensions that chat interfaces render,
+//! P150), never from hand-written Markdown rules. The scanner reads
+//! candidates only inside the [`TextRun`]s found here: a run is a stretch of
+//! one block's source that is shown as it is written. Code (fenced, indented,
+//! spans), HTML (blocks, inline, comments), blockquotes, image descriptions,
+//! link destinations and titles, and reference definitions are in no run.
+//!
+//! All offsets are **byte** offsets into the text given to [`Context::of`],
+//! half-open.
+
+use std::ops::Range;
+
+use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
+
+/// What ends a [`TextRun`]: the end of its block, or something shown
+/// otherwise than it is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Breaker {
+    /// The block ends (a paragraph, heading, table cell or list item).
+    Block,
+    /// A code span starts.
+    CodeSpan,
+    /// Inline HTML (a tag or a comment).
+    InlineHtml,
+    /// Emphasis, strong emphasis or strikethrough markup.
+    Emphasis,
+    /// A link's or an image's markup.
+    Link,
+    /// An entity or a character reference (`&amp;`, `&#42;`), shown as the
+    /// character it names.
+    Entity,
+    /// Anything else pulldown-cmark reports inside a block.
+    Other,
+}
+
+impl Breaker {
+    /// What a diagnostic calls it.
+    pub(crate) fn describe(self) -> &'static str {
+        match self {
+            Breaker::Block => "the end of its block",
+            Breaker::CodeSpan => "a code span",
+            Breaker::InlineHtml => "inline HTML",
+            Breaker::Emphasis => "emphasis or strikethrough markup",
+            Breaker::Link => "link or image markup",
+            Breaker::Entity => "an entity",
+            Breaker::Other => "Markdown markup",
+        }
+    }
+}
+
+/// A stretch of one block's source that a CommonMark renderer shows as
+/// written: text, line breaks, the indentation a line break strips, and the
+/// backslashes of escapes (P151).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct TextRun {
+    /// Its bytes in the text.
+    pub span: Range<usize>,
+    /// What ends it.
+    pub breaker: Breaker,
+    /// The end of the last inline content of its block (at or after
+    /// `span.end`): a sentence's free-text field may run to it (P153).
+    pub block_end: usize,
+    /// The start of the first inline content of its block.
+    pub block_start: usize,
+}
+
+/// A fenced code block outside every container whose info string's first
+/// word is a directive fence's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Fence {
+    /// From the opening fence run to the end of the closing fence (or of the
+    /// text, when it never closes).
+    pub span: Range<usize>,
+    /// The info string's first word.
+    pub word: Range<usize>,
+    /// The body's source bytes (from its first line to the end of its last).
+    pub body: Range<usize>,
+    /// Whether a closing fence ends it.
+    pub closed: bool,
+}
+
+/// The Markdown context of a text (see the module docs).
+#[derive(Debug, Default)]
+pub(crate) struct Context {
+    /// The text runs, in order, none overlapping.
+    pub runs: Vec<TextRun>,
+    /// The directive fences, in order.
+    pub fences: Vec<Fence>,
+}
+
+/// The options the context is parsed with (P150).
+pub(crate) fn options() -> Options {
+    Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH
+}
+
+/// Whether anything in `text` could be a candidate: a `[` (every bracket
+/// form and sentence head, and `Reply:` before one), a fence run of three
+/// backticks or tildes, or `curl`. Where nothing can be, the Markdown parse is
+/// skipped.
+pub(crate) fn may_hold_candidates(text: &str) -> bool {
+    let b = text.as_bytes();
+    memchr::memchr(b'[', b).is_some()
+        || memchr::memmem::find(b, b"```").is_some()
+        || memchr::memmem::find(b, b"~~~").is_some()
+        || memchr::memmem::find(b, b"curl").is_some()
+}
+
+/// The byte order mark, which CommonMark readers skip at the start of a text.
+pub(crate) const BOM: &str = "\u{feff}";
+
+struct Builder<'t> {
+    text: &'t str,
+    runs: Vec<TextRun>,
+    /// The run being read.
+    open: Option<Range<usize>>,
+    /// Runs of the current block, waiting for its end.
+    block_first: usize,
+    block_end: usize,
+    block_start: Option<usize>,
+}
+
+impl Builder<'_> {
+    fn close(&mut self, breaker: Breaker) {
+        if let Some(span) = self.open.take() {
+            self.runs.push(TextRun {
+                span,
+                breaker,
+                block_end: 0,
+                block_start: 0,
+            });
+        }
+    }
+
+    /// Ends the current block: its runs learn where it ends.
+    fn end_block(&mut self) {
+        self.close(Breaker::Block);
+        let start = self.block_start.take().unwrap_or(0);
+        for run in &mut self.runs[self.block_first..] {
+            run.block_end = self.block_end.max(run.span.end);
+            run.block_start = start.min(run.span.start);
+        }
+        self.block_first = self.runs.len();
+    }
+
+    /// Text shown as written at `r` (or a line break, `text: false`).
+    fn shown(&mut self, r: Range<usize>, text: bool) {
+        self.block_end = self.block_end.max(r.end);
+        self.block_start.get_or_insert(r.start);
+        if let Some(open) = &mut self.open {
+            let gap = &self.text[open.end..r.start];
+            if gap.is_empty() || gap == "\\" || gap.bytes().all(|b| b == b' ' || b == b'\t') {
+                open.end = r.end;
+                return;
+            }
+            self.close(Breaker::Other);
+        }
+        if text {
+            self.open = Some(r);
+        }
+    }
+
+    fn inline(&mut self, r: &Range<usize>, breaker: Breaker) {
+        self.block_end = self.block_end.max(r.end);
+        self.block_start.get_or_insert(r.start);
+        self.close(breaker);
+    }
+}
+
+impl Context {
+    /// The context of `text`, or an empty one when nothing in it could be a
+    /// candidate ([`may_hold_candidates`]).
+    ///
+    /// `fence_words` are the info-string words of directive fences
+    /// (`schema/directives.json`, `/fences`). A directive fence counts only
+    /// outside every container: one in a list item or a blockquote is quoted
+    /// code (P152).
+    pub(crate) fn of(text: &str, fence_words: &[&str]) -> Context {
+        if !may_hold_candidates(text) {
+            return Context::default();
+        }
+        let skip = if text.starts_with(BOM) { BOM.len() } else { 0 };
+        let source = &text[skip..];
+        let mut b = Builder {
+            text,
+            runs: Vec::new(),
+            open: None,
+            block_first: 0,
+            block_end: 0,
+            block_start: None,
+        };
+        let mut fences = Vec::new();
+        // Depth of what shows no live text (blockquotes, images, code and
+        // HTML blocks), and of containers (list items, blockquotes).
+        let mut quoted = 0usize;
+        let mut containers = 0usize;
+        let mut fence: Option<Fence> = None;
+        for (event, r) in Parser::new_ext(source, options()).into_offset_iter() {
+            let r = r.start + skip..r.end + skip;
+            match event {
+                Event::Text(t) if quoted == 0 => {
+                    if *t == text[r.clone()] {
+                        b.shown(r, true);
+                    } else {
+                        b.inline(&r, Breaker::Entity);
+                    }
+                }
+                Event::Text(_) => {
+                    if let Some(f) = &mut fence {
+                        if f.body.is_empty() {
+                            f.body = r.clone();
+                        }
+                        f.body.end = r.end;
+                    }
+                }
+                Event::SoftBreak | Event::HardBreak if quoted == 0 => b.shown(r, false),
+                Event::Code(_) => b.inline(&r, Breaker::CodeSpan),
+                Event::InlineHtml(_) | Event::InlineMath(_) | Event::DisplayMath(_) => {
+                    b.inline(&r, Breaker::InlineHtml)
+                }
+                Event::Start(tag) => match tag {
+                    Tag::Emphasis
+                    | Tag::Strong
+                    | Tag::Strikethrough
+                    | Tag::Superscript
+                    | Tag::Subscript => b.inline(&r, Breaker::Emphasis),
+                    Tag::Link { .. } => b.inline(&r, Breaker::Link),
+                    Tag::Image { .. } => {
+                        b.inline(&r, Breaker::Link);
+                        quoted += 1;
+                    }
+                    Tag::BlockQuote(_) => {
+                        b.end_block();
+                        quoted += 1;
+                        containers += 1;
+                    }
+                    Tag::Item => {
+                        b.end_block();
+                        containers += 1;
+                    }
+                    Tag::CodeBlock(kind) => {
+                        b.end_block();
+                        if let (CodeBlockKind::Fenced(info), 0) = (&kind, containers) {
+                            let word = info.split([' ', '\t']).next().unwrap_or("");
+                            if fence_words.contains(&word) {
+                                fence = Some(fence_at(text, r.clone(), word.len()));
+                            }
+                        }
+                        quoted += 1;
+                    }
+                    Tag::HtmlBlock | Tag::FootnoteDefinition(_) | Tag::MetadataBlock(_) => {
+                        b.end_block();
+                        quoted += 1;
+                    }
+                    _ => b.end_block(),
+                },
+                Event::End(tag) => match tag {
+                    TagEnd::Emphasis
+                    | TagEnd::Strong
+                    | TagEnd::Strikethrough
+                    | TagEnd::Superscript
+                    | TagEnd::Subscript => b.inline(&r, Breaker::Emphasis),
+                    TagEnd::Link => b.inline(&r, Breaker::Link),
+                    TagEnd::Image => {
+                        quoted -= 1;
+                        b.inline(&r, Breaker::Link);
+                    }
+                    TagEnd::BlockQuote(_) => {
+                        b.end_block();
+                        quoted -= 1;
+                        containers -= 1;
+                    }
+                    TagEnd::Item => {
+                        b.end_block();
+                        containers -= 1;
+                    }
+                    TagEnd::CodeBlock => {
+                        b.end_block();
+                        quoted -= 1;
+                        if let Some(mut f) = fence.take() {
+                            f.span.end = r.end;
+                            f.closed = closes(text, &f, r.end);
+                            if f.body.is_empty() {
+                                f.body = f.word.end..f.word.end;
+                            }
+                            fences.push(f);
+                        }
+                    }
+                    TagEnd::HtmlBlock | TagEnd::FootnoteDefinition | TagEnd::MetadataBlock(_) => {
+                        b.end_block();
+                        quoted -= 1;
+                    }
+                    _ => b.end_block(),
+                },
+                _ if quoted == 0 => b.inline(&r, Breaker::Other),
+                _ => {}
+            }
+        }
+        b.end_block();
+        Context {
+            runs: b.runs,
+            fences,
+        }
+    }
+}
+
+/// A directive fence opening at `r.start`, whose info string's first word is
+/// `word_len` bytes long.
+fn fence_at(text: &str, r: Range<usize>, word_len: usize) -> Fence {
+    let bytes = text.as_bytes();
+    let ch = bytes[r.start];
+    let run = bytes[r.start..].iter().take_while(|&&c| c == ch).count();
+    let mut w = r.start + run;
+    while w < r.end && matches!(bytes[w], b' ' | b'\t') {
+        w += 1;
+    }
+    Fence {
+        span: r.clone(),
+        word: w..w + word_len,
+        body: 0..0,
+        closed: false,
+    }
+}
+
+/// Whether the fence `f`, whose block ends at `end`, ends with a closing
+/// fence line (a run of its character at least as long as its opening run).
+fn closes(text: &str, f: &Fence, end: usize) -> bool {
+    let bytes = text.as_bytes();
+    let ch = bytes[f.span.start];
+    let open = bytes[f.span.start..end]
+        .iter()
+        .take_while(|&&c| c == ch)
+        .count();
+    let block = text[f.span.start..end].trim_end_matches(['\n', '\r']);
+    // The last line, which is not the opening line.
+    match block.rfind(['\n', '\r']) {
+        Some(k) => {
+            let close = block[k + 1..].trim_matches([' ', '\t']);
+            close.len() >= open && close.bytes().all(|c| c == ch)
+        }
+        None => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn runs(text: &str) -> Vec<&str> {
+        Context::of(text, &["tool"])
+            .runs
+            .iter()
+            .map(|r| &text[r.span.clone()])
+            .collect()
+    }
+
+    #[test]
+    fn runs_are_what_is_shown_as_written() {
+        assert_eq!(runs("a [b] c"), ["a [b] c"]);
+        assert_eq!(runs("a `[b]` c"), ["a ", " c"]);
+        assert_eq!(runs("x [a\n  b] y\n\nz["), ["x [a\n  b] y", "z["]);
+        assert_eq!(runs("\\[a \\\"b\\\\"), ["[a \\\"b\\\\"]);
+        assert_eq!(runs("[a &amp; b"), ["[a ", " b"]);
+        assert_eq!(runs("> [a]\n\n    [b]\n\n[c] *d*"), ["[c] ", "d"]);
+        assert_eq!(runs("\u{feff}    [a]\n"), Vec::<&str>::new());
+        assert_eq!(runs("prose without brackets"), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn directive_fences_are_top_level_only() {
+        let text = "```tool x\na {}\n```\n- ```tool\n  b {}\n  ```\n\n~~~tool\nc {}";
+        let ctx = Context::of(text, &["tool"]);
+        let fences: Vec<(&str, bool)> = ctx
+            .fences
+            .iter()
+            .map(|f| (&text[f.body.clone()], f.closed))
+            .collect();
+        assert_eq!(fences, [("a {}\n", true), ("c {}", false)]);
+    }
+}
