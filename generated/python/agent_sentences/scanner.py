@@ -81,6 +81,9 @@ SkipReason = Literal[
     "fence-body",
     "curl-payload",
     "unclosed-directive",
+    "not-plain-text",
+    "invisible-character",
+    "lookalike-keys",
 ]
 """Why a directive candidate was skipped, as Rust's ``SkipReason`` serializes:
 
@@ -95,7 +98,14 @@ SkipReason = Literal[
 - ``curl-payload``: a curl command to the exec path whose payload is missing,
   double-quoted, not closed, or has other keys than the op and the arguments;
 - ``unclosed-directive``: a quoting structure (``[Directive:``) that does not
-  close; its text is quoted to the end of the line.
+  close; its text is quoted to the end of the line;
+- ``not-plain-text``: a candidate that a CommonMark renderer does not show as
+  written: a code span, inline HTML, emphasis or strikethrough markup, link or
+  image markup, or an entity starts inside it, or it runs past its block;
+- ``invisible-character``: an invisible or bidi format character (Unicode
+  category Cf) written in the op or the arguments;
+- ``lookalike-keys``: two keys of one object equal after NFC normalization
+  once format characters are removed.
 """
 SKIP_REASONS: Final[tuple[SkipReason, ...]] = get_args(SkipReason)
 """Every :data:`SkipReason`."""
