@@ -129,7 +129,11 @@ class Gen:
             self.tags.add("call-markdown-arg")
             obj_inner += f', "p": {r.choice(MARKDOWN_ARGS)}'
         if kind < 0.30:
-            text = f'[DM {{"to": "x", {obj_inner}}}]'
+            if multiline and self.chance(0.15):
+                self.tags.add("multi-line-call")
+                text = f'[DM {{"to": "x",{r.choice(JSON_SEPS)}{obj_inner}}}]'
+            else:
+                text = f'[DM {{"to": "x", {obj_inner}}}]'
             self.calls[n] = Call(n, "shorthand", text)
             return text
         engine = "TOOL" if kind < 0.8 else "EXEC"
