@@ -90,6 +90,22 @@ pub(crate) struct Context {
     pub runs: Vec<TextRun>,
     /// The directive fences, in order.
     pub fences: Vec<Fence>,
+    /// The links whose text starts with their `[`, in order: a candidate
+    /// there is shown as a link, without its brackets.
+    pub links: Vec<Range<usize>>,
+}
+
+/// `text` with every CR that no LF follows replaced by an LF, when it has one.
+fn lone_crs_as_lf(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    let lone = |i: usize| b.get(i + 1) != Some(&b'\n');
+    memchr::memchr_iter(b'\r', b).find(|&i| lone(i))?;
+    let mut out = b.to_vec();
+    for i in memchr::memchr_iter(b'\r', b).filter(|&i| lone(i)) {
+        out[i] = b'\n';
+    }
+    // Only ASCII bytes were replaced by ASCII bytes.
+    String::from_utf8(out).ok()
 }
 
 /// The options the context is parsed with (P150).
@@ -183,9 +199,15 @@ impl Context {
             return Context::default();
         }
         let skip = if text.starts_with(BOM) { BOM.len() } else { 0 };
-        let source = &text[skip..];
+        // A lone CR is a line ending (CommonMark); pulldown-cmark 0.13 reads
+        // an indented code block on over one, so it is parsed as an LF, which
+        // keeps every offset (P150).
+        let normalized = lone_crs_as_lf(text);
+        let read = normalized.as_deref().unwrap_or(text);
+        let source = &read[skip..];
+        let mut links = Vec::new();
         let mut b = Builder {
-            text,
+            text: read,
             runs: Vec::new(),
             open: None,
             block_first: 0,
@@ -202,7 +224,7 @@ impl Context {
             let r = r.start + skip..r.end + skip;
             match event {
                 Event::Text(t) if quoted == 0 => {
-                    if *t == text[r.clone()] {
+                    if *t == read[r.clone()] {
                         b.shown(r, true);
                     } else {
                         b.inline(&r, Breaker::Entity);
@@ -227,7 +249,12 @@ impl Context {
                     | Tag::Strikethrough
                     | Tag::Superscript
                     | Tag::Subscript => b.inline(&r, Breaker::Emphasis),
-                    Tag::Link { .. } => b.inline(&r, Breaker::Link),
+                    Tag::Link { .. } => {
+                        b.inline(&r, Breaker::Link);
+                        if quoted == 0 && text.as_bytes()[r.start] == b'[' {
+                            links.push(r.clone());
+                        }
+                    }
                     Tag::Image { .. } => {
                         b.inline(&r, Breaker::Link);
                         quoted += 1;
@@ -303,6 +330,7 @@ impl Context {
         Context {
             runs: b.runs,
             fences,
+            links,
         }
     }
 }

@@ -868,6 +868,13 @@ fn heredoc_bodies(text: &str) -> Vec<(usize, Range<usize>)> {
     bodies
 }
 
+/// A part of a text that the scanner reads, from its Markdown context.
+enum Part<'c> {
+    Run(&'c TextRun),
+    Fence(&'c Fence),
+    Link(&'c Range<usize>),
+}
+
 struct Run<'a, S: 'static> {
     s: &'a Scanner<S>,
     /// The whole text.
@@ -990,17 +997,37 @@ impl<S: 'static> Run<'_, S> {
     fn skip(&mut self, span: Range<usize>, reason: SkipReason, message: impl Into<String>) {
         let mut message = message.into();
         let mut reason = reason;
-        if span.end >= self.text.len() && self.text.len() < self.full.len() {
-            if self.breaker != Breaker::Block {
-                message = format!(
-                    "{} starts at byte {} inside the candidate ({message})",
-                    self.breaker.describe(),
-                    self.text.len()
-                );
-                reason = SkipReason::NotPlainText;
-            } else if !self.full[self.text.len()..].trim_ascii().is_empty() {
-                message = message.replace("the text ends", "its block ends");
-            }
+        let source = &self.full[span.clone()];
+        let invisible = (!source.is_ascii()
+            && !matches!(
+                reason,
+                SkipReason::UnclosedDirective
+                    | SkipReason::InvisibleCharacter
+                    | SkipReason::LookalikeKeys
+            ))
+        .then(|| format_characters().find(source))
+        .flatten();
+        if let Some(m) = invisible {
+            // What is written but not shown is the first thing wrong (P154).
+            let c = source[m.start()..].chars().next().unwrap_or_default();
+            message = format!(
+                "the invisible format character U+{:04X} at byte {} is written in the candidate ({message})",
+                u32::from(c),
+                span.start + m.start()
+            );
+            reason = SkipReason::InvisibleCharacter;
+        } else if span.end >= self.text.len()
+            && self.text.len() < self.full.len()
+            && (self.breaker != Breaker::Block
+                || !self.full[self.text.len()..].trim_ascii().is_empty())
+        {
+            message = format!(
+                "{} at byte {} is inside the candidate ({})",
+                self.breaker.describe(),
+                self.text.len(),
+                message.replace("the text ends", "its block ends")
+            );
+            reason = SkipReason::NotPlainText;
         }
         let mut span = span;
         if span.end == self.text.len() {
@@ -1063,19 +1090,51 @@ impl<S: 'static> Run<'_, S> {
 
     fn all(&mut self) {
         let ctx = Context::of(self.full, &self.s.fence_words);
-        let mut fences = ctx.fences.iter().peekable();
+        // What pulldown-cmark found, in the order of the text.
+        let mut parts: Vec<(usize, Part<'_>)> = ctx
+            .runs
+            .iter()
+            .map(|r| (r.span.start, Part::Run(r)))
+            .chain(ctx.fences.iter().map(|f| (f.span.start, Part::Fence(f))))
+            .chain(ctx.links.iter().map(|l| (l.start, Part::Link(l))))
+            .collect();
+        parts.sort_by_key(|&(start, _)| start);
         let mut resume = 0;
-        for run in &ctx.runs {
-            while let Some(f) = fences.next_if(|f| f.span.start < run.span.start) {
-                self.directive_fence(f);
-            }
-            let from = resume.max(run.span.start);
-            if from < run.span.end {
-                resume = self.text_run(run, from);
+        for (_, part) in parts {
+            match part {
+                Part::Fence(f) => self.directive_fence(f),
+                Part::Link(l) if l.start >= resume => self.link(l),
+                Part::Link(_) => {}
+                Part::Run(run) => {
+                    let from = resume.max(run.span.start);
+                    if from < run.span.end {
+                        resume = self.text_run(run, from);
+                    }
+                }
             }
         }
-        for f in fences {
-            self.directive_fence(f);
+    }
+
+    /// A candidate at the `[` of a link's text is shown as a link, without
+    /// its brackets: a call there is skipped, a sentence is none (P151).
+    fn link(&mut self, link: &Range<usize>) {
+        self.text = &self.full[..link.end];
+        self.bytes = self.text.as_bytes();
+        self.floor = link.start;
+        self.breaker = Breaker::Link;
+        self.block_start = link.start;
+        self.block_end = link.end;
+        let before = self.found.len();
+        self.bracket(link.start);
+        for f in self.found.split_off(before) {
+            if let Item::Directive { .. } = f.item {
+                self.skipped.push(Skipped {
+                    span: f.span,
+                    reason: SkipReason::NotPlainText,
+                    message: "its brackets are link markup: it is shown as a link, not as a call"
+                        .into(),
+                });
+            }
         }
     }
 
@@ -1767,7 +1826,7 @@ impl<S: 'static> Run<'_, S> {
             // Expansions and globs change what runs (P156).
             let expands: &[char] = match t.2 {
                 0 => &['$', '{', '}', '*', '?', '[', '~', '!'],
-                b'"' => &['$', '`'],
+                b'"' => &['$', '`', '!'],
                 _ => &[],
             };
             if let Some(c) = w.chars().find(|c| expands.contains(c)) {
