@@ -4,7 +4,9 @@
 use agent_sentences::loops;
 use agent_sentences::scan::scan;
 use agent_sentences::Sentence;
-use agent_sentences_bench::{conversation, hostile, prose_only, realistic};
+use agent_sentences_bench::{
+    conversation, hostile, markdown_hostile, prose_only, realistic, Baseline,
+};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
 fn realistic_corpus(c: &mut Criterion) {
@@ -14,6 +16,26 @@ fn realistic_corpus(c: &mut Criterion) {
     g.throughput(Throughput::Bytes(bytes as u64));
     g.bench_function("scan", |b| {
         b.iter(|| corpus.iter().map(|m| scan(&m.text).len()).sum::<usize>())
+    });
+    // Issue 12: a bare pulldown-cmark parse (the offset iterator, nothing
+    // else, the scanner's options), and the strong baseline without context.
+    let options =
+        pulldown_cmark::Options::ENABLE_TABLES | pulldown_cmark::Options::ENABLE_STRIKETHROUGH;
+    g.bench_function("pulldown-cmark", |b| {
+        b.iter(|| {
+            corpus
+                .iter()
+                .map(|m| {
+                    pulldown_cmark::Parser::new_ext(&m.text, options)
+                        .into_offset_iter()
+                        .count()
+                })
+                .sum::<usize>()
+        })
+    });
+    let baseline = Baseline::new();
+    g.bench_function("baseline", |b| {
+        b.iter(|| corpus.iter().map(|m| baseline.scan(&m.text)).sum::<usize>())
     });
     let sentences: Vec<String> = agent_sentences::SentenceKind::ALL
         .iter()
@@ -72,6 +94,15 @@ fn hostile_inputs(c: &mut Criterion) {
     let mut g = c.benchmark_group("hostile");
     g.sample_size(10);
     for h in hostile() {
+        g.throughput(Throughput::Bytes(h.size as u64));
+        g.bench_with_input(BenchmarkId::new(h.kind, h.size), &h.text, |b, text| {
+            b.iter(|| scan(text).len())
+        });
+    }
+    g.finish();
+    let mut g = c.benchmark_group("markdown-hostile");
+    g.sample_size(10);
+    for h in markdown_hostile() {
         g.throughput(Throughput::Bytes(h.size as u64));
         g.bench_with_input(BenchmarkId::new(h.kind, h.size), &h.text, |b, text| {
             b.iter(|| scan(text).len())

@@ -219,6 +219,135 @@ pub fn hostile() -> Vec<Hostile> {
     out
 }
 
+/// Sizes of each Markdown-stressing hostile input (issue 12), in bytes:
+/// 256 KiB to 4 MiB, Rust only.
+pub const MARKDOWN_HOSTILE_SIZES: [usize; 5] = [256 << 10, 512 << 10, 1 << 20, 2 << 20, 4 << 20];
+
+/// Inputs that stress a Markdown parser (issue 12): runs of `[`, backticks,
+/// `*`, `<`, nested brackets and emphasis, deep lists and quotes, each with
+/// calls, at every size of [`MARKDOWN_HOSTILE_SIZES`].
+pub fn markdown_hostile() -> Vec<Hostile> {
+    let mut out = Vec::new();
+    for &size in &MARKDOWN_HOSTILE_SIZES {
+        let nested = |open: &str, close: &str| {
+            let depth = size / (open.len() + close.len()) / 2;
+            fill(
+                &format!(
+                    "{}[TOOL a.b {{}}]{}",
+                    open.repeat(depth),
+                    close.repeat(depth)
+                ),
+                size,
+            )
+        };
+        let deep = |marker: &str| {
+            let mut s = String::new();
+            let mut d = 0usize;
+            while s.len() < size {
+                s.push_str(&marker.repeat(d % 64));
+                s.push_str("[TOOL a.b {}] x\n");
+                d += 1;
+            }
+            s.truncate(size);
+            s
+        };
+        let cases: [(&'static str, String); 9] = [
+            ("md-brackets-calls", fill("[[TOOL a.b {}] [", size)),
+            (
+                "md-backtick-runs",
+                fill("`` ` ``` [TOOL a.b {}] ```` ", size),
+            ),
+            (
+                "md-stars",
+                fill("* ** *** [TOOL a.b {\"p\": \"*\"}] ", size),
+            ),
+            ("md-angles", fill("< <a <!-- [TOOL a.b {}] <b> ", size)),
+            ("md-nested-brackets", nested("[", "]")),
+            ("md-nested-emphasis", nested("*_", "_*")),
+            ("md-links", fill("[a](b [TOOL a.b {}]](c \"", size)),
+            ("md-deep-lists", deep("- ")),
+            ("md-deep-quotes", deep("> ")),
+        ];
+        for (kind, text) in cases {
+            out.push(Hostile { kind, size, text });
+        }
+    }
+    out
+}
+
+/// The strong baseline of issue 12: what a good engineer writes without
+/// context rules. One regex over every marker head, then, at each hit, the
+/// structure patterns anchored there (the generated crate's, first match
+/// wins), and `serde_json` for a call's arguments. It knows no Markdown.
+pub struct Baseline {
+    heads: regex_automata::meta::Regex,
+    op: regex_automata::meta::Regex,
+    structures: Vec<regex_automata::meta::Regex>,
+}
+
+impl Default for Baseline {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Baseline {
+    /// Compiles the heads and the generated patterns of every structure.
+    pub fn new() -> Self {
+        use regex_automata::meta::Regex;
+        let heads = Regex::new(
+            r"\[(?:TOOL|EXEC)[ \t\r\n]|\[DM[ \t\r\n]|\[(?:WO:|ACK|CLAIM|RESULT|DECLINE|NO-ACTION|NUDGE|JOB|fleet-alert\]|SUBAGENT-UPDATE\]|Directive:|Runtime Context:)|Reply:",
+        )
+        .expect("a valid pattern");
+        let op = Regex::new(r"\[(?:TOOL|EXEC)[ \t\r\n]+[A-Za-z0-9_.-]+[ \t\r\n]+|\[DM[ \t\r\n]+")
+            .expect("a valid pattern");
+        let structures = agent_sentences::patterns::ALL
+            .iter()
+            .filter(|(key, _)| !matches!(*key, "tool_call" | "uuid" | "short_hex"))
+            .filter_map(|(_, p)| Regex::new(p).ok())
+            .collect();
+        Baseline {
+            heads,
+            op,
+            structures,
+        }
+    }
+
+    /// How many calls and sentences the baseline finds in `text`.
+    pub fn scan(&self, text: &str) -> usize {
+        use regex_automata::{Anchored, Input};
+        let mut found = 0;
+        let mut pos = 0;
+        while let Some(m) = self.heads.search(&Input::new(text).range(pos..)) {
+            let i = m.start();
+            let anchored = Input::new(text).range(i..).anchored(Anchored::Yes);
+            if let Some(head) = self.op.search(&anchored) {
+                let mut args = serde_json::Deserializer::from_str(&text[head.end()..])
+                    .into_iter::<serde_json::Value>();
+                if let Some(Ok(serde_json::Value::Object(_))) = args.next() {
+                    let end = head.end() + args.byte_offset();
+                    let rest = text[end..].trim_start();
+                    if rest.starts_with(']') {
+                        found += 1;
+                        pos = text.len() - rest.len() + 1;
+                        continue;
+                    }
+                }
+                pos = i + 1;
+                continue;
+            }
+            match self.structures.iter().find_map(|r| r.search(&anchored)) {
+                Some(s) => {
+                    found += 1;
+                    pos = s.end().max(i + 1);
+                }
+                None => pos = i + 1,
+            }
+        }
+        found
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -270,10 +270,12 @@ impl Context {
                     }
                     Tag::CodeBlock(kind) => {
                         b.end_block();
-                        if let (CodeBlockKind::Fenced(info), 0) = (&kind, containers) {
-                            let word = info.split([' ', '\t']).next().unwrap_or("");
-                            if fence_words.contains(&word) {
-                                fence = Some(fence_at(text, r.clone(), word.len()));
+                        if let (CodeBlockKind::Fenced(_), 0) = (&kind, containers) {
+                            // The word as written: pulldown-cmark's info string has
+                            // its entities and escapes decoded (`t&#111;ol`).
+                            let f = fence_at(text, r.clone());
+                            if fence_words.contains(&&text[f.word.clone()]) {
+                                fence = Some(f);
                             }
                         }
                         quoted += 1;
@@ -335,9 +337,9 @@ impl Context {
     }
 }
 
-/// A directive fence opening at `r.start`, whose info string's first word is
-/// `word_len` bytes long.
-fn fence_at(text: &str, r: Range<usize>, word_len: usize) -> Fence {
+/// The fence opening at `r.start`: its info string's first word as written
+/// (after spaces and tabs, up to a space, tab or line end, P84).
+fn fence_at(text: &str, r: Range<usize>) -> Fence {
     let bytes = text.as_bytes();
     let ch = bytes[r.start];
     let run = bytes[r.start..].iter().take_while(|&&c| c == ch).count();
@@ -345,9 +347,13 @@ fn fence_at(text: &str, r: Range<usize>, word_len: usize) -> Fence {
     while w < r.end && matches!(bytes[w], b' ' | b'\t') {
         w += 1;
     }
+    let len = bytes[w..r.end]
+        .iter()
+        .take_while(|&&c| !matches!(c, b' ' | b'\t' | b'\r' | b'\n'))
+        .count();
     Fence {
         span: r.clone(),
-        word: w..w + word_len,
+        word: w..w + len,
         body: 0..0,
         closed: false,
     }

@@ -6,13 +6,15 @@
 //! `schema/directives.json`), from which [`Scanner::new`] compiles a scanner.
 //!
 //! # Rules
-//! - A fenced code block (```` ``` ```` or `~~~`, up to three spaces of indent)
-//!   is quoted text, unless its info string is a directive fence (`tool`,
-//!   `exec`, `box`): then its body must be `<op> {json}` and it is a directive.
-//!   Where a broken call leaves scanning inside a line's indentation, the line
-//!   is still read as a line start (fences, curl commands).
-//!   An inline code span (a backtick run closed by a run of the same length on
-//!   the same line) is quoted text.
+//! - Where a candidate may be comes from the text's Markdown context
+//!   (pulldown-cmark, see `markdown.rs`, P150–P152): candidates are read only
+//!   inside text runs, stretches of one block shown as written. Code, HTML,
+//!   blockquotes, image descriptions, link destinations and reference
+//!   definitions are quoted text. A candidate that reaches the end of its run
+//!   while more text follows is skipped as [`SkipReason::NotPlainText`].
+//! - A fenced code block outside every container whose info string's first
+//!   word is a directive fence's (`tool`, `exec`, `box`) is a directive: its
+//!   body must be `<op> {json}`.
 //! - At a `[`, the bracket directive forms (`[TOOL op {…}]`, `[EXEC op {…}]`,
 //!   `[DM {…}]`) are tried first, then every structure's pattern, anchored at
 //!   that byte; the first structure in spec order that matches wins. Scanning
@@ -24,7 +26,7 @@
 //! - A structure whose head does not start with `[` (the contract footer's
 //!   `Reply:`) is tried where its head, then spaces, precede a `[`.
 //! - A line that starts with `curl` and posts a single-quoted payload to the
-//!   spec's path (`/exec`) is a directive. A line inside a curl command already
+//!   spec's path (`/exec`) is a directive, read as a shell reads it (P156). A line inside a curl command already
 //!   read (after a `\` line continuation, or inside a quoted argument) is part
 //!   of that command, not the start of another.
 //! - Tool arguments are exactly one strict JSON object, found by validating
@@ -41,7 +43,7 @@
 //! Every byte is examined a bounded number of times: JSON is read at most once
 //! (scanning resumes where a failed object stopped), pattern attempts are
 //! anchored (and made only where a structure's head text is), a free-text
-//! tail is read once, code-span closers are indexed per line, and a curl
+//! tail is read once, the Markdown parse is linear, and a curl
 //! command is tokenized once (its continuation lines are not read again as
 //! commands of their own). Spans are **byte** offsets into the text (UTF-8),
 //! half-open.

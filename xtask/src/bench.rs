@@ -303,6 +303,7 @@ pub fn run_all(python: &Path) -> Result<String, String> {
             );
         }
     }
+    issue_12(&mut t, bytes, prose_bytes)?;
     // Issue 17: the harvest against `scan_many` on the same texts, and its
     // peak memory from 100 MB to 1 GB of input (HARVEST_SIZES overrides).
     let sizes = std::env::var("HARVEST_SIZES").unwrap_or_else(|_| "100,1000".to_owned());
@@ -322,4 +323,99 @@ pub fn run_all(python: &Path) -> Result<String, String> {
     println!("{t}");
     std::fs::write("target/bench/report.md", &t).map_err(|e| e.to_string())?;
     Ok(t)
+}
+
+/// Issue 12's lines: the scanner beside a bare pulldown-cmark parse and the
+/// strong baseline without context rules, marker-free prose, and the
+/// Markdown-stressing hostile inputs (time per size, growth per doubling,
+/// peak memory at the largest size from `hostile_peak`).
+fn issue_12(t: &mut String, bytes: f64, prose_bytes: f64) -> Result<(), String> {
+    let scan = criterion_mean("realistic/scan")?;
+    let parse = criterion_mean("realistic/pulldown-cmark")?;
+    let baseline = criterion_mean("realistic/baseline")?;
+    let prose = criterion_mean("prose/scan")?;
+    let _ = writeln!(
+        t,
+        "\nThe scanner with its CommonMark context (issue 12), on the realistic corpus\n"
+    );
+    let _ = writeln!(t, "| | MB/s | time ÷ scanner's |");
+    let _ = writeln!(t, "| --- | ---: | ---: |");
+    for (name, secs) in [
+        ("scanner (pulldown-cmark context)", scan),
+        ("bare pulldown-cmark parse (offset iterator)", parse),
+        (
+            "strong baseline (one head regex, anchored captures, serde_json; no context)",
+            baseline,
+        ),
+    ] {
+        let _ = writeln!(t, "| {name} | {} | {:.2} |", mb_s(bytes, secs), secs / scan);
+    }
+    let _ = writeln!(
+        t,
+        "\nScanner speed ÷ the strong baseline's: {:.2}× (target ≥ 0.8×); scanner time ÷ the bare parse's: {:.2}× (target ≤ 1.5×); marker-free prose: {:.2} GB/s (target ≥ 2)\n",
+        baseline / scan,
+        scan / parse,
+        prose_bytes / prose / 1e9
+    );
+    run(cargo().args([
+        "build",
+        "--quiet",
+        "--release",
+        "-p",
+        "agent-sentences-bench",
+        "--bin",
+        "hostile_peak",
+    ]))?;
+    let peak = Path::new("target/release/hostile_peak");
+    let list = Command::new(peak)
+        .arg("--list")
+        .output()
+        .map_err(|e| e.to_string())?;
+    let list: Value =
+        serde_json::from_slice(&list.stdout).map_err(|e| format!("hostile_peak --list: {e}"))?;
+    let sizes: Vec<u64> = list["sizes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_u64)
+        .collect();
+    let _ = writeln!(t, "Markdown-stressing hostile inputs (Rust `scan`): milliseconds at each size, growth per doubling (target ≤ 2.2), and peak memory of one scan at the largest size (VmHWM above VmRSS before, results included)\n");
+    let _ = writeln!(
+        t,
+        "| input | {} | growth | peak ÷ input |",
+        sizes
+            .iter()
+            .map(|s| format!("{} KiB", s >> 10))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    );
+    let _ = writeln!(t, "| --- |{} --- | ---: |", " ---: |".repeat(sizes.len()));
+    for kind in list["kinds"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+    {
+        let v: Vec<Option<f64>> = sizes
+            .iter()
+            .map(|s| criterion_mean(&format!("markdown-hostile/{kind}/{s}")).ok())
+            .collect();
+        let g: Vec<String> = v.windows(2).map(|w| growth(w[0], w[1])).collect();
+        let out = Command::new(peak)
+            .args(["--kind", kind])
+            .output()
+            .map_err(|e| e.to_string())?;
+        let m: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        let ratio = m["peak_above_before"].as_f64().unwrap_or(f64::NAN)
+            / m["size"].as_f64().unwrap_or(f64::NAN);
+        let _ = writeln!(
+            t,
+            "| {kind} | {} | {} | {:.1} ({} found) |",
+            v.iter().map(|x| ms(*x)).collect::<Vec<_>>().join(" | "),
+            g.join(" "),
+            ratio,
+            m["found"]
+        );
+    }
+    Ok(())
 }
