@@ -66,6 +66,8 @@ pub(crate) struct TextRun {
     pub block_end: usize,
     /// The start of the first inline content of its block.
     pub block_start: usize,
+    /// Whether its block is inside a list item or a blockquote.
+    pub nested: bool,
 }
 
 /// A fenced code block outside every container whose info string's first
@@ -93,6 +95,172 @@ pub(crate) struct Context {
     /// The links whose text starts with their `[`, in order: a candidate
     /// there is shown as a link, without its brackets.
     pub links: Vec<Range<usize>>,
+}
+
+/// `runs` without what lies in an inline CDATA section (`<![CDATA[` to
+/// `]]>`, within its block): pulldown-cmark 0.13 reads one that spans lines
+/// as text, CommonMark as inline HTML (P150).
+fn without_cdata(text: &str, runs: Vec<TextRun>) -> Vec<TextRun> {
+    const OPEN: &[u8] = b"<![CDATA[";
+    let b = text.as_bytes();
+    if memchr::memmem::find(b, OPEN).is_none() {
+        return runs;
+    }
+    let mut out = Vec::with_capacity(runs.len());
+    // Text before this offset (in the block ending at `.1`) is inside a section.
+    let mut hidden: Option<(usize, usize)> = None;
+    for mut run in runs {
+        if let Some((until, block)) = hidden {
+            if block == run.block_end && run.span.start < until {
+                if run.span.end <= until {
+                    continue;
+                }
+                run.span.start = until;
+            }
+        }
+        while let Some(k) = memchr::memmem::find(&b[run.span.clone()], OPEN) {
+            let open = run.span.start + k;
+            let close = memchr::memmem::find(&b[open..run.block_end], b"]]>")
+                .map_or(run.block_end, |c| open + c + 3);
+            hidden = Some((close, run.block_end));
+            if open > run.span.start {
+                out.push(TextRun {
+                    span: run.span.start..open,
+                    breaker: Breaker::InlineHtml,
+                    ..run.clone()
+                });
+            }
+            if close >= run.span.end {
+                run.span.start = run.span.end;
+                break;
+            }
+            run.span.start = close;
+        }
+        if !run.span.is_empty() {
+            out.push(run);
+        }
+    }
+    out
+}
+
+/// After a reference definition, CommonMark readers differ on what the
+/// lines up to the next blank line are: a continuation of the definition's
+/// paragraph, or blocks of their own (an indented code block, an HTML
+/// block). Those lines are parsed again on their own; unless both readings
+/// give the same runs and directive fences there, none of them is kept
+/// (P150).
+fn recheck_after_definitions(
+    ctx: &mut Context,
+    text: &str,
+    defs: Vec<usize>,
+    fence_words: &[&str],
+) {
+    let b = text.as_bytes();
+    let mut unstable: Vec<Range<usize>> = Vec::new();
+    for end in defs {
+        let start = match memchr::memchr(b'\n', &b[end..]) {
+            Some(k) => end + k + 1,
+            None => continue,
+        };
+        if unstable.last().is_some_and(|u| u.end > start) {
+            continue;
+        }
+        // To the next blank line, or the end of the text.
+        let mut stop = start;
+        while stop < b.len() {
+            let line_end = memchr::memchr(b'\n', &b[stop..]).map_or(b.len(), |k| stop + k);
+            if text[stop..line_end]
+                .trim_matches([' ', '\t', '\r'])
+                .is_empty()
+            {
+                break;
+            }
+            stop = (line_end + 1).min(b.len());
+        }
+        if stop <= start {
+            continue;
+        }
+        let region = start..stop;
+        let alone = Context::parse(&text[region.clone()], fence_words, false);
+        let shift = |r: &Range<usize>| r.start + start..r.end + start;
+        let runs_in = |runs: &[TextRun]| -> Vec<Range<usize>> {
+            runs.iter()
+                .filter(|r| region.contains(&r.span.start))
+                .map(|r| r.span.clone())
+                .collect()
+        };
+        let fences_in: Vec<Range<usize>> = ctx
+            .fences
+            .iter()
+            .filter(|f| region.contains(&f.span.start))
+            .map(|f| f.span.clone())
+            .collect();
+        let again_runs: Vec<Range<usize>> = alone.runs.iter().map(|r| shift(&r.span)).collect();
+        let again_fences: Vec<Range<usize>> = alone.fences.iter().map(|f| shift(&f.span)).collect();
+        if runs_in(&ctx.runs) != again_runs || fences_in != again_fences {
+            unstable.push(region);
+        }
+    }
+    if unstable.is_empty() {
+        return;
+    }
+    let stable = |at: usize| {
+        let k = unstable.partition_point(|u| u.end <= at);
+        unstable.get(k).is_none_or(|u| !u.contains(&at))
+    };
+    ctx.runs.retain(|r| stable(r.span.start));
+    ctx.fences.retain(|f| stable(f.span.start));
+}
+
+/// Drops every run of a block inside a list item or blockquote one of whose
+/// lines holds a tab before the block's text on that line (in its
+/// indentation or among its container markers: `>\t`, `-\t`, `1.\t`): how
+/// far such a tab reaches decides which container or code block a line
+/// belongs to, and CommonMark readers differ on it (P150). Fail closed: such
+/// a block shows no live text.
+fn without_tabbed_prefixes(ctx: &mut Context, text: &str) {
+    let b = text.as_bytes();
+    if memchr::memchr(b'\t', b).is_none() {
+        return;
+    }
+    let mut tabbed = std::collections::HashSet::new();
+    for r in &ctx.runs {
+        if !r.nested || tabbed.contains(&r.block_end) {
+            continue;
+        }
+        // Each line the run starts on or reaches: the bytes before its text.
+        let mut at = r.span.start;
+        loop {
+            let line = memchr::memrchr(b'\n', &b[..at]).map_or(0, |k| k + 1);
+            if memchr::memchr(b'\t', &b[line..at]).is_some() {
+                tabbed.insert(r.block_end);
+                break;
+            }
+            let Some(nl) = memchr::memchr(b'\n', &b[at..r.span.end]) else {
+                break;
+            };
+            at = at + nl + 1;
+            while at < r.span.end && matches!(b[at], b' ' | b'\t') {
+                at += 1;
+            }
+        }
+    }
+    if !tabbed.is_empty() {
+        ctx.runs.retain(|r| !tabbed.contains(&r.block_end));
+    }
+}
+
+/// The columns of blanks that start the line holding byte `at` (a tab
+/// counts 4), up to its first other byte.
+fn indent(text: &str, at: usize) -> usize {
+    let b = text.as_bytes();
+    let at = at.min(b.len());
+    let line = memchr::memrchr(b'\n', &b[..at]).map_or(0, |k| k + 1);
+    b[line..]
+        .iter()
+        .take_while(|&&c| c == b' ' || c == b'\t')
+        .map(|&c| if c == b'\t' { 4 } else { 1 })
+        .sum()
 }
 
 /// `text` with every CR that no LF follows replaced by an LF, when it has one.
@@ -137,6 +305,8 @@ struct Builder<'t> {
     block_first: usize,
     block_end: usize,
     block_start: Option<usize>,
+    /// Depth of list items and blockquotes.
+    containers: usize,
 }
 
 impl Builder<'_> {
@@ -147,6 +317,7 @@ impl Builder<'_> {
                 breaker,
                 block_end: 0,
                 block_start: 0,
+                nested: self.containers > 0,
             });
         }
     }
@@ -195,6 +366,10 @@ impl Context {
     /// outside every container: one in a list item or a blockquote is quoted
     /// code (P152).
     pub(crate) fn of(text: &str, fence_words: &[&str]) -> Context {
+        Self::parse(text, fence_words, true)
+    }
+
+    fn parse(text: &str, fence_words: &[&str], recheck: bool) -> Context {
         if !may_hold_candidates(text) {
             return Context::default();
         }
@@ -213,6 +388,7 @@ impl Context {
             block_first: 0,
             block_end: 0,
             block_start: None,
+            containers: 0,
         };
         let mut fences = Vec::new();
         // Depth of what shows no live text (blockquotes, images, code and
@@ -220,7 +396,12 @@ impl Context {
         let mut quoted = 0usize;
         let mut containers = 0usize;
         let mut fence: Option<Fence> = None;
-        for (event, r) in Parser::new_ext(source, options()).into_offset_iter() {
+        // The indentation of the current table's delimiter row, and whether
+        // a row indented past it ended the table's live text.
+        let mut delimiter = 0usize;
+        let mut table_broken = false;
+        let mut events = Parser::new_ext(source, options()).into_offset_iter();
+        for (event, r) in events.by_ref() {
             let r = r.start + skip..r.end + skip;
             match event {
                 Event::Text(t) if quoted == 0 => {
@@ -263,10 +444,23 @@ impl Context {
                         b.end_block();
                         quoted += 1;
                         containers += 1;
+                        b.containers = containers;
                     }
                     Tag::Item => {
                         b.end_block();
                         containers += 1;
+                        b.containers = containers;
+                    }
+                    Tag::TableRow if !table_broken && indent(read, r.start) >= delimiter + 4 => {
+                        // A row indented four columns past where the table's
+                        // container starts (the text's start at the top
+                        // level, three columns before the delimiter row in a
+                        // container): markdown-it ends the table there (an
+                        // indented code block), pulldown-cmark reads on. Fail
+                        // closed: the rest of the table is quoted (P150).
+                        b.end_block();
+                        table_broken = true;
+                        quoted += 1;
                     }
                     Tag::CodeBlock(kind) => {
                         b.end_block();
@@ -301,10 +495,28 @@ impl Context {
                         b.end_block();
                         quoted -= 1;
                         containers -= 1;
+                        b.containers = containers;
                     }
                     TagEnd::Item => {
                         b.end_block();
                         containers -= 1;
+                        b.containers = containers;
+                    }
+                    TagEnd::TableHead => {
+                        b.end_block();
+                        let next =
+                            memchr::memchr(b'\n', &read.as_bytes()[r.end.saturating_sub(1)..])
+                                .map_or(read.len(), |k| r.end.saturating_sub(1) + k + 1);
+                        delimiter = if containers == 0 {
+                            0
+                        } else {
+                            indent(read, next).saturating_sub(3)
+                        };
+                    }
+                    TagEnd::Table if table_broken => {
+                        b.end_block();
+                        table_broken = false;
+                        quoted -= 1;
                     }
                     TagEnd::CodeBlock => {
                         b.end_block();
@@ -329,11 +541,21 @@ impl Context {
             }
         }
         b.end_block();
-        Context {
-            runs: b.runs,
+        let defs: Vec<usize> = events
+            .reference_definitions()
+            .iter()
+            .map(|(_, d)| d.span.end + skip)
+            .collect();
+        let mut ctx = Context {
+            runs: without_cdata(read, b.runs),
             fences,
             links,
+        };
+        if recheck {
+            recheck_after_definitions(&mut ctx, read, defs, fence_words);
         }
+        without_tabbed_prefixes(&mut ctx, read);
+        ctx
     }
 }
 

@@ -57,7 +57,9 @@ scanner did not find: the fail-closed cost.
 from __future__ import annotations
 
 import re
+import json
 import warnings
+from pathlib import Path
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -259,6 +261,19 @@ def shown_calls(g: C.GenText, ref: Reference) -> set[int]:
     return out
 
 
+KNOWN = Path(__file__).with_name("commonmark_disagreements.json")
+"""The calls that run although markdown-it-py shows them otherwise, each a
+case where pulldown-cmark and markdown-it-py read the same CommonMark
+differently (nested containers, lazy lines, definitions inside containers):
+recorded with the reference's reading and a minimised text, so that a new one
+fails the test and a fixed one must be removed (README, P158)."""
+
+
+def _known_disagreements() -> dict[tuple[int, int | None], dict[str, Any]]:
+    entries = json.loads(KNOWN.read_text(encoding="utf-8"))["disagreements"]
+    return {(e["text"], e["call"]): e for e in entries}
+
+
 def test_the_judge_reads_commonmark_as_a_reader_does() -> None:
     call = '[TOOL t.c1 {"n": 1}]'
     assert reference(f"see {call} now\n").is_plain(call)
@@ -313,8 +328,16 @@ def test_no_call_runs_where_commonmark_shows_anything_but_ordinary_text() -> Non
         f"{shown_total} shown as ordinary text (or a top-level directive fence) by markdown-it-py; "
         f"fail-closed cost: {missed} of those not found ({dict(sorted(missed_forms.items()))})"
     )
+    known = _known_disagreements()
+    now = {(g.index, n): (written, w) for g, bad in failing for n, written, w in bad}
+    stale = sorted(set(known) - set(now))
+    failing = [(g, [b for b in bad if (g.index, b[0]) not in known]) for g, bad in failing]
+    failing = [(g, bad) for g, bad in failing if bad]
+    why = Counter(w for _, bad in failing for _, _, w in bad)
+    summary += f"; {len(known)} known disagreements of the two readers ({KNOWN.name})"
     print(summary)
     warnings.warn(summary, stacklevel=1)
+    assert not stale, f"these recorded disagreements no longer occur; remove them from {KNOWN.name}: {stale}"
     if failing:
         rejected = sum(why.values())
         lines = [f"{rejected} found items in {len(failing)} texts run where markdown-it-py shows no ordinary text:"]
