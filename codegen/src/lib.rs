@@ -40,6 +40,7 @@ pub mod loops;
 pub mod load;
 pub mod locate;
 pub mod lower;
+pub mod ops;
 pub mod model;
 pub mod pattern;
 pub mod prose;
@@ -120,6 +121,7 @@ fn analyze(spec_dir: &Path) -> Result<Analysis, Report> {
     let spec = load::load(spec_dir).map_err(Report::new)?;
     let mut diags = check::check_spec(&spec);
     diags.extend(loops::check(&spec));
+    diags.extend(ops::check(&spec));
     let model = lower::lower(&spec);
     // Check the examples of every structure the structural checks left
     // intact, so one run reports the example faults too.

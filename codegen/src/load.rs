@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::locate::{child, PositionIndex};
-use crate::model::{Binding, DirectivesFile, LoopsFile, Pattern, PatternsFile, Structure, StructuresFile};
+use crate::model::{Binding, DirectivesFile, LoopsFile, OpsFile, Pattern, PatternsFile, Structure, StructuresFile};
 
 /// File name of the owner's structures inside the spec directory.
 pub const STRUCTURES_FILE: &str = "structures.json";
@@ -24,6 +24,9 @@ pub const DIRECTIVES_FILE: &str = "directives.json";
 /// File name of the loop tracker's reading inside the spec directory
 /// (optional: without it, no tracker is generated).
 pub const LOOPS_FILE: &str = "loops.json";
+/// File name of the exec op catalogue inside the spec directory (optional:
+/// without it, no catalogue and no `resolve` are generated).
+pub const OPS_FILE: &str = "ops.json";
 
 /// A loaded spec: both files, parsed and shape-checked, with their positions.
 #[derive(Debug, Clone)]
@@ -38,6 +41,8 @@ pub struct Spec {
     pub directives: DirectivesFile,
     /// `loops.json`, when the spec has one.
     pub loops: Option<LoopsFile>,
+    /// `ops.json`, when the spec has one.
+    pub ops: Option<OpsFile>,
     /// The exact bytes of `structures.json`, for the published copy.
     pub structures_text: String,
     /// The exact bytes of `regex_patterns.json`.
@@ -46,6 +51,7 @@ pub struct Spec {
     patterns_pos: PositionIndex,
     directives_pos: PositionIndex,
     loops_pos: PositionIndex,
+    ops_pos: PositionIndex,
 }
 
 /// Which spec file a diagnostic is about.
@@ -59,6 +65,8 @@ pub enum SpecFile {
     Directives,
     /// `loops.json`.
     Loops,
+    /// `ops.json`.
+    Ops,
 }
 
 impl SpecFile {
@@ -69,6 +77,7 @@ impl SpecFile {
             SpecFile::Patterns => PATTERNS_FILE,
             SpecFile::Directives => DIRECTIVES_FILE,
             SpecFile::Loops => LOOPS_FILE,
+            SpecFile::Ops => OPS_FILE,
         }
     }
 }
@@ -80,6 +89,7 @@ impl Spec {
             SpecFile::Patterns => &self.patterns_pos,
             SpecFile::Directives => &self.directives_pos,
             SpecFile::Loops => &self.loops_pos,
+            SpecFile::Ops => &self.ops_pos,
         }
     }
 
@@ -156,6 +166,15 @@ pub fn load(dir: &Path) -> Result<Spec, Vec<Diagnostic>> {
     let l = dir.join(LOOPS_FILE).exists().then(|| read_file(dir, LOOPS_FILE, &mut diags)).flatten();
     let loops = l.as_ref().and_then(|(_, idx, v)| deserialize_at::<LoopsFile>(dir, LOOPS_FILE, idx, v, "", &mut diags));
     let loops_pos = l.map(|(_, idx, _)| idx).unwrap_or_default();
+    let o = dir.join(OPS_FILE).exists().then(|| read_file(dir, OPS_FILE, &mut diags)).flatten();
+    let ops = o.as_ref().and_then(|(_, idx, v)| {
+        let top = validate_top::<OpsFile>(dir, OPS_FILE, idx, v, &["ops"], &mut diags);
+        let entries = validate_entries::<crate::model::Op>(dir, OPS_FILE, idx, v, "ops", &mut diags);
+        let mut top = top?;
+        top.ops = entries?;
+        Some(top)
+    });
+    let ops_pos = o.map(|(_, idx, _)| idx).unwrap_or_default();
     let directives = d
         .as_ref()
         .and_then(|(_, idx, v)| deserialize_at::<DirectivesFile>(dir, DIRECTIVES_FILE, idx, v, "", &mut diags));
@@ -190,12 +209,14 @@ pub fn load(dir: &Path) -> Result<Spec, Vec<Diagnostic>> {
                 patterns: pf,
                 directives,
                 loops,
+                ops,
                 structures_text: st,
                 patterns_text: pt,
                 structures_pos: spos,
                 patterns_pos: ppos,
                 directives_pos: dpos,
                 loops_pos,
+                ops_pos,
             })
         }
         _ => Err(diags),

@@ -34,6 +34,8 @@ pub struct Model {
     pub lifecycle: Lifecycle,
     /// The loop state machine, when the spec has a `loops.json`.
     pub machine: Option<crate::loops::MachineIr>,
+    /// The exec op catalogue, when the spec has an `ops.json`.
+    pub ops: Option<crate::ops::OpsIr>,
 }
 
 /// A pattern (`/patterns/<key>`).
@@ -393,5 +395,6 @@ pub fn lower(spec: &Spec) -> Model {
         directives: spec.directives.clone(),
         lifecycle,
         machine: crate::loops::lower(spec),
+        ops: crate::ops::lower(spec),
     }
 }

@@ -339,3 +339,71 @@ pub struct Sla {
     /// Nudges before a loop that stays open is breached.
     pub max_nudges: u32,
 }
+
+/// `schema/ops.json` (optional): the exec op catalogue, the allowlist every
+/// call runs through (seed `003_*`: the `op` allowlist with per-op
+/// validation, `tools.list` with each op's `side_effecting` flag, D2, D5).
+/// A spec without it gets no catalogue and no `resolve`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OpsFile {
+    /// Path of the JSON Schema of this file (written by `cargo xtask gen`).
+    #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
+    /// Human title.
+    pub title: String,
+    /// Where the ops come from.
+    pub source: String,
+    /// Every op, keyed by its name (`followup.create`, …), in catalogue order.
+    pub ops: IndexMap<String, Op>,
+}
+
+/// One op of the catalogue (`/ops/<name>` in `ops.json`).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Op {
+    /// What the op does.
+    pub description: String,
+    /// The engines (keys of `/engines` in `directives.json`) a call of this op
+    /// may come through; a call on any other engine is not run.
+    pub engines: Vec<String>,
+    /// True when running the op changes anything (D5: `tools.list` shows it).
+    pub side_effecting: bool,
+    /// The op's arguments as a JSON Schema (draft 2020-12) of the argument
+    /// object. Absent when the seeds give no argument list: the op is then
+    /// incomplete and no call of it runs (the lint warns, `op-incomplete`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub args: Option<serde_json::Value>,
+    /// What the seeds leave missing, in words, when `args` is absent (or the
+    /// op is otherwise not runnable as written).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub missing: Option<String>,
+    /// For an op whose arguments name one of a set of actions the seeds
+    /// count but do not name (`box.exec`, D2): the counts and the names
+    /// known so far. While names are missing the op is incomplete.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actions: Option<Actions>,
+    /// Argument objects the op must accept, each a real call from the seeds.
+    #[serde(default)]
+    pub examples: Vec<serde_json::Value>,
+}
+
+/// Counted actions of an op (`/ops/<name>/actions`).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Actions {
+    /// Each group of actions, e.g. `no_arg`, `one_arg`.
+    pub groups: IndexMap<String, ActionGroup>,
+}
+
+/// One group of counted actions (`/ops/<name>/actions/groups/<group>`).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ActionGroup {
+    /// What the actions of the group are.
+    pub description: String,
+    /// How many actions the seeds say the group has.
+    pub count: u32,
+    /// The action names known; fewer than `count` leaves the op incomplete.
+    pub names: Vec<String>,
+}

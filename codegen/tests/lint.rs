@@ -60,6 +60,8 @@ struct Case {
 
 const S: &str = "structures.json";
 const P: &str = "regex_patterns.json";
+const O: &str = "ops.json";
+const D: &str = "directives.json";
 const W: Severity = Severity::Warning;
 const E: Severity = Severity::Error;
 
@@ -72,7 +74,7 @@ fn python() -> Python {
 /// Writes the edited spec to a temporary directory.
 fn edited_spec(edits: &[Edit]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    for f in [S, P, "directives.json"] {
+    for f in [S, P, "directives.json", "loops.json", "ops.json"] {
         let mut text = std::fs::read_to_string(root().join("schema").join(f)).unwrap();
         for e in edits.iter().filter(|e| e.file == f) {
             assert_eq!(text.matches(e.from).count(), 1, "`{}` must occur once in {f}", e.from);
@@ -138,7 +140,7 @@ fn run(case: &Case) {
             "Want {{ severity: {}, code: {:?}, file: {}, pointer: {:?}, line: {}, column: {}, at: \"\", message: {:?}, hint: {:?} }},",
             if d.severity == E { "E" } else { "W" },
             d.code,
-            if d.file == S { "S" } else { "P" },
+            match d.file.as_str() { S => "S", P => "P", O => "O", _ => "D" },
             d.pointer,
             d.line,
             d.column,
@@ -529,4 +531,29 @@ fn several_faults_at_once_are_all_reported() {
     };
     assert!(case.want.len() >= parts.len(), "every part expects a finding");
     run(&case);
+}
+
+// --- the op catalogue: every fault of ops.json at once -------------------
+
+#[test]
+fn every_fault_of_the_op_catalogue_is_reported_at_once() {
+    run(&Case {
+        edits: vec![
+            Edit { file: O, from: "\"examples\": [{}]", to: "\"examples\": [{\"Name\": 1}]" },
+            Edit { file: O, from: "\"properties\": {},", to: "\"properties\": {\"Name\": {\"type\": \"string\"}}," },
+            Edit { file: O, from: "\"engines\": [\"TOOL\", \"EXEC\"],\n      \"side_effecting\": true,\n      \"args\"", to: "\"engines\": [\"TOOL\", \"SHELL\"],\n      \"side_effecting\": true,\n      \"args\"" },
+            Edit { file: O, from: "\"minimum\": 1,", to: "\"minimum\": \"one\"," },
+            Edit { file: D, from: "\"tools\": \"tools.list\"", to: "\"tools\": \"tools.lst\"" },
+        ],
+        python: Py::Off,
+        // Sorted as the report is: by file, line, column.
+        want: vec![
+            Want { severity: E, code: "unknown-op", file: D, pointer: "/aliases/tools", line: 97, column: 14, at: "\"tools.lst\"", message: "alias `tools` stands for `tools.lst`, which is not an op of ops.json", hint: None },
+            Want { severity: E, code: "unknown-engine", file: O, pointer: "/ops/followup.create/engines/1", line: 8, column: 27, at: "\"SHELL\"", message: "engine `SHELL` is not declared in /engines of directives.json", hint: None },
+            Want { severity: E, code: "args-not-schema", file: O, pointer: "/ops/followup.create/args/properties/in_m/minimum", line: 13, column: 51, at: "\"one\"", message: "not a JSON Schema (draft 2020-12): \"one\" is not of type \"number\"", hint: None },
+            Want { severity: E, code: "args-outside-subset", file: O, pointer: "/ops/tools.list/args/properties/Name", line: 38, column: 32, at: "{\"type\"", message: "argument key `Name` must be lower-case snake_case (`[a-z][a-z0-9_]*`) to be a field in both languages", hint: None },
+            Want { severity: E, code: "example-invalid", file: O, pointer: "/ops/tools.list/examples/0/Name", line: 41, column: 29, at: "1}]", message: "the example does not fit `tools.list`'s args: 1 is not of type \"string\"", hint: None },
+        ],
+        gone: vec![],
+    });
 }

@@ -15,6 +15,7 @@
 
 pub mod json;
 pub mod loops;
+pub mod ops;
 #[cfg(feature = "python")]
 #[allow(unsafe_code)]
 pub mod python;

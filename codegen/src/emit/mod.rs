@@ -41,6 +41,7 @@ pub fn emit_all(spec: &Spec, model: &Model) -> BTreeMap<String, String> {
     files.insert("schema/regex_patterns.schema.json".to_owned(), schema::patterns_schema());
     files.insert("schema/directives.schema.json".to_owned(), schema::directives_schema());
     files.insert("schema/loops.schema.json".to_owned(), schema::loops_schema());
+    files.insert("schema/ops.schema.json".to_owned(), schema::ops_schema());
     files.insert("rust/Cargo.toml".to_owned(), rust::cargo_toml(model));
     files.insert("rust/src/lib.rs".to_owned(), rust::lib_rs(model));
     files.insert("rust/tests/spec_examples.rs".to_owned(), rust::spec_examples_rs(model));
