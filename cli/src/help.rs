@@ -75,6 +75,17 @@ pub fn parse() -> String {
         (format!("box-docs parse {}", shell_quote(wo)), "every sentence and directive, with byte spans"),
         ("box-docs parse --diagnostics - < reply.txt".into(), "a file; also skipped directives and why"),
         ("box-docs parse --json -".into(), "standard input; one JSON document"),
+        ("box-docs parse --resolve - < reply.txt".into(), "also each directive resolved, or why it would not run"),
+    ])
+}
+
+/// Examples for `box-docs tools --help`.
+pub fn tools() -> String {
+    let first = agent_sentences::ops::CATALOGUE.ops.first().map_or("tools.list", |o| o.name);
+    examples(&[
+        ("box-docs tools".into(), "every op: side-effecting or not, runnable or not, aliases"),
+        (format!("box-docs tools {first}"), "one op in full, with its argument schema"),
+        ("box-docs tools --json".into(), "the tools.list response, one JSON document"),
     ])
 }
 
