@@ -66,6 +66,8 @@ pub struct ArgIr {
     pub py_name: String,
     /// Its type.
     pub ty: ArgTy,
+    /// Its Python annotation, e.g. `int` (without `| None`).
+    pub py_type: String,
     /// True when `required` lists it.
     pub required: bool,
     /// Its schema's `description`, if any.
@@ -104,14 +106,11 @@ pub struct OpIr {
     pub missing: Option<String>,
     /// Its examples, compact JSON.
     pub examples: Vec<String>,
+    /// True when a call of it can run: the schema is given and nothing is
+    /// missing.
+    pub runnable: bool,
 }
 
-impl OpIr {
-    /// True when a call of it can run.
-    pub fn runnable(&self) -> bool {
-        self.missing.is_none() && self.args_schema.is_some()
-    }
-}
 
 /// The lowered catalogue.
 #[derive(Debug, Clone, Serialize)]
@@ -285,11 +284,21 @@ pub fn lower(spec: &Spec) -> Option<OpsIr> {
                 .into_iter()
                 .flatten()
                 .filter_map(|(key, p)| {
+                    let ty = ArgTy::from_json_type(p.get("type")?.as_str()?)?;
                     Some(ArgIr {
                         key: key.clone(),
                         rust_name: ident::rust_field(key),
                         py_name: ident::python_field(key),
-                        ty: ArgTy::from_json_type(p.get("type")?.as_str()?)?,
+                        ty,
+                        py_type: match ty {
+                            ArgTy::String => "str",
+                            ArgTy::Integer => "int",
+                            ArgTy::Number => "float",
+                            ArgTy::Boolean => "bool",
+                            ArgTy::Object => "dict[str, Any]",
+                            ArgTy::Array => "list[Any]",
+                        }
+                        .to_owned(),
                         required: required.contains(&key.as_str()),
                         description: p.get("description").and_then(Value::as_str).map(str::to_owned),
                         schema: p.to_string(),
@@ -309,6 +318,7 @@ pub fn lower(spec: &Spec) -> Option<OpsIr> {
                 args_schema: op.args.as_ref().map(Value::to_string),
                 args_schema_pretty: op.args.as_ref().map(|a| serde_json::to_string_pretty(a).expect("serializes")),
                 args,
+                runnable: missing.is_none() && op.args.is_some(),
                 missing,
                 examples: op.examples.iter().map(Value::to_string).collect(),
             }

@@ -58,6 +58,9 @@ pub fn emit_all(spec: &Spec, model: &Model) -> BTreeMap<String, String> {
     if let Some(loops) = python::loops_py(model) {
         files.insert("python/agent_sentences/loops.py".to_owned(), loops);
     }
+    if let Some(ops) = python::ops_py(model) {
+        files.insert("python/agent_sentences/ops.py".to_owned(), ops);
+    }
     files.insert("python/native/Cargo.toml".to_owned(), python::native_cargo_toml(model));
     files.insert("python/native/src/lib.rs".to_owned(), python::native_lib_rs(model));
     files

@@ -32,6 +32,7 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("scanner.py.tera", include_str!("../../templates/python/scanner.py.tera")),
     ("_native.pyi.tera", include_str!("../../templates/python/_native.pyi.tera")),
     ("loops.py.tera", include_str!("../../templates/python/loops.py.tera")),
+    ("ops.py.tera", include_str!("../../templates/python/ops.py.tera")),
     ("native/Cargo.toml.tera", include_str!("../../templates/python/native/Cargo.toml.tera")),
     ("native/lib.rs.tera", include_str!("../../templates/python/native/lib.rs.tera")),
 ];
@@ -374,6 +375,13 @@ pub fn scanner_py(model: &Model) -> String {
 /// Python API over the native one; `None` when the spec has no `loops.json`.
 pub fn loops_py(model: &Model) -> Option<String> {
     model.machine.is_some().then(|| render("loops.py.tera", model))
+}
+
+/// `generated/python/agent_sentences/ops.py`: the op catalogue, a typed
+/// argument dataclass per runnable op and `resolve` over the native one;
+/// `None` when the spec has no `ops.json`.
+pub fn ops_py(model: &Model) -> Option<String> {
+    model.ops.is_some().then(|| render("ops.py.tera", model))
 }
 
 /// `generated/python/agent_sentences/_native.pyi`: the types of the private

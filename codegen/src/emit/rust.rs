@@ -1516,10 +1516,10 @@ fn ops_mod(model: &Model) -> TokenStream {
     let names: Vec<&String> = cat.ops.iter().map(|o| &o.name).collect();
     let indexes: Vec<usize> = (0..cat.ops.len()).collect();
     let variant_docs = cat.ops.iter().map(|o| {
-        let state = if o.runnable() { "Runnable".to_owned() } else { format!("Incomplete, never runs: {}", o.missing.as_deref().unwrap_or("")) };
+        let state = if o.runnable { "Runnable".to_owned() } else { format!("Incomplete, never runs: {}", o.missing.as_deref().unwrap_or("")) };
         doc(&format!("`{}` (`/ops/{}` in `schema/ops.json`): {}\n\n{state}", o.name, o.name, o.description))
     });
-    let runnable: Vec<_> = cat.ops.iter().filter(|o| o.runnable()).collect();
+    let runnable: Vec<_> = cat.ops.iter().filter(|o| o.runnable).collect();
     let structs = runnable.iter().map(|o| {
         let ty = format_ident!("{}", o.args_type);
         let fields = o.args.iter().map(|a| {

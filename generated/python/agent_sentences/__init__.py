@@ -34,6 +34,7 @@ except ImportError as _e:  # The source folder, not a built package.
     ) from _e
 from . import patterns
 from . import loops
+from . import ops
 from .errors import (
     FixedMismatch,
     Integer,
@@ -100,6 +101,7 @@ __version__ = "1.0.0"
 __all__ = [
     "patterns",
     "loops",
+    "ops",
     "FixedMismatch",
     "Integer",
     "Json",
