@@ -151,7 +151,7 @@ fn deleting_a_structure_is_drift() {
     let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert!(v["structures"].as_object_mut().unwrap().shift_remove("fleet_alert").is_some());
     std::fs::write(spec.path().join("structures.json"), serde_json::to_string_pretty(&v).unwrap()).unwrap();
-    for f in ["regex_patterns.json", "directives.json", "loops.json"] {
+    for f in ["regex_patterns.json", "directives.json", "loops.json", "ops.json"] {
         std::fs::copy(root().join("schema").join(f), spec.path().join(f)).unwrap();
     }
     let g = generate(spec.path()).unwrap_or_else(|r| panic!("{r}"));

@@ -1575,10 +1575,10 @@ fn ops_mod(model: &Model) -> TokenStream {
     let has_incomplete = runnable.len() < cat.ops.len();
     let unreachable = has_incomplete.then(|| quote! { _ => unreachable!("check passes runnable ops only"), });
     let module_doc = doc(
-        "The exec op catalogue (`schema/ops.json`): every op a call may run, and [`resolve`], which turns a scanned \
-         tool directive into a typed [`Call`] or says why it does not run: the alias applied, the op in the \
+        "The exec op catalogue (`schema/ops.json`): every op a call may run, and [`resolve`](ops::resolve), which turns a scanned \
+         tool directive into a typed [`Call`](ops::Call) or says why it does not run: the alias applied, the op in the \
          catalogue, the engine allowed, the arguments valid against the op's JSON Schema (draft 2020-12, the \
-         `jsonschema` crate), each fault located by JSON pointer. Scanning never resolves: call [`resolve`] on the \
+         `jsonschema` crate), each fault located by JSON pointer. Scanning never resolves: call [`resolve`](ops::resolve) on the \
          directives you mean to run.\n\n\
          ```\n\
          use agent_sentences::{ops, scan};\n\
