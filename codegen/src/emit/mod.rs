@@ -37,6 +37,9 @@ pub fn emit_all(spec: &Spec, model: &Model) -> BTreeMap<String, String> {
     files.insert("docs/SENTENCE-STRUCTURE.md".to_owned(), docs::sentence_structure_md(spec, model));
     files.insert("docs/REGEX-PATTERNS.md".to_owned(), docs::regex_patterns_md(spec, model));
     files.insert("docs/DIRECTIVES.md".to_owned(), docs::directives_md(spec, model));
+    if let Some(ops) = docs::ops_md(spec, model) {
+        files.insert("docs/OPS.md".to_owned(), ops);
+    }
     files.insert("schema/structures.schema.json".to_owned(), schema::structures_schema());
     files.insert("schema/regex_patterns.schema.json".to_owned(), schema::patterns_schema());
     files.insert("schema/directives.schema.json".to_owned(), schema::directives_schema());
