@@ -151,9 +151,12 @@ fn check_json_reports_findings_and_drift_in_one_object() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["ok"], false);
     assert_eq!(v["errors"], 0);
-    assert_eq!(v["warnings"], 13);
-    assert_eq!(v["diagnostics"].as_array().unwrap().len(), 13);
-    let first = &v["diagnostics"][0];
+    assert_eq!(v["warnings"], 20);
+    assert_eq!(v["diagnostics"].as_array().unwrap().len(), 20);
+    // Sorted by file: ops.json's findings (P140) come first.
+    assert_eq!(v["diagnostics"][0]["code"], "op-incomplete");
+    assert_eq!(v["diagnostics"][0]["pointer"], "/ops/dm.send");
+    let first = v["diagnostics"].as_array().unwrap().iter().find(|d| d["code"] != "op-incomplete").unwrap();
     assert_eq!(first["severity"], "warning");
     assert_eq!(first["code"], "optional-field-not-captured");
     assert_eq!(first["pointer"], "/structures/work_order/optional_fields/0");
@@ -172,7 +175,7 @@ fn warnings_fail_only_with_deny_warnings() {
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     let o = xtask(&["check", "--python", "off", "--deny-warnings"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("0 error(s), 13 warning(s)"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("0 error(s), 20 warning(s)"));
 }
 
 #[test]
@@ -181,7 +184,7 @@ fn a_missing_python_is_a_warning_not_a_failure() {
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains("warning[python-not-checked]: schema/regex_patterns.json:5:15 /patterns: the patterns were not checked with Python's `re`: cannot run `/nonexistent/python3`"), "{stderr}");
-    assert!(stderr.contains("0 error(s), 14 warning(s)"), "{stderr}");
+    assert!(stderr.contains("0 error(s), 21 warning(s)"), "{stderr}");
 }
 
 #[test]
