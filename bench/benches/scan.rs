@@ -1,9 +1,9 @@
 //! The Rust side of `cargo xtask bench`: the scanner and the parsers on the
 //! shared corpus (criterion; results land in target/criterion/).
 
+use agent_sentences::loops;
 use agent_sentences::scan::scan;
 use agent_sentences::Sentence;
-use agent_sentences::loops;
 use agent_sentences_bench::{conversation, hostile, prose_only, realistic};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
@@ -15,10 +15,18 @@ fn realistic_corpus(c: &mut Criterion) {
     g.bench_function("scan", |b| {
         b.iter(|| corpus.iter().map(|m| scan(&m.text).len()).sum::<usize>())
     });
-    let sentences: Vec<String> = agent_sentences::SentenceKind::ALL.iter().map(|k| k.example_sentence().to_owned()).collect();
+    let sentences: Vec<String> = agent_sentences::SentenceKind::ALL
+        .iter()
+        .map(|k| k.example_sentence().to_owned())
+        .collect();
     g.throughput(Throughput::Elements(sentences.len() as u64));
     g.bench_function("parse-examples", |b| {
-        b.iter(|| sentences.iter().filter(|s| s.parse::<Sentence>().is_ok()).count())
+        b.iter(|| {
+            sentences
+                .iter()
+                .filter(|s| s.parse::<Sentence>().is_ok())
+                .count()
+        })
     });
     g.finish();
     let prose = prose_only(1 << 20);
@@ -35,10 +43,15 @@ fn loop_tracker(c: &mut Criterion) {
     let talk = conversation(&corpus);
     let bytes: usize = talk.iter().map(|(_, _, t)| t.len()).sum();
     let start = loops::Timestamp::from_second(1_796_000_000).unwrap();
-    let times: Vec<loops::Timestamp> = talk.iter().map(|(s, _, _)| start.checked_add(jiff_seconds(*s)).unwrap()).collect();
+    let times: Vec<loops::Timestamp> = talk
+        .iter()
+        .map(|(s, _, _)| start.checked_add(jiff_seconds(*s)).unwrap())
+        .collect();
     let mut g = c.benchmark_group("loops");
     g.throughput(Throughput::Bytes(bytes as u64));
-    g.bench_function("scan", |b| b.iter(|| talk.iter().map(|(_, _, t)| scan(t).len()).sum::<usize>()));
+    g.bench_function("scan", |b| {
+        b.iter(|| talk.iter().map(|(_, _, t)| scan(t).len()).sum::<usize>())
+    });
     g.bench_function("track", |b| {
         b.iter(|| {
             let mut t = loops::tracker(loops::default_config());
@@ -69,7 +82,14 @@ fn resolve_calls(c: &mut Criterion) {
     let _ = ops::resolve(&directives[0]); // the validators are built once, on first use
     let mut g = c.benchmark_group("ops");
     g.throughput(Throughput::Elements(directives.len() as u64));
-    g.bench_function("resolve", |b| b.iter(|| directives.iter().filter(|d| ops::resolve(d).is_ok()).count()));
+    g.bench_function("resolve", |b| {
+        b.iter(|| {
+            directives
+                .iter()
+                .filter(|d| ops::resolve(d).is_ok())
+                .count()
+        })
+    });
     g.bench_function("scan+resolve", |b| {
         b.iter(|| {
             corpus
@@ -91,10 +111,18 @@ fn hostile_inputs(c: &mut Criterion) {
     g.sample_size(10);
     for h in hostile() {
         g.throughput(Throughput::Bytes(h.size as u64));
-        g.bench_with_input(BenchmarkId::new(h.kind, h.size), &h.text, |b, text| b.iter(|| scan(text).len()));
+        g.bench_with_input(BenchmarkId::new(h.kind, h.size), &h.text, |b, text| {
+            b.iter(|| scan(text).len())
+        });
     }
     g.finish();
 }
 
-criterion_group!(benches, realistic_corpus, loop_tracker, resolve_calls, hostile_inputs);
+criterion_group!(
+    benches,
+    realistic_corpus,
+    loop_tracker,
+    resolve_calls,
+    hostile_inputs
+);
 criterion_main!(benches);

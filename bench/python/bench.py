@@ -58,18 +58,20 @@ MEMORY_CASES: dict[str, Callable[[int], str]] = {
 }
 
 
-def _rss_kib() -> int:
+def _status_kib(key: str) -> int:
     with open("/proc/self/status", encoding="ascii") as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(key + ":"):
                 return int(line.split()[1])
-    raise RuntimeError("no VmRSS")
+    raise RuntimeError(f"no {key} in /proc/self/status")
+
+
+def _rss_kib() -> int:
+    return _status_kib("VmRSS")
 
 
 def memory(case: str, mib: int) -> dict[str, Any]:
     """Peak RSS above the RSS before the scan, and what the result keeps, in bytes."""
-    import resource
-
     import agent_sentences
 
     text = MEMORY_CASES[case](mib << 20)
@@ -78,9 +80,10 @@ def memory(case: str, mib: int) -> dict[str, Any]:
     t = time.perf_counter()
     found = agent_sentences.scan(text)
     secs = time.perf_counter() - t
-    # The process's peak so far: the scan's, or (when building the text peaked
-    # higher) an upper bound of it.
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    # The process's peak so far (VmHWM: the high-water mark of this process's
+    # own memory; ru_maxrss would count the parent's RSS at fork): the scan's,
+    # or (when building the text peaked higher) an upper bound of it.
+    peak = _status_kib("VmHWM")
     kept = _rss_kib() - before
     return {
         "case": case,

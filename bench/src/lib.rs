@@ -2,7 +2,7 @@
 //! deterministically from a fixed seed and the generated crate's own spec
 //! examples (no downloaded data, no example written twice).
 
-use agent_sentences::{SentenceKind, Sentence};
+use agent_sentences::{Sentence, SentenceKind};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -33,10 +33,51 @@ pub struct Hostile {
 }
 
 const WORDS: &[&str] = &[
-    "the", "audit", "endpoint", "checked", "node", "is", "healthy", "and", "we", "will", "retry", "after", "deploy",
-    "logs", "show", "nothing", "unusual", "please", "confirm", "status", "of", "proxy", "warp", "latency", "rose",
-    "during", "window", "ok", "thanks", "see", "below", "for", "details", "running", "now", "queued", "Ünïcode", "✓",
-    "—", "report", "swarm", "slot", "done", "next", "step",
+    "the",
+    "audit",
+    "endpoint",
+    "checked",
+    "node",
+    "is",
+    "healthy",
+    "and",
+    "we",
+    "will",
+    "retry",
+    "after",
+    "deploy",
+    "logs",
+    "show",
+    "nothing",
+    "unusual",
+    "please",
+    "confirm",
+    "status",
+    "of",
+    "proxy",
+    "warp",
+    "latency",
+    "rose",
+    "during",
+    "window",
+    "ok",
+    "thanks",
+    "see",
+    "below",
+    "for",
+    "details",
+    "running",
+    "now",
+    "queued",
+    "Ünïcode",
+    "✓",
+    "—",
+    "report",
+    "swarm",
+    "slot",
+    "done",
+    "next",
+    "step",
 ];
 
 fn prose(rng: &mut ChaCha8Rng, words: usize) -> String {
@@ -64,7 +105,11 @@ fn nested_json(rng: &mut ChaCha8Rng, depth: usize) -> String {
             _ => "[1, 2, {\"k\": null}]".to_owned(),
         };
     }
-    format!("{{\"in_m\": {}, \"prompt\": \"check [CLAIM x]\", \"n\": {}}}", rng.gen_range(1..60), nested_json(rng, depth - 1))
+    format!(
+        "{{\"in_m\": {}, \"prompt\": \"check [CLAIM x]\", \"n\": {}}}",
+        rng.gen_range(1..60),
+        nested_json(rng, depth - 1)
+    )
 }
 
 /// A marker: a spec example with a fresh id where the structure has one, or
@@ -153,9 +198,18 @@ pub fn hostile() -> Vec<Hostile> {
             ("unclosed-tool", fill("[TOOL op {", size)),
             ("unclosed-tool-every-kib", kib_unclosed),
             ("result-openers", fill("[RESULT ", size)),
-            ("wo-no-em-dash", fill(&format!("[WO:7fce46e0] [from super] {}", " ".repeat(size - 40)), size)),
+            (
+                "wo-no-em-dash",
+                fill(
+                    &format!("[WO:7fce46e0] [from super] {}", " ".repeat(size - 40)),
+                    size,
+                ),
+            ),
             ("brackets", fill("[", size)),
-            ("nested-json", fill(&format!("[TOOL a.b {}", "{\"a\": [".repeat(size / 8)), size)),
+            (
+                "nested-json",
+                fill(&format!("[TOOL a.b {}", "{\"a\": [".repeat(size / 8)), size),
+            ),
             ("backticks", fill("` `` ``` ", size)),
         ];
         for (kind, text) in cases {
@@ -173,9 +227,15 @@ mod tests {
     fn corpus_is_deterministic_and_in_range() {
         let a = realistic(200);
         let b = realistic(200);
-        assert_eq!(a.iter().map(|m| &m.text).collect::<Vec<_>>(), b.iter().map(|m| &m.text).collect::<Vec<_>>());
+        assert_eq!(
+            a.iter().map(|m| &m.text).collect::<Vec<_>>(),
+            b.iter().map(|m| &m.text).collect::<Vec<_>>()
+        );
         assert!(a.iter().all(|m| m.text.chars().count() >= 50));
-        let found: usize = a.iter().map(|m| agent_sentences::scan::scan(&m.text).len()).sum();
+        let found: usize = a
+            .iter()
+            .map(|m| agent_sentences::scan::scan(&m.text).len())
+            .sum();
         assert!(found >= 200, "every message carries markers: {found}");
     }
 
@@ -221,14 +281,25 @@ mod conversation_tests {
         let mut t = loops::tracker(loops::default_config());
         let start = loops::Timestamp::from_second(1_796_000_000).unwrap();
         for (s, from, text) in &talk {
-            loops::feed(&mut t, start.checked_add(std::time::Duration::from_secs(*s as u64)).unwrap(), from, text);
+            loops::feed(
+                &mut t,
+                start
+                    .checked_add(std::time::Duration::from_secs(*s as u64))
+                    .unwrap(),
+                from,
+                text,
+            );
         }
         let loops = &t.state().loops;
         // Every group of four opens a loop and closes it with its result (the
         // messages' own work orders open others).
         for group in 0..100 {
             let l = &loops[&format!("{group:08x}")];
-            assert_eq!((l.state.as_str(), l.owner.as_deref(), l.history.len()), ("resolved", Some("worker"), 4), "{l:?}");
+            assert_eq!(
+                (l.state.as_str(), l.owner.as_deref(), l.history.len()),
+                ("resolved", Some("worker"), 4),
+                "{l:?}"
+            );
         }
     }
 }

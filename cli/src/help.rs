@@ -12,7 +12,12 @@ use crate::text::shell_quote;
 fn result() -> (&'static str, &'static str, &'static str) {
     let k = SentenceKind::ResultSentence;
     let text = patterns::info(k.pattern_key())
-        .and_then(|p| p.matches.iter().map(|m| m.text).find(|t| !t.contains('\n') && t.len() <= 60))
+        .and_then(|p| {
+            p.matches
+                .iter()
+                .map(|m| m.text)
+                .find(|t| !t.contains('\n') && t.len() <= 60)
+        })
         .unwrap_or(k.example_sentence());
     (k.key(), k.pattern_key(), text)
 }
@@ -32,10 +37,25 @@ pub fn top() -> String {
     let (_, pattern, text) = result();
     examples(&[
         ("box-docs sentence".into(), "every structure"),
-        (format!("box-docs sentence {first}"), "one structure in full"),
-        (format!("box-docs regex {pattern} --test {}", shell_quote(text)), "does the text match?"),
-        (format!("box-docs parse {}", shell_quote(SentenceKind::ToolCall.example_sentence())), "scan a text"),
-        (format!("box-docs get regex_patterns {first} --json"), "the raw spec entry"),
+        (
+            format!("box-docs sentence {first}"),
+            "one structure in full",
+        ),
+        (
+            format!("box-docs regex {pattern} --test {}", shell_quote(text)),
+            "does the text match?",
+        ),
+        (
+            format!(
+                "box-docs parse {}",
+                shell_quote(SentenceKind::ToolCall.example_sentence())
+            ),
+            "scan a text",
+        ),
+        (
+            format!("box-docs get regex_patterns {first} --json"),
+            "the raw spec entry",
+        ),
     ])
 }
 
@@ -43,9 +63,18 @@ pub fn top() -> String {
 pub fn sentence() -> String {
     let (key, ..) = result();
     examples(&[
-        ("box-docs sentence".into(), "key, tag and purpose of every structure"),
-        (format!("box-docs sentence {key}"), "template, fields with types, example, reply, lifecycle"),
-        (format!("box-docs sentence {key} --json"), "the same as one JSON document"),
+        (
+            "box-docs sentence".into(),
+            "key, tag and purpose of every structure",
+        ),
+        (
+            format!("box-docs sentence {key}"),
+            "template, fields with types, example, reply, lifecycle",
+        ),
+        (
+            format!("box-docs sentence {key} --json"),
+            "the same as one JSON document",
+        ),
     ])
 }
 
@@ -55,10 +84,28 @@ pub fn regex() -> String {
     let prose = format!("see {text}");
     let mut s = examples(&[
         ("box-docs regex".into(), "the pattern directory"),
-        (format!("box-docs regex {pattern}"), "source, flags, groups, examples"),
-        (format!("box-docs regex {pattern} --test {}", shell_quote(text)), "exit 0 and what each group captured"),
-        (format!("box-docs regex {pattern} --test {} --search", shell_quote(&prose)), "find it inside a text"),
-        (format!("echo {} | box-docs regex {pattern} --test - --json", shell_quote(text)), "TEXT from standard input"),
+        (
+            format!("box-docs regex {pattern}"),
+            "source, flags, groups, examples",
+        ),
+        (
+            format!("box-docs regex {pattern} --test {}", shell_quote(text)),
+            "exit 0 and what each group captured",
+        ),
+        (
+            format!(
+                "box-docs regex {pattern} --test {} --search",
+                shell_quote(&prose)
+            ),
+            "find it inside a text",
+        ),
+        (
+            format!(
+                "echo {} | box-docs regex {pattern} --test - --json",
+                shell_quote(text)
+            ),
+            "TEXT from standard input",
+        ),
     ]);
     s.push_str(
         "\n\n--test matches the whole TEXT (the pattern anchored at both ends), as parsing a sentence does; \
@@ -72,29 +119,62 @@ pub fn regex() -> String {
 pub fn parse() -> String {
     let wo = SentenceKind::WorkOrder.example_sentence();
     examples(&[
-        (format!("box-docs parse {}", shell_quote(wo)), "every sentence and directive, with byte spans"),
-        ("box-docs parse --diagnostics - < reply.txt".into(), "a file; also skipped directives and why"),
-        ("box-docs parse --json -".into(), "standard input; one JSON document"),
-        ("box-docs parse --resolve - < reply.txt".into(), "also each directive resolved, or why it would not run"),
+        (
+            format!("box-docs parse {}", shell_quote(wo)),
+            "every sentence and directive, with byte spans",
+        ),
+        (
+            "box-docs parse --diagnostics - < reply.txt".into(),
+            "a file; also skipped directives and why",
+        ),
+        (
+            "box-docs parse --json -".into(),
+            "standard input; one JSON document",
+        ),
+        (
+            "box-docs parse --resolve - < reply.txt".into(),
+            "also each directive resolved, or why it would not run",
+        ),
     ])
 }
 
 /// Examples for `box-docs tools --help`.
 pub fn tools() -> String {
-    let first = agent_sentences::ops::CATALOGUE.ops.first().map_or("tools.list", |o| o.name);
+    let first = agent_sentences::ops::CATALOGUE
+        .ops
+        .first()
+        .map_or("tools.list", |o| o.name);
     examples(&[
-        ("box-docs tools".into(), "every op: side-effecting or not, runnable or not, aliases"),
-        (format!("box-docs tools {first}"), "one op in full, with its argument schema"),
-        ("box-docs tools --json".into(), "the tools.list response, one JSON document"),
+        (
+            "box-docs tools".into(),
+            "every op: side-effecting or not, runnable or not, aliases",
+        ),
+        (
+            format!("box-docs tools {first}"),
+            "one op in full, with its argument schema",
+        ),
+        (
+            "box-docs tools --json".into(),
+            "the tools.list response, one JSON document",
+        ),
     ])
 }
 
 /// Examples for `box-docs loops --help`.
 pub fn loops() -> String {
     examples(&[
-        ("box-docs loops messages.jsonl".into(), "every loop: state, owner, nudges; rejected events"),
-        ("box-docs loops --at 2026-12-01T10:00:00Z - < messages.jsonl".into(), "also the nudges due at that time"),
-        ("box-docs loops --json messages.jsonl".into(), "one JSON document: {\"loops\", \"rejected\", \"due\"}"),
+        (
+            "box-docs loops messages.jsonl".into(),
+            "every loop: state, owner, nudges; rejected events",
+        ),
+        (
+            "box-docs loops --at 2026-12-01T10:00:00Z - < messages.jsonl".into(),
+            "also the nudges due at that time",
+        ),
+        (
+            "box-docs loops --json messages.jsonl".into(),
+            "one JSON document: {\"loops\", \"rejected\", \"due\"}",
+        ),
     ])
 }
 
@@ -102,8 +182,14 @@ pub fn loops() -> String {
 pub fn get() -> String {
     let first = SentenceKind::ALL[0];
     let mut s = examples(&[
-        (format!("box-docs get regex_patterns {} --json", first.pattern_key()), "/patterns/<key> of schema/regex_patterns.json"),
-        (format!("box-docs get structures {} --json", first.key()), "/structures/<key> of schema/structures.json"),
+        (
+            format!("box-docs get regex_patterns {} --json", first.pattern_key()),
+            "/patterns/<key> of schema/regex_patterns.json",
+        ),
+        (
+            format!("box-docs get structures {} --json", first.key()),
+            "/structures/<key> of schema/structures.json",
+        ),
     ]);
     s.push_str("\n\nThe entry is JSON, keys in the spec's order, with or without --json.");
     s

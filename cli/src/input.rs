@@ -25,12 +25,19 @@ pub fn text(arg: &str) -> Result<String, Error> {
 pub fn file(arg: &str) -> Result<String, Error> {
     if arg == "-" {
         let mut text = String::new();
-        std::io::stdin().lock().read_to_string(&mut text).map_err(|e| Error::Input(format!("cannot read standard input: {e}")))?;
+        std::io::stdin()
+            .lock()
+            .read_to_string(&mut text)
+            .map_err(|e| Error::Input(format!("cannot read standard input: {e}")))?;
         return Ok(text);
     }
     let bytes = std::fs::read(arg).map_err(|e| Error::Input(format!("cannot read {arg}: {e}")))?;
-    String::from_utf8(bytes)
-        .map_err(|e| Error::Input(format!("{arg} is not UTF-8 (invalid byte at offset {})", e.utf8_error().valid_up_to())))
+    String::from_utf8(bytes).map_err(|e| {
+        Error::Input(format!(
+            "{arg} is not UTF-8 (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })
 }
 
 /// All of `reader` as UTF-8, less one trailing line break (`\n` or `\r\n`),
@@ -40,9 +47,14 @@ pub fn file(arg: &str) -> Result<String, Error> {
 /// [`Error::Input`] on a read error or bytes that are not UTF-8.
 pub fn from_reader(mut reader: impl Read) -> Result<String, Error> {
     let mut bytes = Vec::new();
-    reader.read_to_end(&mut bytes).map_err(|e| Error::Input(format!("cannot read standard input: {e}")))?;
+    reader
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::Input(format!("cannot read standard input: {e}")))?;
     let mut text = String::from_utf8(bytes).map_err(|e| {
-        Error::Input(format!("standard input is not UTF-8 (invalid byte at offset {})", e.utf8_error().valid_up_to()))
+        Error::Input(format!(
+            "standard input is not UTF-8 (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        ))
     })?;
     if text.ends_with('\n') {
         text.pop();
@@ -68,7 +80,12 @@ mod tests {
 
     #[test]
     fn invalid_utf8_is_an_input_error() {
-        let Err(Error::Input(message)) = from_reader(&b"ok\xff"[..]) else { panic!("accepted invalid UTF-8") };
-        assert_eq!(message, "standard input is not UTF-8 (invalid byte at offset 2)");
+        let Err(Error::Input(message)) = from_reader(&b"ok\xff"[..]) else {
+            panic!("accepted invalid UTF-8")
+        };
+        assert_eq!(
+            message,
+            "standard input is not UTF-8 (invalid byte at offset 2)"
+        );
     }
 }

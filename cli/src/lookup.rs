@@ -30,7 +30,13 @@ pub struct UnknownName {
 }
 
 impl UnknownName {
-    fn new(table: &'static str, what: &str, name: &str, valid: Vec<&'static str>, hint: Option<String>) -> Self {
+    fn new(
+        table: &'static str,
+        what: &str,
+        name: &str,
+        valid: Vec<&'static str>,
+        hint: Option<String>,
+    ) -> Self {
         UnknownName {
             kind: "unknown_name",
             table,
@@ -56,7 +62,11 @@ impl UnknownName {
         if let Some(c) = self.closest {
             s.push_str(&format!("  did you mean `{c}`?\n"));
         }
-        s.push_str(&format!("  valid {}: {}\n", self.plural, self.valid.join(", ")));
+        s.push_str(&format!(
+            "  valid {}: {}\n",
+            self.plural,
+            self.valid.join(", ")
+        ));
         s
     }
 
@@ -69,7 +79,10 @@ impl UnknownName {
 /// The valid key with the fewest edits from `name`; ties go to the first in
 /// `valid`.
 pub fn closest(name: &str, valid: &[&'static str]) -> Option<&'static str> {
-    valid.iter().copied().min_by_key(|v| strsim::levenshtein(name, v))
+    valid
+        .iter()
+        .copied()
+        .min_by_key(|v| strsim::levenshtein(name, v))
 }
 
 fn structure_keys() -> Vec<&'static str> {
@@ -88,7 +101,13 @@ pub fn structure(name: &str) -> Result<SentenceKind, Error> {
     SentenceKind::from_key(name).ok_or_else(|| {
         let hint = patterns::info(name)
             .map(|p| format!("`{}` is a pattern: see `box-docs regex {}`", p.key, p.key));
-        Error::UnknownName(Box::new(UnknownName::new("structures", "structure", name, structure_keys(), hint)))
+        Error::UnknownName(Box::new(UnknownName::new(
+            "structures",
+            "structure",
+            name,
+            structure_keys(),
+            hint,
+        )))
     })
 }
 
@@ -99,9 +118,20 @@ pub fn structure(name: &str) -> Result<SentenceKind, Error> {
 pub fn pattern(name: &str) -> Result<&'static PatternInfo, Error> {
     patterns::info(name).ok_or_else(|| {
         let hint = SentenceKind::from_key(name).map(|k| {
-            format!("`{}` is a structure, parsed by pattern `{}`: see `box-docs sentence {}`", k.key(), k.pattern_key(), k.key())
+            format!(
+                "`{}` is a structure, parsed by pattern `{}`: see `box-docs sentence {}`",
+                k.key(),
+                k.pattern_key(),
+                k.key()
+            )
         });
-        Error::UnknownName(Box::new(UnknownName::new("regex_patterns", "pattern", name, pattern_keys(), hint)))
+        Error::UnknownName(Box::new(UnknownName::new(
+            "regex_patterns",
+            "pattern",
+            name,
+            pattern_keys(),
+            hint,
+        )))
     })
 }
 
@@ -111,10 +141,17 @@ pub fn pattern(name: &str) -> Result<&'static PatternInfo, Error> {
 /// # Errors
 /// [`Error::UnknownName`] listing every op.
 pub fn op(name: &str) -> Result<&'static agent_sentences::ops::OpSpec, Error> {
-    agent_sentences::ops::CATALOGUE.get(name).map(|(_, o)| o).ok_or_else(|| {
-        let valid = agent_sentences::ops::CATALOGUE.ops.iter().map(|o| o.name).collect();
-        Error::UnknownName(Box::new(UnknownName::new("ops", "op", name, valid, None)))
-    })
+    agent_sentences::ops::CATALOGUE
+        .get(name)
+        .map(|(_, o)| o)
+        .ok_or_else(|| {
+            let valid = agent_sentences::ops::CATALOGUE
+                .ops
+                .iter()
+                .map(|o| o.name)
+                .collect();
+            Error::UnknownName(Box::new(UnknownName::new("ops", "op", name, valid, None)))
+        })
 }
 
 #[cfg(test)]
@@ -127,16 +164,25 @@ mod tests {
         assert_eq!(closest("work_ordr", &valid), Some("work_order"));
         assert_eq!(closest("no-action", &valid), Some("no_action"));
         assert_eq!(closest("ac", &valid), Some("ack"));
-        assert_eq!(closest("b", &["a", "c"]), Some("a"), "one edit from each: the first wins");
+        assert_eq!(
+            closest("b", &["a", "c"]),
+            Some("a"),
+            "one edit from each: the first wins"
+        );
         assert_eq!(closest("b", &["c", "a"]), Some("c"));
         assert_eq!(closest("a", &[]), None);
     }
 
     #[test]
     fn unknown_structure_that_is_a_pattern_points_to_regex() {
-        let Err(Error::UnknownName(u)) = structure("verb") else { panic!("verb is not a structure") };
+        let Err(Error::UnknownName(u)) = structure("verb") else {
+            panic!("verb is not a structure")
+        };
         assert_eq!(u.table, "structures");
-        assert_eq!(u.hint.as_deref(), Some("`verb` is a pattern: see `box-docs regex verb`"));
+        assert_eq!(
+            u.hint.as_deref(),
+            Some("`verb` is a pattern: see `box-docs regex verb`")
+        );
         assert_eq!(u.valid.len(), SentenceKind::ALL.len());
     }
 }

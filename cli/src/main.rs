@@ -148,7 +148,9 @@ impl Error {
     fn json(&self) -> serde_json::Value {
         match self {
             Error::UnknownName(u) => serde_json::json!({ "error": u.json() }),
-            Error::Input(message) => serde_json::json!({ "error": { "kind": "input", "message": message } }),
+            Error::Input(message) => {
+                serde_json::json!({ "error": { "kind": "input", "message": message } })
+            }
         }
     }
 }
@@ -167,11 +169,26 @@ fn run(cli: &Cli) -> Result<Output, Error> {
         Command::Sentence { name: None } => Ok(verbs::sentence_list(json)),
         Command::Sentence { name: Some(name) } => verbs::sentence(name, json),
         Command::Regex { name: None, .. } => Ok(verbs::regex_list(json)),
-        Command::Regex { name: Some(name), test: None, .. } => verbs::regex(name, json),
-        Command::Regex { name: Some(name), test: Some(text), search } => {
-            verbs::regex_test(name, &input::text(text)?, *search, json)
-        }
-        Command::Parse { text, diagnostics, resolve } => Ok(verbs::parse(&input::text(text)?, *diagnostics, *resolve, json)),
+        Command::Regex {
+            name: Some(name),
+            test: None,
+            ..
+        } => verbs::regex(name, json),
+        Command::Regex {
+            name: Some(name),
+            test: Some(text),
+            search,
+        } => verbs::regex_test(name, &input::text(text)?, *search, json),
+        Command::Parse {
+            text,
+            diagnostics,
+            resolve,
+        } => Ok(verbs::parse(
+            &input::text(text)?,
+            *diagnostics,
+            *resolve,
+            json,
+        )),
         Command::Tools { name: None } => Ok(verbs::tools_list(json)),
         Command::Tools { name: Some(name) } => verbs::tool(name, json),
         Command::Get { table, name } => verbs::get(*table, name),
@@ -197,7 +214,11 @@ fn main() -> ExitCode {
             ExitCode::from(if out.matched { 0 } else { 1 })
         }
         Err(e) => {
-            let text = if cli.json { format!("{:#}\n", e.json()) } else { e.human() };
+            let text = if cli.json {
+                format!("{:#}\n", e.json())
+            } else {
+                e.human()
+            };
             emit(std::io::stderr().lock(), &text);
             ExitCode::from(2)
         }

@@ -5,15 +5,28 @@
 /// column empty in every row is left out.
 pub fn table(rows: &[Vec<String>], indent: &str) -> String {
     let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let empty: Vec<usize> =
-        (0..columns).filter(|&c| rows.iter().all(|r| r.get(c).is_none_or(String::is_empty))).collect();
+    let empty: Vec<usize> = (0..columns)
+        .filter(|&c| rows.iter().all(|r| r.get(c).is_none_or(String::is_empty)))
+        .collect();
     let rows: Vec<Vec<String>> = rows
         .iter()
-        .map(|r| r.iter().enumerate().filter(|(c, _)| !empty.contains(c)).map(|(_, cell)| cell.clone()).collect())
+        .map(|r| {
+            r.iter()
+                .enumerate()
+                .filter(|(c, _)| !empty.contains(c))
+                .map(|(_, cell)| cell.clone())
+                .collect()
+        })
         .collect();
     let columns = columns - empty.len();
     let widths: Vec<usize> = (0..columns)
-        .map(|c| rows.iter().filter_map(|r| r.get(c)).map(|cell| cell.chars().count()).max().unwrap_or(0))
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.get(c))
+                .map(|cell| cell.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
         .collect();
     let mut out = String::new();
     for row in &rows {
@@ -48,7 +61,13 @@ pub fn show(s: &str) -> String {
     // overrides, zero-width and line separators) raw; a terminal would act on
     // them, so they are escaped too.
     json.chars()
-        .map(|c| if c.is_control() || is_invisible(c) { format!("\\u{:04x}", c as u32) } else { c.to_string() })
+        .map(|c| {
+            if c.is_control() || is_invisible(c) {
+                format!("\\u{:04x}", c as u32)
+            } else {
+                c.to_string()
+            }
+        })
         .collect()
 }
 
@@ -85,11 +104,22 @@ mod tests {
     fn columns_align_on_the_widest_cell() {
         let rows = vec![
             vec!["ack".to_owned(), "[ACK:]".to_owned(), "Signals".to_owned()],
-            vec!["work_order".to_owned(), "[WO:]".to_owned(), "Structured".to_owned()],
+            vec![
+                "work_order".to_owned(),
+                "[WO:]".to_owned(),
+                "Structured".to_owned(),
+            ],
         ];
-        assert_eq!(table(&rows, "  "), "  ack         [ACK:]  Signals\n  work_order  [WO:]   Structured\n");
+        assert_eq!(
+            table(&rows, "  "),
+            "  ack         [ACK:]  Signals\n  work_order  [WO:]   Structured\n"
+        );
         let sparse = vec![cells(&["dm_id", "", "ID"]), cells(&["sender", "", "who"])];
-        assert_eq!(table(&sparse, ""), "dm_id   ID\nsender  who\n", "an all-empty column is left out");
+        assert_eq!(
+            table(&sparse, ""),
+            "dm_id   ID\nsender  who\n",
+            "an all-empty column is left out"
+        );
     }
 
     #[test]

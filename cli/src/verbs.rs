@@ -3,8 +3,8 @@
 
 use std::ops::Range;
 
-use agent_sentences::patterns::{self, PatternInfo};
 use agent_sentences::ops;
+use agent_sentences::patterns::{self, PatternInfo};
 use agent_sentences::scan::{self, Item, Skipped};
 use agent_sentences::{FieldInfo, SentenceKind, ValueType};
 use serde::Serialize;
@@ -14,9 +14,17 @@ use crate::text::{show, table};
 use crate::{lookup, Error, Output, Table};
 
 /// Prints `value` as pretty JSON, or `human(value)` as text.
-fn output<T: Serialize>(value: &T, json: bool, matched: bool, human: impl FnOnce(&T) -> String) -> Output {
+fn output<T: Serialize>(
+    value: &T,
+    json: bool,
+    matched: bool,
+    human: impl FnOnce(&T) -> String,
+) -> Output {
     let stdout = if json {
-        format!("{}\n", serde_json::to_string_pretty(value).expect("plain data serializes"))
+        format!(
+            "{}\n",
+            serde_json::to_string_pretty(value).expect("plain data serializes")
+        )
     } else {
         human(value)
     };
@@ -47,12 +55,21 @@ pub fn sentence_list(json: bool) -> Output {
     let list = StructureList {
         structures: SentenceKind::ALL
             .iter()
-            .map(|k| StructureRow { key: k.key(), name: k.name(), tag: k.tag(), description: k.description() })
+            .map(|k| StructureRow {
+                key: k.key(),
+                name: k.name(),
+                tag: k.tag(),
+                description: k.description(),
+            })
             .collect(),
     };
     output(&list, json, true, |list| {
         let mut rows = vec![cells(&["KEY", "TAG", "PURPOSE"])];
-        rows.extend(list.structures.iter().map(|s| cells(&[s.key, s.tag, s.description])));
+        rows.extend(
+            list.structures
+                .iter()
+                .map(|s| cells(&[s.key, s.tag, s.description])),
+        );
         table(&rows, "")
     })
 }
@@ -104,7 +121,11 @@ pub fn sentence(name: &str, json: bool) -> Result<Output, Error> {
         lifecycle_transition: k.lifecycle_transition(),
         regex_ref: k.regex_ref(),
         pattern: k.pattern_key(),
-        fixed_groups: k.fixed_groups().iter().map(|(g, t)| ((*g).to_owned(), Value::from(*t))).collect(),
+        fixed_groups: k
+            .fixed_groups()
+            .iter()
+            .map(|(g, t)| ((*g).to_owned(), Value::from(*t)))
+            .collect(),
         binding_note: k.binding_note(),
         fields: k.field_info(),
         omitted_fields: k.omitted_fields(),
@@ -112,7 +133,10 @@ pub fn sentence(name: &str, json: bool) -> Result<Output, Error> {
     Ok(output(&view, json, true, |v| {
         let mut pattern = v.pattern.to_owned();
         for (g, t) in &v.fixed_groups {
-            pattern.push_str(&format!(", group `{g}` = {}", t.as_str().unwrap_or_default()));
+            pattern.push_str(&format!(
+                ", group `{g}` = {}",
+                t.as_str().unwrap_or_default()
+            ));
         }
         if v.pattern != v.regex_ref {
             pattern.push_str(&format!(" (the spec's regex_ref is `{}`)", v.regex_ref));
@@ -178,7 +202,11 @@ struct PatternList {
 
 /// The structures a pattern parses.
 fn structures_of(pattern: &str) -> Vec<&'static str> {
-    SentenceKind::ALL.iter().filter(|k| k.pattern_key() == pattern).map(|k| k.key()).collect()
+    SentenceKind::ALL
+        .iter()
+        .filter(|k| k.pattern_key() == pattern)
+        .map(|k| k.key())
+        .collect()
 }
 
 /// `box-docs regex`: the pattern directory.
@@ -215,7 +243,10 @@ struct PatternView {
 /// [`Error::UnknownName`].
 pub fn regex(name: &str, json: bool) -> Result<Output, Error> {
     let info = lookup::pattern(name)?;
-    let view = PatternView { info, structures: structures_of(info.key) };
+    let view = PatternView {
+        info,
+        structures: structures_of(info.key),
+    };
     Ok(output(&view, json, true, |v| {
         let p = v.info;
         let mut rows = vec![cells(&["purpose", p.purpose]), cells(&["source", p.source])];
@@ -225,7 +256,11 @@ pub fn regex(name: &str, json: bool) -> Result<Output, Error> {
         if let Some(seed) = p.seed_pattern {
             rows.push(cells(&["seed", seed]));
         }
-        let structures = if v.structures.is_empty() { "(none)".to_owned() } else { v.structures.join(", ") };
+        let structures = if v.structures.is_empty() {
+            "(none)".to_owned()
+        } else {
+            v.structures.join(", ")
+        };
         rows.push(vec!["structures".into(), structures]);
         let mut s = format!("{}\n{}", p.key, table(&rows, "  "));
         s.push_str("groups:\n");
@@ -233,8 +268,17 @@ pub fn regex(name: &str, json: bool) -> Result<Output, Error> {
             .groups
             .iter()
             .map(|g| {
-                let field = if g.field == g.name { String::new() } else { format!("-> {}", g.field) };
-                vec![g.name.to_owned(), type_text(g.ty, g.values), field, g.description.to_owned()]
+                let field = if g.field == g.name {
+                    String::new()
+                } else {
+                    format!("-> {}", g.field)
+                };
+                vec![
+                    g.name.to_owned(),
+                    type_text(g.ty, g.values),
+                    field,
+                    g.description.to_owned(),
+                ]
             })
             .collect();
         s.push_str(&table(&groups, "  "));
@@ -261,7 +305,10 @@ struct Span {
 
 impl From<Range<usize>> for Span {
     fn from(r: Range<usize>) -> Self {
-        Span { start: r.start, end: r.end }
+        Span {
+            start: r.start,
+            end: r.end,
+        }
     }
 }
 
@@ -292,11 +339,20 @@ pub fn regex_test(name: &str, text: &str, search: bool, json: bool) -> Result<Ou
         pattern: p.key,
         mode: if search { "search" } else { "full" },
         matched: caps.is_some(),
-        span: caps.as_ref().and_then(|c| c.get(0)).map(|m| m.range().into()),
+        span: caps
+            .as_ref()
+            .and_then(|c| c.get(0))
+            .map(|m| m.range().into()),
         groups: caps.as_ref().map(|c| {
             p.groups
                 .iter()
-                .map(|g| (g.name.to_owned(), c.name(g.name).map_or(Value::Null, |m| Value::from(m.as_str()))))
+                .map(|g| {
+                    (
+                        g.name.to_owned(),
+                        c.name(g.name)
+                            .map_or(Value::Null, |m| Value::from(m.as_str())),
+                    )
+                })
                 .collect()
         }),
         search_span: match (&caps, search) {
@@ -306,23 +362,42 @@ pub fn regex_test(name: &str, text: &str, search: bool, json: bool) -> Result<Ou
     };
     let matched = result.matched;
     Ok(output(&result, json, matched, |r| {
-        let whole = if search { "in the text" } else { "the whole text" };
+        let whole = if search {
+            "in the text"
+        } else {
+            "the whole text"
+        };
         match (&r.span, &r.groups) {
             (Some(span), Some(groups)) => {
                 let verb = if search { "is found" } else { "matches" };
-                let mut s = format!("match: pattern `{}` {verb} {whole} (bytes {}..{})\n", r.pattern, span.start, span.end);
+                let mut s = format!(
+                    "match: pattern `{}` {verb} {whole} (bytes {}..{})\n",
+                    r.pattern, span.start, span.end
+                );
                 let rows: Vec<Vec<String>> = groups
                     .iter()
-                    .map(|(g, v)| vec![g.clone(), v.as_str().map_or_else(|| "(none)".to_owned(), show)])
+                    .map(|(g, v)| {
+                        vec![
+                            g.clone(),
+                            v.as_str().map_or_else(|| "(none)".to_owned(), show),
+                        ]
+                    })
                     .collect();
                 s.push_str(&table(&rows, "  "));
                 s
             }
             _ => {
-                let verb = if search { "is not found" } else { "does not match" };
+                let verb = if search {
+                    "is not found"
+                } else {
+                    "does not match"
+                };
                 let mut s = format!("no match: pattern `{}` {verb} {whole}\n", r.pattern);
                 if let Some(at) = r.search_span {
-                    s.push_str(&format!("  it is found inside the text at bytes {}..{} (use --search)\n", at.start, at.end));
+                    s.push_str(&format!(
+                        "  it is found inside the text at bytes {}..{} (use --search)\n",
+                        at.start, at.end
+                    ));
                 }
                 s
             }
@@ -365,8 +440,20 @@ fn resolve_all(found: &[scan::Found]) -> Vec<Resolved> {
             Item::Sentence { .. } => None,
         })
         .map(|(span, d)| match ops::resolve(d) {
-            Ok(call) => Resolved { span, runs: true, op: call.op().name().to_owned(), args: Some(call.args()), error: None },
-            Err(e) => Resolved { span, runs: false, op: e.op.clone(), args: None, error: Some(e) },
+            Ok(call) => Resolved {
+                span,
+                runs: true,
+                op: call.op().name().to_owned(),
+                args: Some(call.args()),
+                error: None,
+            },
+            Err(e) => Resolved {
+                span,
+                runs: false,
+                op: e.op.clone(),
+                args: None,
+                error: Some(e),
+            },
         })
         .collect()
 }
@@ -378,7 +465,11 @@ fn resolved_text(r: &Resolved) -> String {
         Some(e) => {
             let mut s = format!("    resolve  not run: {}: {}\n", e.kind.as_str(), e.message);
             for a in &e.errors {
-                let at = if a.pointer.is_empty() { "(arguments)" } else { a.pointer.as_str() };
+                let at = if a.pointer.is_empty() {
+                    "(arguments)"
+                } else {
+                    a.pointer.as_str()
+                };
                 s.push_str(&format!("      at {at}: {}\n", a.message));
             }
             s
@@ -399,7 +490,11 @@ fn value_text(v: &Value) -> String {
 pub fn parse(text: &str, diagnostics: bool, resolve: bool, json: bool) -> Output {
     let (found, skipped) = scan::scan_with_diagnostics(text);
     let resolved = resolve.then(|| resolve_all(&found));
-    let result = ParseResult { found, skipped: diagnostics.then_some(skipped), resolved };
+    let result = ParseResult {
+        found,
+        skipped: diagnostics.then_some(skipped),
+        resolved,
+    };
     let matched = !result.found.is_empty();
     output(&result, json, matched, |r| {
         // Items and skipped candidates, in text order.
@@ -407,7 +502,8 @@ pub fn parse(text: &str, diagnostics: bool, resolve: bool, json: bool) -> Output
         for f in &r.found {
             let (what, fields) = match &f.item {
                 Item::Sentence { value } => {
-                    let mut map = match serde_json::to_value(value).expect("a sentence serializes") {
+                    let mut map = match serde_json::to_value(value).expect("a sentence serializes")
+                    {
                         Value::Object(map) => map,
                         _ => Map::new(),
                     };
@@ -416,7 +512,10 @@ pub fn parse(text: &str, diagnostics: bool, resolve: bool, json: bool) -> Output
                 }
                 Item::Directive { directive } => {
                     let mut map = Map::new();
-                    map.insert("form".into(), serde_json::to_value(directive.form).expect("a form serializes"));
+                    map.insert(
+                        "form".into(),
+                        serde_json::to_value(directive.form).expect("a form serializes"),
+                    );
                     map.insert("engine".into(), directive.engine.into());
                     map.insert("op".into(), directive.op.clone().into());
                     if directive.written_op != directive.op {
@@ -426,15 +525,26 @@ pub fn parse(text: &str, diagnostics: bool, resolve: bool, json: bool) -> Output
                     (format!("directive  {}", directive.op), map)
                 }
             };
-            let rows: Vec<Vec<String>> = fields.iter().map(|(k, v)| vec![k.clone(), value_text(v)]).collect();
-            let mut text = format!("bytes {}..{}  {what}\n{}", f.span.start, f.span.end, table(&rows, "    "));
+            let rows: Vec<Vec<String>> = fields
+                .iter()
+                .map(|(k, v)| vec![k.clone(), value_text(v)])
+                .collect();
+            let mut text = format!(
+                "bytes {}..{}  {what}\n{}",
+                f.span.start,
+                f.span.end,
+                table(&rows, "    ")
+            );
             if let Some(r) = r.resolved.iter().flatten().find(|r| r.span == f.span) {
                 text.push_str(&resolved_text(r));
             }
             entries.push((f.span.start, text));
         }
         for k in r.skipped.iter().flatten() {
-            let text = format!("skipped bytes {}..{}  {}: {}\n", k.span.start, k.span.end, k.reason, k.message);
+            let text = format!(
+                "skipped bytes {}..{}  {}: {}\n",
+                k.span.start, k.span.end, k.reason, k.message
+            );
             entries.push((k.span.start, text));
         }
         entries.sort_by_key(|(start, _)| *start);
@@ -450,7 +560,10 @@ pub fn parse(text: &str, diagnostics: bool, resolve: bool, json: bool) -> Output
         }
         if let Some(resolved) = &r.resolved {
             let runs = resolved.iter().filter(|r| r.runs).count();
-            summary.push_str(&format!(", {runs} of {} directive(s) would run", resolved.len()));
+            summary.push_str(&format!(
+                ", {runs} of {} directive(s) would run",
+                resolved.len()
+            ));
         }
         s.push_str(&summary);
         s.push('\n');
@@ -468,7 +581,10 @@ pub fn get(table: Table, name: &str) -> Result<Output, Error> {
         Table::Structures => lookup::structure(name)?.spec_json(),
         Table::RegexPatterns => lookup::pattern(name)?.spec_json,
     };
-    Ok(Output { stdout: format!("{entry}\n"), matched: true })
+    Ok(Output {
+        stdout: format!("{entry}\n"),
+        matched: true,
+    })
 }
 
 /// `box-docs loops`: the log replayed into a tracker with the spec's SLA
@@ -477,9 +593,13 @@ pub fn get(table: Table, name: &str) -> Result<Output, Error> {
 /// a line was not a message: the report is printed all the same.
 pub fn loops(jsonl: &str, at: Option<&str>, json: bool) -> Result<Output, Error> {
     let at = at
-        .map(|a| a.parse::<agent_sentences::loops::Timestamp>().map_err(|e| Error::Input(format!("--at {a}: not an RFC 3339 time: {e}"))))
+        .map(|a| {
+            a.parse::<agent_sentences::loops::Timestamp>()
+                .map_err(|e| Error::Input(format!("--at {a}: not an RFC 3339 time: {e}")))
+        })
         .transpose()?;
-    let (tracker, bad) = agent_sentences::loops::replay(jsonl, agent_sentences::loops::default_config());
+    let (tracker, bad) =
+        agent_sentences::loops::replay(jsonl, agent_sentences::loops::default_config());
     let report = tracker.report(at);
     for line in &bad {
         if let Some(r) = report.rejected.iter().find(|r| r.line == *line) {
@@ -502,16 +622,29 @@ pub fn loops(jsonl: &str, at: Option<&str>, json: bool) -> Result<Output, Error>
                 ]
             })
             .collect();
-        let mut all = vec![cells(&["LOOP", "STATE", "OWNER", "NUDGES", "OPENED", "CLOSED"])];
+        let mut all = vec![cells(&[
+            "LOOP", "STATE", "OWNER", "NUDGES", "OPENED", "CLOSED",
+        ])];
         all.extend(rows);
         s.push_str(&table(&all, ""));
         for rj in &r.rejected {
-            s.push_str(&format!("rejected line {}{}: {}\n", rj.line, rj.id.as_deref().map(|i| format!(" ({i})")).unwrap_or_default(), rj.reason));
+            s.push_str(&format!(
+                "rejected line {}{}: {}\n",
+                rj.line,
+                rj.id
+                    .as_deref()
+                    .map(|i| format!(" ({i})"))
+                    .unwrap_or_default(),
+                rj.reason
+            ));
         }
         for d in &r.due {
             match &d.sentence {
                 Some(sentence) => s.push_str(&format!("due {}: {sentence}\n", d.id)),
-                None => s.push_str(&format!("breached {}: every nudge sent, still open\n", d.id)),
+                None => s.push_str(&format!(
+                    "breached {}: every nudge sent, still open\n",
+                    d.id
+                )),
             }
         }
         s
@@ -522,11 +655,27 @@ pub fn loops(jsonl: &str, at: Option<&str>, json: bool) -> Result<Output, Error>
 pub fn tools_list(json: bool) -> Output {
     let list = ops::tools_list();
     output(&list, json, true, |list| {
-        let mut rows = vec![cells(&["OP", "SIDE-EFFECTING", "RUNS", "ALIASES", "PURPOSE"])];
+        let mut rows = vec![cells(&[
+            "OP",
+            "SIDE-EFFECTING",
+            "RUNS",
+            "ALIASES",
+            "PURPOSE",
+        ])];
         rows.extend(list.ops.iter().map(|o| {
             let yes_no = |b: bool| if b { "yes" } else { "no" }.to_owned();
-            let runs = if o.runnable { "yes".to_owned() } else { "no (incomplete)".to_owned() };
-            vec![o.name.to_owned(), yes_no(o.side_effecting), runs, o.aliases.join(", "), o.description.to_owned()]
+            let runs = if o.runnable {
+                "yes".to_owned()
+            } else {
+                "no (incomplete)".to_owned()
+            };
+            vec![
+                o.name.to_owned(),
+                yes_no(o.side_effecting),
+                runs,
+                o.aliases.join(", "),
+                o.description.to_owned(),
+            ]
         }));
         table(&rows, "")
     })
@@ -538,19 +687,43 @@ pub fn tools_list(json: bool) -> Output {
 /// [`Error::UnknownName`].
 pub fn tool(name: &str, json: bool) -> Result<Output, Error> {
     let spec = lookup::op(name)?;
-    let entry = ops::tools_list().ops.into_iter().find(|o| o.name == spec.name).expect("the op is listed");
+    let entry = ops::tools_list()
+        .ops
+        .into_iter()
+        .find(|o| o.name == spec.name)
+        .expect("the op is listed");
     Ok(output(&entry, json, true, |o| {
         let rows = vec![
             cells(&["purpose", o.description]),
-            vec!["side-effecting".into(), if o.side_effecting { "yes" } else { "no" }.into()],
+            vec![
+                "side-effecting".into(),
+                if o.side_effecting { "yes" } else { "no" }.into(),
+            ],
             vec!["engines".into(), o.engines.join(", ")],
-            vec!["aliases".into(), if o.aliases.is_empty() { "(none)".into() } else { o.aliases.join(", ") }],
-            vec!["runs".into(), if o.runnable { "yes".into() } else { format!("no: {}", o.missing.unwrap_or("incomplete")) }],
+            vec![
+                "aliases".into(),
+                if o.aliases.is_empty() {
+                    "(none)".into()
+                } else {
+                    o.aliases.join(", ")
+                },
+            ],
+            vec![
+                "runs".into(),
+                if o.runnable {
+                    "yes".into()
+                } else {
+                    format!("no: {}", o.missing.unwrap_or("incomplete"))
+                },
+            ],
         ];
         let mut s = format!("{}\n{}", o.name, table(&rows, "  "));
         if !o.args.is_null() {
             s.push_str("args (JSON Schema 2020-12):\n");
-            for line in serde_json::to_string_pretty(&o.args).expect("serializes").lines() {
+            for line in serde_json::to_string_pretty(&o.args)
+                .expect("serializes")
+                .lines()
+            {
                 s.push_str(&format!("  {line}\n"));
             }
         }

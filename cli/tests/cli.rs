@@ -16,7 +16,8 @@ struct Run {
 
 impl Run {
     fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("stdout is not one JSON document ({e}):\n{}", self.stdout))
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not one JSON document ({e}):\n{}", self.stdout))
     }
 }
 
@@ -48,12 +49,19 @@ fn run(args: &[&str]) -> Run {
 /// Runs and expects success with nothing on stderr.
 fn ok(args: &[&str]) -> Run {
     let r = run(args);
-    assert_eq!((r.code, r.stderr.as_str()), (0, ""), "box-docs {args:?}\nstdout:\n{}", r.stdout);
+    assert_eq!(
+        (r.code, r.stderr.as_str()),
+        (0, ""),
+        "box-docs {args:?}\nstdout:\n{}",
+        r.stdout
+    );
     r
 }
 
 fn schema_entry(file: &str, table: &str, key: &str) -> Value {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../schema").join(file);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../schema")
+        .join(file);
     let file: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     file[table][key].clone()
 }
@@ -65,12 +73,29 @@ fn sentence_lists_every_structure_one_per_line() {
     let r = ok(&["sentence"]);
     let lines: Vec<&str> = r.stdout.lines().collect();
     assert_eq!(lines.len(), 15, "a header and 14 structures:\n{}", r.stdout);
-    assert_eq!(lines[0].split_whitespace().collect::<Vec<_>>(), ["KEY", "TAG", "PURPOSE"]);
-    assert!(lines[1].starts_with("work_order       [WO:]  "), "{}", lines[1]);
+    assert_eq!(
+        lines[0].split_whitespace().collect::<Vec<_>>(),
+        ["KEY", "TAG", "PURPOSE"]
+    );
+    assert!(
+        lines[1].starts_with("work_order       [WO:]  "),
+        "{}",
+        lines[1]
+    );
     assert!(lines[1].ends_with("Structured task dispatched between operators or from orchestrator to agent. Initiates a trackable loop."));
-    assert!(lines[11].starts_with("contract_footer  Reply: [ACK id] seen ...  Appended to prompts"), "{}", lines[11]);
+    assert!(
+        lines[11].starts_with("contract_footer  Reply: [ACK id] seen ...  Appended to prompts"),
+        "{}",
+        lines[11]
+    );
     let purpose_column = lines[1].find("Structured").unwrap();
-    assert!(lines.iter().skip(1).all(|l| l.char_indices().nth(purpose_column).is_some()), "purposes are aligned");
+    assert!(
+        lines
+            .iter()
+            .skip(1)
+            .all(|l| l.char_indices().nth(purpose_column).is_some()),
+        "purposes are aligned"
+    );
 }
 
 #[test]
@@ -87,7 +112,11 @@ fn sentence_list_as_json() {
             "description": "Delivers the final output, verdict, or evidence of a completed task and closes the tracked loop."
         })
     );
-    assert_eq!(run(&["--json", "sentence"]).stdout, run(&["sentence", "--json"]).stdout, "--json goes anywhere");
+    assert_eq!(
+        run(&["--json", "sentence"]).stdout,
+        run(&["sentence", "--json"]).stdout,
+        "--json goes anywhere"
+    );
 }
 
 #[test]
@@ -111,11 +140,16 @@ fields:
 
 #[test]
 fn sentence_shows_bindings_omitted_fields_and_the_sentence_part_of_an_example() {
-    assert!(ok(&["sentence", "claim"]).stdout.contains("\n  pattern    verb, group `verb` = CLAIM\n"));
+    assert!(ok(&["sentence", "claim"])
+        .stdout
+        .contains("\n  pattern    verb, group `verb` = CLAIM\n"));
     let decline = ok(&["sentence", "decline"]).stdout;
     assert!(decline.contains("\n  pattern    decline (the spec's regex_ref is `verb`)\n  binding    The owner's regex_ref is `verb`"));
     let wo = ok(&["sentence", "work_order"]).stdout;
-    assert!(wo.ends_with("not generated: priority, due (optional; no pattern group captures them)\n"), "{wo}");
+    assert!(
+        wo.ends_with("not generated: priority, due (optional; no pattern group captures them)\n"),
+        "{wo}"
+    );
     let job = ok(&["sentence", "job_marker"]).stdout;
     assert!(job.contains("\n  example    [JOB swarm-4a2b/1] Task for swarm slot 1: Run identity variance audit.\n  sentence   [JOB swarm-4a2b/1]\n"));
     assert!(job.contains("(derived from job_id)"));
@@ -159,7 +193,12 @@ fn unknown_structure_is_a_usage_error_with_a_suggestion() {
     );
     let r = run(&["sentence", "verb"]);
     assert_eq!(r.code, 2);
-    assert!(r.stderr.contains("  note: `verb` is a pattern: see `box-docs regex verb`\n"), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("  note: `verb` is a pattern: see `box-docs regex verb`\n"),
+        "{}",
+        r.stderr
+    );
 }
 
 #[test]
@@ -188,36 +227,71 @@ fn regex_lists_the_pattern_directory() {
     assert_eq!(verb["key"], "verb");
     assert_eq!(verb["groups"], json!(["verb", "job_id"]));
     assert_eq!(verb["structures"], json!(["claim"]));
-    assert_eq!(v["patterns"][10]["structures"], json!([]), "uuid parses no structure");
+    assert_eq!(
+        v["patterns"][10]["structures"],
+        json!([]),
+        "uuid parses no structure"
+    );
 }
 
 #[test]
 fn regex_shows_one_pattern_in_full() {
     let r = ok(&["regex", "work_order"]);
-    assert!(r.stdout.starts_with("work_order\n  purpose     Parses a work order:"), "{}", r.stdout);
+    assert!(
+        r.stdout
+            .starts_with("work_order\n  purpose     Parses a work order:"),
+        "{}",
+        r.stdout
+    );
     assert!(r.stdout.contains("\n  flags       MULTILINE, DOTALL\n"));
     assert!(r.stdout.contains("\ngroups:\n  wo_id   string  -> dm_id  The unique tracking ID of the work order (lower-case hex and dashes).\n"));
-    assert!(r.stdout.contains("\n  \"[WO:7fce46e0] [from 646] Rotate keys — step 1\\nstep 2 — done\"\n"), "multi-line text is quoted");
-    assert!(r.stdout.ends_with("\n  \"[WO:7fce46e0] [from super] Title — \"\n"), "trailing space is visible");
+    assert!(
+        r.stdout
+            .contains("\n  \"[WO:7fce46e0] [from 646] Rotate keys — step 1\\nstep 2 — done\"\n"),
+        "multi-line text is quoted"
+    );
+    assert!(
+        r.stdout
+            .ends_with("\n  \"[WO:7fce46e0] [from super] Title — \"\n"),
+        "trailing space is visible"
+    );
     let v = ok(&["regex", "work_order", "--json"]).json();
     assert_eq!(v["key"], "work_order");
     assert_eq!(v["flags"], json!(["MULTILINE", "DOTALL"]));
-    assert_eq!(v["groups"][0], json!({"name": "wo_id", "type": "string", "values": [], "field": "dm_id", "description": "The unique tracking ID of the work order (lower-case hex and dashes)."}));
-    assert_eq!(v["matches"][1], json!({"text": "[WO:7fce46e0] [from super] Audit — Check stats", "captures": [
+    assert_eq!(
+        v["groups"][0],
+        json!({"name": "wo_id", "type": "string", "values": [], "field": "dm_id", "description": "The unique tracking ID of the work order (lower-case hex and dashes)."})
+    );
+    assert_eq!(
+        v["matches"][1],
+        json!({"text": "[WO:7fce46e0] [from super] Audit — Check stats", "captures": [
         {"group": "wo_id", "text": "7fce46e0"}, {"group": "sender", "text": "super"},
-        {"group": "title", "text": "Audit"}, {"group": "body", "text": "Check stats"}]}));
+        {"group": "title", "text": "Audit"}, {"group": "body", "text": "Check stats"}]})
+    );
     assert_eq!(v["structures"], json!(["work_order"]));
     assert!(v["source"].as_str().unwrap().starts_with("(?ms)^\\[WO:"));
 }
 
 #[test]
 fn regex_test_matches_the_whole_text_and_shows_each_group() {
-    let r = ok(&["regex", "result", "--test", "[RESULT 7fce46e0] OK Task complete"]);
+    let r = ok(&[
+        "regex",
+        "result",
+        "--test",
+        "[RESULT 7fce46e0] OK Task complete",
+    ]);
     assert_eq!(
         r.stdout,
         "match: pattern `result` matches the whole text (bytes 0..34)\n  job_id   7fce46e0\n  status   OK\n  summary  Task complete\n"
     );
-    let v = ok(&["regex", "work_order", "--test", "[WO:8a12bc44] [from super] Audit — verify 200", "--json"]).json();
+    let v = ok(&[
+        "regex",
+        "work_order",
+        "--test",
+        "[WO:8a12bc44] [from super] Audit — verify 200",
+        "--json",
+    ])
+    .json();
     assert_eq!(
         v,
         json!({
@@ -231,9 +305,24 @@ fn regex_test_matches_the_whole_text_and_shows_each_group() {
 #[test]
 fn regex_test_shows_groups_that_took_no_part() {
     let r = ok(&["regex", "result", "--test", "[RESULT 7fce46e0] OKAY then"]);
-    assert!(r.stdout.contains("\n  status   (none)\n  summary  OKAY then\n"), "{}", r.stdout);
-    let v = ok(&["regex", "result", "--test", "[RESULT 7fce46e0] OKAY then", "--json"]).json();
-    assert_eq!(v["groups"], json!({"job_id": "7fce46e0", "status": null, "summary": "OKAY then"}));
+    assert!(
+        r.stdout
+            .contains("\n  status   (none)\n  summary  OKAY then\n"),
+        "{}",
+        r.stdout
+    );
+    let v = ok(&[
+        "regex",
+        "result",
+        "--test",
+        "[RESULT 7fce46e0] OKAY then",
+        "--json",
+    ])
+    .json();
+    assert_eq!(
+        v["groups"],
+        json!({"job_id": "7fce46e0", "status": null, "summary": "OKAY then"})
+    );
 }
 
 #[test]
@@ -244,34 +333,63 @@ fn regex_test_without_a_match_exits_1_and_says_where_a_search_finds_it() {
         r.stdout,
         "no match: pattern `result` does not match the whole text\n  it is found inside the text at bytes 4..29 (use --search)\n"
     );
-    let r = run(&["regex", "result", "--test", "see [RESULT 7fce46e0] OK done", "--json"]);
+    let r = run(&[
+        "regex",
+        "result",
+        "--test",
+        "see [RESULT 7fce46e0] OK done",
+        "--json",
+    ]);
     assert_eq!(r.code, 1);
     assert_eq!(
         r.json(),
         json!({"pattern": "result", "mode": "full", "matched": false, "span": null, "groups": null, "search_span": {"start": 4, "end": 29}})
     );
     let r = run(&["regex", "ack", "--test", "[CLAIM 7fce46e0]"]);
-    assert_eq!((r.code, r.stdout.as_str()), (1, "no match: pattern `ack` does not match the whole text\n"));
+    assert_eq!(
+        (r.code, r.stdout.as_str()),
+        (1, "no match: pattern `ack` does not match the whole text\n")
+    );
 }
 
 #[test]
 fn regex_test_search_finds_the_first_match_anywhere() {
-    let v = ok(&["regex", "result", "--test", "see [RESULT 7fce46e0] OK done", "--search", "--json"]).json();
+    let v = ok(&[
+        "regex",
+        "result",
+        "--test",
+        "see [RESULT 7fce46e0] OK done",
+        "--search",
+        "--json",
+    ])
+    .json();
     assert_eq!(v["mode"], "search");
     assert_eq!(v["span"], json!({"start": 4, "end": 29}));
     assert_eq!(v["groups"]["summary"], "done");
     let r = run(&["regex", "uuid", "--test", "no id here", "--search"]);
-    assert_eq!((r.code, r.stdout.as_str()), (1, "no match: pattern `uuid` is not found in the text\n"));
+    assert_eq!(
+        (r.code, r.stdout.as_str()),
+        (1, "no match: pattern `uuid` is not found in the text\n")
+    );
 }
 
 #[test]
 fn regex_test_reads_standard_input_less_one_line_break() {
-    let text = b"[WO:7fce46e0] [from 646] Rotate keys \xe2\x80\x94 step 1\nstep 2 \xe2\x80\x94 done\n";
-    let r = run_with(&["regex", "work_order", "--test", "-", "--json"], Some(text));
+    let text =
+        b"[WO:7fce46e0] [from 646] Rotate keys \xe2\x80\x94 step 1\nstep 2 \xe2\x80\x94 done\n";
+    let r = run_with(
+        &["regex", "work_order", "--test", "-", "--json"],
+        Some(text),
+    );
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(r.json()["groups"]["body"], "step 1\nstep 2 — done");
     let r = run_with(&["regex", "work_order", "--test", "-"], Some(text));
-    assert!(r.stdout.ends_with("\n  body    \"step 1\\nstep 2 — done\"\n"), "{}", r.stdout);
+    assert!(
+        r.stdout
+            .ends_with("\n  body    \"step 1\\nstep 2 — done\"\n"),
+        "{}",
+        r.stdout
+    );
 }
 
 #[test]
@@ -282,19 +400,29 @@ fn regex_usage_errors_exit_2() {
     let r = run(&["regex", "claim", "--test", "[CLAIM 7f]"]);
     assert_eq!(r.code, 2);
     assert!(r.stderr.starts_with("error: no pattern named `claim`\n  note: `claim` is a structure, parsed by pattern `verb`"), "{}", r.stderr);
-    assert_eq!(run(&["regex", "result", "--search"]).code, 2, "--search needs --test");
+    assert_eq!(
+        run(&["regex", "result", "--search"]).code,
+        2,
+        "--search needs --test"
+    );
 }
 
 // ---- parse ----
 
 #[test]
 fn parse_shows_every_sentence_and_directive_with_spans() {
-    let r = ok(&["parse", "[WO:7fce46e0] [from super] Run audit — check endpoints"]);
+    let r = ok(&[
+        "parse",
+        "[WO:7fce46e0] [from super] Run audit — check endpoints",
+    ]);
     assert_eq!(
         r.stdout,
         "bytes 0..56  sentence  work_order\n    dm_id   7fce46e0\n    sender  super\n    title   Run audit\n    body    check endpoints\n1 found\n"
     );
-    let r = ok(&["parse", "[ACK 7fce46e0] seen. [TOOL followup.create {\"in_m\": 5, \"prompt\": \"check\"}]"]);
+    let r = ok(&[
+        "parse",
+        "[ACK 7fce46e0] seen. [TOOL followup.create {\"in_m\": 5, \"prompt\": \"check\"}]",
+    ]);
     assert_eq!(
         r.stdout,
         "bytes 0..14  sentence  ack\n    dm_id   7fce46e0\n    sender  (none)\n\
@@ -305,13 +433,23 @@ fn parse_shows_every_sentence_and_directive_with_spans() {
 
 #[test]
 fn parse_as_json_serializes_the_scanner_items() {
-    let v = ok(&["parse", "[RESULT 7fce46e0] OK Verified 14 endpoints", "--json"]).json();
+    let v = ok(&[
+        "parse",
+        "[RESULT 7fce46e0] OK Verified 14 endpoints",
+        "--json",
+    ])
+    .json();
     assert_eq!(
         v,
         json!({"found": [{"span": {"start": 0, "end": 42}, "kind": "sentence",
             "value": {"structure": "result", "job_id": "7fce46e0", "summary": "Verified 14 endpoints", "status": "OK"}}]})
     );
-    let v = ok(&["parse", "[DM {\"to\": \"pip\", \"text\": \"hi\"}]", "--json"]).json();
+    let v = ok(&[
+        "parse",
+        "[DM {\"to\": \"pip\", \"text\": \"hi\"}]",
+        "--json",
+    ])
+    .json();
     assert_eq!(
         v["found"][0],
         json!({"span": {"start": 0, "end": 32}, "kind": "directive", "form": "shorthand", "engine": "TOOL",
@@ -332,28 +470,46 @@ fn parse_diagnostics_adds_skipped_directives_and_why() {
         "skipped candidates stand in text order"
     );
     assert!(r.stdout.ends_with("\n2 found, 1 skipped\n"), "{}", r.stdout);
-    assert!(!ok(&["parse", text]).stdout.contains("skipped"), "skipped only with --diagnostics");
+    assert!(
+        !ok(&["parse", text]).stdout.contains("skipped"),
+        "skipped only with --diagnostics"
+    );
     let v = ok(&["parse", "--diagnostics", "--json", text]).json();
     assert_eq!(v["skipped"][0]["reason"], "invalid-json");
     assert_eq!(v["skipped"][0]["span"], json!({"start": 16, "end": 43}));
     assert_eq!(v["found"].as_array().unwrap().len(), 2);
-    assert!(ok(&["parse", "--json", text]).json().get("skipped").is_none());
+    assert!(ok(&["parse", "--json", text])
+        .json()
+        .get("skipped")
+        .is_none());
 }
 
 #[test]
 fn parse_reads_standard_input() {
-    let r = run_with(&["parse", "-", "--json"], Some(b"[CLAIM 7fce46e0]\n[RESULT 7fce46e0] FAIL disk full\n"));
+    let r = run_with(
+        &["parse", "-", "--json"],
+        Some(b"[CLAIM 7fce46e0]\n[RESULT 7fce46e0] FAIL disk full\n"),
+    );
     assert_eq!(r.code, 0, "{}", r.stderr);
     let v = r.json();
     assert_eq!(v["found"][0]["span"], json!({"start": 0, "end": 16}));
-    assert_eq!(v["found"][1]["value"], json!({"structure": "result", "job_id": "7fce46e0", "summary": "disk full", "status": "FAIL"}));
-    assert_eq!(v["found"][1]["span"]["end"], 49, "the trailing line break is not part of the summary");
+    assert_eq!(
+        v["found"][1]["value"],
+        json!({"structure": "result", "job_id": "7fce46e0", "summary": "disk full", "status": "FAIL"})
+    );
+    assert_eq!(
+        v["found"][1]["span"]["end"], 49,
+        "the trailing line break is not part of the summary"
+    );
 }
 
 #[test]
 fn parse_finding_nothing_exits_1() {
     let r = run(&["parse", "just prose, `[CLAIM 7f]` in code"]);
-    assert_eq!((r.code, r.stdout.as_str(), r.stderr.as_str()), (1, "nothing found\n", ""));
+    assert_eq!(
+        (r.code, r.stdout.as_str(), r.stderr.as_str()),
+        (1, "nothing found\n", "")
+    );
     let r = run(&["parse", "--json", ""]);
     assert_eq!((r.code, r.json()), (1, json!({"found": []})));
 }
@@ -362,10 +518,16 @@ fn parse_finding_nothing_exits_1() {
 fn invalid_utf8_on_standard_input_is_a_usage_error() {
     let r = run_with(&["parse", "-"], Some(b"[CLAIM 7f]\xff"));
     assert_eq!((r.code, r.stdout.as_str()), (2, ""));
-    assert_eq!(r.stderr, "error: standard input is not UTF-8 (invalid byte at offset 10)\n");
+    assert_eq!(
+        r.stderr,
+        "error: standard input is not UTF-8 (invalid byte at offset 10)\n"
+    );
     let r = run_with(&["parse", "-", "--json"], Some(b"\xff"));
     assert_eq!(r.code, 2);
-    assert_eq!(serde_json::from_str::<Value>(&r.stderr).unwrap()["error"]["kind"], "input");
+    assert_eq!(
+        serde_json::from_str::<Value>(&r.stderr).unwrap()["error"]["kind"],
+        "input"
+    );
 }
 
 // ---- get ----
@@ -373,22 +535,44 @@ fn invalid_utf8_on_standard_input_is_a_usage_error() {
 #[test]
 fn get_prints_the_raw_spec_entry() {
     let r = ok(&["get", "regex_patterns", "work_order", "--json"]);
-    assert_eq!(r.json(), schema_entry("regex_patterns.json", "patterns", "work_order"));
-    assert!(r.stdout.starts_with("{\n  \"purpose\": \"Parses a work order:"), "keys in the spec's order");
+    assert_eq!(
+        r.json(),
+        schema_entry("regex_patterns.json", "patterns", "work_order")
+    );
+    assert!(
+        r.stdout
+            .starts_with("{\n  \"purpose\": \"Parses a work order:"),
+        "keys in the spec's order"
+    );
     let r = ok(&["get", "structures", "tool_call", "--json"]);
-    assert_eq!(r.json(), schema_entry("structures.json", "structures", "tool_call"));
-    assert_eq!(ok(&["get", "structures", "tool_call"]).stdout, r.stdout, "JSON with or without --json");
+    assert_eq!(
+        r.json(),
+        schema_entry("structures.json", "structures", "tool_call")
+    );
+    assert_eq!(
+        ok(&["get", "structures", "tool_call"]).stdout,
+        r.stdout,
+        "JSON with or without --json"
+    );
 }
 
 #[test]
 fn get_with_an_unknown_table_or_name_exits_2() {
     let r = run(&["get", "patterns", "ack"]);
     assert_eq!(r.code, 2);
-    assert!(r.stderr.contains("[possible values: structures, regex_patterns]"), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("[possible values: structures, regex_patterns]"),
+        "{}",
+        r.stderr
+    );
     let r = run(&["get", "structures", "verb", "--json"]);
     assert_eq!(r.code, 2);
     let e: Value = serde_json::from_str(&r.stderr).unwrap();
-    assert_eq!(e["error"]["hint"], "`verb` is a pattern: see `box-docs regex verb`");
+    assert_eq!(
+        e["error"]["hint"],
+        "`verb` is a pattern: see `box-docs regex verb`"
+    );
     let r = run(&["get", "regex_patterns", "job_marker"]);
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("did you mean `job_tag`?"), "{}", r.stderr);
@@ -400,7 +584,10 @@ fn get_with_an_unknown_table_or_name_exits_2() {
 fn version_names_the_spec() {
     assert_eq!(
         ok(&["--version"]).stdout,
-        format!("box-docs {} (spec \"Agent Sentence Structures & Protocols\" 1.0.0)\n", env!("CARGO_PKG_VERSION"))
+        format!(
+            "box-docs {} (spec \"Agent Sentence Structures & Protocols\" 1.0.0)\n",
+            env!("CARGO_PKG_VERSION")
+        )
     );
 }
 
@@ -436,15 +623,32 @@ fn words(line: &str) -> Vec<String> {
 #[test]
 fn every_help_has_examples_that_run() {
     let mut ran = 0;
-    for verb in [None, Some("sentence"), Some("regex"), Some("parse"), Some("get")] {
+    for verb in [
+        None,
+        Some("sentence"),
+        Some("regex"),
+        Some("parse"),
+        Some("get"),
+    ] {
         let args: Vec<&str> = verb.into_iter().chain(["--help"]).collect();
         let help = ok(&args).stdout;
-        let examples = help.split("Examples:\n").nth(1).unwrap_or_else(|| panic!("no examples in {args:?}"));
-        for line in examples.lines().map(str::trim).filter(|l| l.starts_with("box-docs ") && !l.split(' ').any(|w| w == "-")) {
+        let examples = help
+            .split("Examples:\n")
+            .nth(1)
+            .unwrap_or_else(|| panic!("no examples in {args:?}"));
+        for line in examples
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.starts_with("box-docs ") && !l.split(' ').any(|w| w == "-"))
+        {
             let w = words(line);
             let args: Vec<&str> = w[1..].iter().map(String::as_str).collect();
             let r = run(&args);
-            assert_eq!(r.code, 0, "help example `{line}` failed:\n{}{}", r.stdout, r.stderr);
+            assert_eq!(
+                r.code, 0,
+                "help example `{line}` failed:\n{}{}",
+                r.stdout, r.stderr
+            );
             ran += 1;
         }
     }
@@ -463,30 +667,84 @@ fn loops_reads_json_lines_and_names_bad_lines() {
         r#"{"at": "2026-12-01T09:02:00Z", "from": "777", "text": "[RESULT 7f] OK mine"}"#,
         "\n",
     );
-    let r = run_with(&["loops", "--json", "--at", "2026-12-01T09:30:00Z", "-"], Some(log.as_bytes()));
+    let r = run_with(
+        &["loops", "--json", "--at", "2026-12-01T09:30:00Z", "-"],
+        Some(log.as_bytes()),
+    );
     // A line that is not a message: named on stderr, in `rejected`, the rest still read (exit 1).
     assert_eq!(r.code, 1, "{}", r.stderr);
-    assert!(r.stderr.contains("line 3: not a message") && r.stderr.contains("line 4: not a message"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("line 3: not a message") && r.stderr.contains("line 4: not a message"),
+        "{}",
+        r.stderr
+    );
     let v = r.json();
     assert_eq!(v["loops"][0]["id"], "7f");
-    assert_eq!((v["loops"][0]["state"].as_str(), v["loops"][0]["owner"].as_str()), (Some("claimed"), Some("646")));
-    let lines: Vec<u64> = v["rejected"].as_array().unwrap().iter().map(|r| r["line"].as_u64().unwrap()).collect();
+    assert_eq!(
+        (
+            v["loops"][0]["state"].as_str(),
+            v["loops"][0]["owner"].as_str()
+        ),
+        (Some("claimed"), Some("646"))
+    );
+    let lines: Vec<u64> = v["rejected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["line"].as_u64().unwrap())
+        .collect();
     assert_eq!(lines, [3, 4, 6]);
-    assert_eq!(v["rejected"][2]["reason"], "loop `7f` is claimed by `646`, not by `777`");
-    assert_eq!(v["due"], json!([{ "id": "7f", "sentence": "[NUDGE 7f] [nudge 1/3] Deadline 2026-12-01T09:30Z", "breached": false }]));
-    let keys: Vec<&str> = v["loops"][0].as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(keys, ["id", "state", "closed", "opened_at", "closed_at", "owner", "nudges", "history"]);
+    assert_eq!(
+        v["rejected"][2]["reason"],
+        "loop `7f` is claimed by `646`, not by `777`"
+    );
+    assert_eq!(
+        v["due"],
+        json!([{ "id": "7f", "sentence": "[NUDGE 7f] [nudge 1/3] Deadline 2026-12-01T09:30Z", "breached": false }])
+    );
+    let keys: Vec<&str> = v["loops"][0]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "id",
+            "state",
+            "closed",
+            "opened_at",
+            "closed_at",
+            "owner",
+            "nudges",
+            "deadline",
+            "history"
+        ]
+    );
     // Text output; a good log exits 0; a bad --at is a usage error.
     let good: String = log.lines().take(2).map(|l| format!("{l}\n")).collect();
     let r = run_with(&["loops", "-"], Some(good.as_bytes()));
     assert_eq!(r.code, 0, "{}", r.stderr);
-    assert!(r.stdout.starts_with("LOOP") && r.stdout.contains("7f") && r.stdout.contains("claimed"), "{}", r.stdout);
+    assert!(
+        r.stdout.starts_with("LOOP") && r.stdout.contains("7f") && r.stdout.contains("claimed"),
+        "{}",
+        r.stdout
+    );
     let r = run_with(&["loops", "--at", "noon", "-"], Some(good.as_bytes()));
     assert_eq!(r.code, 2);
-    assert!(r.stderr.contains("--at noon: not an RFC 3339 time"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("--at noon: not an RFC 3339 time"),
+        "{}",
+        r.stderr
+    );
     let r = run(&["loops", "/no/such/file.jsonl"]);
     assert_eq!(r.code, 2);
-    assert!(r.stderr.contains("cannot read /no/such/file.jsonl"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("cannot read /no/such/file.jsonl"),
+        "{}",
+        r.stderr
+    );
 }
 
 // --- tools and parse --resolve (the op catalogue, schema/ops.json) -------
@@ -500,16 +758,31 @@ fn ops_json() -> serde_json::Map<String, Value> {
 #[test]
 fn tools_json_is_the_tools_list_response() {
     let r = ok(&["tools", "--json"]);
-    assert_eq!(r.json(), serde_json::to_value(agent_sentences::ops::tools_list()).unwrap());
+    assert_eq!(
+        r.json(),
+        serde_json::to_value(agent_sentences::ops::tools_list()).unwrap()
+    );
     let listed: Vec<(String, bool, Value)> = r.json()["ops"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|o| (o["name"].as_str().unwrap().to_owned(), o["side_effecting"].as_bool().unwrap(), o["args"].clone()))
+        .map(|o| {
+            (
+                o["name"].as_str().unwrap().to_owned(),
+                o["side_effecting"].as_bool().unwrap(),
+                o["args"].clone(),
+            )
+        })
         .collect();
     let want: Vec<(String, bool, Value)> = ops_json()
         .iter()
-        .map(|(k, o)| (k.clone(), o["side_effecting"].as_bool().unwrap(), o.get("args").cloned().unwrap_or(Value::Null)))
+        .map(|(k, o)| {
+            (
+                k.clone(),
+                o["side_effecting"].as_bool().unwrap(),
+                o.get("args").cloned().unwrap_or(Value::Null),
+            )
+        })
         .collect();
     assert_eq!(listed, want);
 }
@@ -520,23 +793,44 @@ fn tools_lists_every_op_one_per_line_and_shows_each_in_full() {
     let ops = ops_json();
     assert_eq!(r.stdout.lines().count(), ops.len() + 1, "{}", r.stdout);
     for (name, op) in &ops {
-        let line = r.stdout.lines().find(|l| l.starts_with(&format!("{name} "))).unwrap_or_else(|| panic!("{name} listed"));
-        let side = if op["side_effecting"].as_bool().unwrap() { "yes" } else { "no" };
+        let line = r
+            .stdout
+            .lines()
+            .find(|l| l.starts_with(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("{name} listed"));
+        let side = if op["side_effecting"].as_bool().unwrap() {
+            "yes"
+        } else {
+            "no"
+        };
         assert!(line.split_whitespace().nth(1) == Some(side), "{line}");
         let one = ok(&["tools", name]);
-        assert!(one.stdout.starts_with(&format!("{name}\n")), "{}", one.stdout);
+        assert!(
+            one.stdout.starts_with(&format!("{name}\n")),
+            "{}",
+            one.stdout
+        );
         if let Some(args) = op.get("args") {
             assert!(one.stdout.contains("args (JSON Schema 2020-12):"));
             assert_eq!(ok(&["tools", name, "--json"]).json()["args"], *args);
         } else {
-            assert!(one.stdout.contains(&format!("no: {}", op["missing"].as_str().unwrap())), "{}", one.stdout);
+            assert!(
+                one.stdout
+                    .contains(&format!("no: {}", op["missing"].as_str().unwrap())),
+                "{}",
+                one.stdout
+            );
         }
     }
     // An alias names its op; an unknown op is a usage error.
     assert!(ok(&["tools", "tools"]).stdout.starts_with("tools.list\n"));
     let bad = run(&["tools", "fs.rm"]);
     assert_eq!(bad.code, 2);
-    assert!(bad.stderr.starts_with("error: no op named `fs.rm`"), "{}", bad.stderr);
+    assert!(
+        bad.stderr.starts_with("error: no op named `fs.rm`"),
+        "{}",
+        bad.stderr
+    );
 }
 
 #[test]
@@ -548,7 +842,13 @@ fn parse_resolve_shows_each_directive_resolved_or_why_it_would_not_run() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|x| (x["runs"].as_bool().unwrap(), x["op"].as_str().unwrap(), x.pointer("/error/kind").cloned().unwrap_or(Value::Null)))
+        .map(|x| {
+            (
+                x["runs"].as_bool().unwrap(),
+                x["op"].as_str().unwrap(),
+                x.pointer("/error/kind").cloned().unwrap_or(Value::Null),
+            )
+        })
         .collect();
     assert_eq!(
         kinds,
@@ -559,14 +859,36 @@ fn parse_resolve_shows_each_directive_resolved_or_why_it_would_not_run() {
             (false, ".fs.rm.", json!("unknown-op")),
         ]
     );
-    let faults: Vec<&str> = resolved[0]["error"]["errors"].as_array().unwrap().iter().map(|e| e["pointer"].as_str().unwrap()).collect();
+    let faults: Vec<&str> = resolved[0]["error"]["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["pointer"].as_str().unwrap())
+        .collect();
     assert_eq!(faults, ["/in_m", "/prompt"]);
     assert_eq!(resolved[2]["args"], json!({}));
     assert_eq!(resolved[2]["span"], json!({"start": 68, "end": 83}));
     let t = ok(&["parse", "--resolve", text]);
-    assert!(t.stdout.contains("    resolve  runs: tools.list\n"), "{}", t.stdout);
-    assert!(t.stdout.contains("      at /in_m: 0 is less than the minimum of 1\n"), "{}", t.stdout);
-    assert!(t.stdout.ends_with("5 found, 1 of 4 directive(s) would run\n"), "{}", t.stdout);
+    assert!(
+        t.stdout.contains("    resolve  runs: tools.list\n"),
+        "{}",
+        t.stdout
+    );
+    assert!(
+        t.stdout
+            .contains("      at /in_m: 0 is less than the minimum of 1\n"),
+        "{}",
+        t.stdout
+    );
+    assert!(
+        t.stdout
+            .ends_with("5 found, 1 of 4 directive(s) would run\n"),
+        "{}",
+        t.stdout
+    );
     // Without --resolve nothing is resolved.
-    assert!(ok(&["parse", "--json", text]).json().get("resolved").is_none());
+    assert!(ok(&["parse", "--json", text])
+        .json()
+        .get("resolved")
+        .is_none());
 }

@@ -7,7 +7,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("cli/ lives in the repository").to_owned()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("cli/ lives in the repository")
+        .to_owned()
 }
 
 /// `(command, expected output)` for every `$ ` line of every `console` block.
@@ -24,7 +27,9 @@ fn sessions(readme: &str) -> Vec<(String, String)> {
         } else if let Some(cmd) = line.strip_prefix("$ ") {
             out.push((cmd.to_owned(), String::new()));
         } else {
-            let (_, expected) = out.last_mut().expect("a console block starts with a `$ ` command");
+            let (_, expected) = out
+                .last_mut()
+                .expect("a console block starts with a `$ ` command");
             expected.push_str(line);
             expected.push('\n');
         }
@@ -35,10 +40,14 @@ fn sessions(readme: &str) -> Vec<(String, String)> {
 
 #[test]
 fn parsing_sessions_splits_commands_from_their_output() {
-    let readme = "text\n```console\n$ box-docs a\none\ntwo\n$ box-docs b\n```\n```sh\n$ not this\n```\n";
+    let readme =
+        "text\n```console\n$ box-docs a\none\ntwo\n$ box-docs b\n```\n```sh\n$ not this\n```\n";
     assert_eq!(
         sessions(readme),
-        [("box-docs a".to_owned(), "one\ntwo\n".to_owned()), ("box-docs b".to_owned(), String::new())]
+        [
+            ("box-docs a".to_owned(), "one\ntwo\n".to_owned()),
+            ("box-docs b".to_owned(), String::new())
+        ]
     );
 }
 
@@ -47,15 +56,22 @@ fn readme_shows_the_real_output_of_every_command() {
     let root = repo_root();
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
     let sessions = sessions(&readme);
-    assert!(sessions.len() >= 12, "the README shows only {} box-docs commands", sessions.len());
+    assert!(
+        sessions.len() >= 12,
+        "the README shows only {} box-docs commands",
+        sessions.len()
+    );
     let bin_dir = Path::new(env!("CARGO_BIN_EXE_box-docs")).parent().unwrap();
-    let path = std::env::join_paths(
-        std::iter::once(bin_dir.to_owned()).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
-    )
+    let path = std::env::join_paths(std::iter::once(bin_dir.to_owned()).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
     .unwrap();
     let mut wrong = Vec::new();
     for (cmd, expected) in &sessions {
-        assert!(cmd.contains("box-docs"), "console blocks are for box-docs: `{cmd}`");
+        assert!(
+            cmd.contains("box-docs"),
+            "console blocks are for box-docs: `{cmd}`"
+        );
         let out = Command::new("bash")
             .arg("-c")
             .arg(format!("{{ {cmd} ; }} 2>&1"))
@@ -65,8 +81,14 @@ fn readme_shows_the_real_output_of_every_command() {
             .expect("bash runs");
         let actual = String::from_utf8(out.stdout).unwrap();
         if &actual != expected {
-            wrong.push(format!("$ {cmd}\n--- README\n{expected}--- actual\n{actual}"));
+            wrong.push(format!(
+                "$ {cmd}\n--- README\n{expected}--- actual\n{actual}"
+            ));
         }
     }
-    assert!(wrong.is_empty(), "the README's output differs from the binary's:\n{}", wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "the README's output differs from the binary's:\n{}",
+        wrong.join("\n")
+    );
 }

@@ -28,17 +28,175 @@ fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a String>) -> Opti
         .map(|(_, c)| c.clone())
 }
 
-
 /// Checks the loaded spec. Errors block generation; warnings do not.
 pub fn check_spec(spec: &Spec) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
+    let mut out = spec.load_findings.clone();
     check_patterns(spec, &mut out);
     check_bindings(spec, &mut out);
     check_structures(spec, &mut out);
     check_directives(spec, &mut out);
     check_one_line_texts(spec, &mut out);
+    check_names(spec, &mut out);
+    check_known_findings(spec, &mut out);
     out.extend(crate::prose::check(spec));
     out
+}
+
+/// Each acknowledged finding names a spec file and a decision (`P` and a
+/// number).
+fn check_known_findings(spec: &Spec, out: &mut Vec<Diagnostic>) {
+    let files = [
+        crate::load::STRUCTURES_FILE,
+        crate::load::PATTERNS_FILE,
+        crate::load::DIRECTIVES_FILE,
+        crate::load::OPS_FILE,
+    ];
+    for (i, k) in spec.patterns.known_findings.iter().enumerate() {
+        let ptr = format!("/known_findings/{i}");
+        if !files.contains(&k.file.as_str()) {
+            out.push(spec.diag(
+                Severity::Error,
+                "known-finding",
+                P,
+                &format!("{ptr}/file"),
+                format!("`{}` is not a spec file ({})", k.file, files.join(", ")),
+            ));
+        }
+        let d = k.decision.strip_prefix('P').unwrap_or_default();
+        if d.is_empty() || !d.bytes().all(|b| b.is_ascii_digit()) {
+            out.push(spec.diag(
+                Severity::Error,
+                "known-finding",
+                P,
+                &format!("{ptr}/decision"),
+                format!("`{}` is not a decision id such as `P7`", k.decision),
+            ));
+        }
+    }
+}
+
+/// The deepest `max_json_depth` both engines read: Rust's JSON reader
+/// (serde_json) stops at 128 levels, Python's recursion near 1,000.
+pub const MAX_JSON_DEPTH: usize = 128;
+
+/// The largest `max_args_bytes` accepted: 16 MiB.
+pub const MAX_ARGS_BYTES: usize = 16 << 20;
+
+/// Names become identifiers, keys and table cells of the generated code and
+/// docs: none may hold a control character (a NUL makes the Python package
+/// fail to import), and keywords that mark a directive must not be empty.
+fn check_names(spec: &Spec, out: &mut Vec<Diagnostic>) {
+    const D: SpecFile = SpecFile::Directives;
+    let mut names: Vec<(SpecFile, String, &str)> = Vec::new();
+    for (k, st) in &spec.structures.structures {
+        let base = child("/structures", k);
+        names.push((S, base.clone(), k));
+        for (list, fields) in [
+            ("required_fields", &st.required_fields),
+            ("optional_fields", &st.optional_fields),
+        ] {
+            for (i, f) in fields.iter().enumerate() {
+                names.push((S, format!("{base}/{list}/{i}"), f));
+            }
+        }
+        names.push((S, child(&base, "regex_ref"), &st.regex_ref));
+    }
+    for (k, p) in &spec.patterns.patterns {
+        let base = child("/patterns", k);
+        names.push((P, base.clone(), k));
+        for (g, gr) in &p.groups {
+            let gptr = child(&child(&base, "groups"), g);
+            names.push((P, gptr.clone(), g));
+            if let Some(f) = &gr.field {
+                names.push((P, child(&gptr, "field"), f));
+            }
+            for (i, v) in gr.values.iter().flatten().enumerate() {
+                names.push((P, format!("{gptr}/values/{i}"), v));
+            }
+        }
+    }
+    for (k, b) in &spec.patterns.bindings {
+        let base = child("/bindings", k);
+        names.push((P, base.clone(), k));
+        for g in b.fixed.keys() {
+            names.push((P, child(&child(&base, "fixed"), g), g));
+        }
+    }
+    let d = &spec.directives;
+    for k in d.engines.keys() {
+        names.push((D, child("/engines", k), k));
+    }
+    for (i, e) in d.bracket.engines.iter().enumerate() {
+        names.push((D, format!("/bracket/engines/{i}"), e));
+    }
+    for (k, sh) in &d.shorthands {
+        names.push((D, child("/shorthands", k), k));
+        names.push((D, format!("{}/op", child("/shorthands", k)), &sh.op));
+    }
+    for k in d.fences.info_strings.keys() {
+        names.push((D, child("/fences/info_strings", k), k));
+    }
+    for (k, v) in &d.aliases {
+        names.push((D, child("/aliases", k), k));
+        names.push((D, child("/aliases", k), v));
+    }
+    for (list, flags) in [
+        ("data_flags", &d.curl.data_flags),
+        ("value_options", &d.curl.value_options),
+        ("flag_options", &d.curl.flag_options),
+    ] {
+        for (i, f) in flags.iter().enumerate() {
+            names.push((D, format!("/curl/{list}/{i}"), f));
+        }
+    }
+    for (file, pointer, name) in names {
+        if let Some(c) = name.chars().find(|c| c.is_control()) {
+            out.push(
+                spec.diag(
+                    Severity::Error,
+                    "control-character",
+                    file,
+                    &pointer,
+                    format!(
+                        "the name {name:?} holds the control character U+{:04X}",
+                        u32::from(c)
+                    ),
+                )
+                .with_hint(
+                    "names become identifiers, keys and table cells: use printable characters",
+                ),
+            );
+        }
+    }
+    let keywords = d
+        .shorthands
+        .keys()
+        .map(|k| ("shorthand keyword", child("/shorthands", k), k))
+        .chain(
+            d.fences
+                .info_strings
+                .keys()
+                .map(|k| ("fence info string", child("/fences/info_strings", k), k)),
+        );
+    for (what, pointer, k) in keywords {
+        if k.trim_matches([' ', '\t']).is_empty() {
+            let message = match what {
+                "fence info string" => format!(
+                    "an empty {what} mapped to an engine would make every plain code block a call"
+                ),
+                _ => format!("an empty {what} would make every bracket `[ {{…}}]` a call"),
+            };
+            out.push(spec.diag(Severity::Error, "empty-keyword", D, &pointer, message));
+        } else if k.contains([' ', '\t', '\r', '\n']) {
+            out.push(spec.diag(
+                Severity::Error,
+                "keyword-with-blank",
+                D,
+                &pointer,
+                format!("the {what} `{k}` holds a blank: the scanner reads one word there"),
+            ));
+        }
+    }
 }
 
 /// Names, purposes, descriptions, templates and tags stand in table cells
@@ -63,7 +221,11 @@ fn check_one_line_texts(spec: &Spec, out: &mut Vec<Diagnostic>) {
         let base = child("/patterns", k);
         texts.push((P, child(&base, "purpose"), &p.purpose));
         for (g, gr) in &p.groups {
-            texts.push((P, child(&child(&child(&base, "groups"), g), "description"), &gr.description));
+            texts.push((
+                P,
+                child(&child(&child(&base, "groups"), g), "description"),
+                &gr.description,
+            ));
         }
     }
     for (file, pointer, text) in texts {
@@ -83,13 +245,46 @@ fn check_directives(spec: &Spec, out: &mut Vec<Diagnostic>) {
     const D: SpecFile = SpecFile::Directives;
     let d = &spec.directives;
     match pattern::analyze(&d.op_pattern, &[]) {
-        Err((offset, msg)) => out.push(spec.diag(Severity::Error, "pattern-syntax", D, "/op_pattern", format!("the Rust regex syntax rejects the op pattern at byte {offset}: {msg}"))),
+        Err((offset, msg)) => out.push(spec.diag(
+            Severity::Error,
+            "pattern-syntax",
+            D,
+            "/op_pattern",
+            format!("the Rust regex syntax rejects the op pattern at byte {offset}: {msg}"),
+        )),
         Ok(a) => {
             for issue in &a.dialect {
-                out.push(spec.diag(Severity::Error, "pattern-dialect", D, "/op_pattern", format!("byte {}: {}", issue.offset, issue.message)));
+                out.push(spec.diag(
+                    Severity::Error,
+                    "pattern-dialect",
+                    D,
+                    "/op_pattern",
+                    format!("byte {}: {}", issue.offset, issue.message),
+                ));
             }
             if !a.groups.is_empty() {
-                out.push(spec.diag(Severity::Error, "op-pattern-groups", D, "/op_pattern", "the op pattern must not have named groups"));
+                out.push(spec.diag(
+                    Severity::Error,
+                    "op-pattern-groups",
+                    D,
+                    "/op_pattern",
+                    "the op pattern must not have named groups",
+                ));
+            }
+            for f in crate::backtrack::analyze(&d.op_pattern, &[]) {
+                out.push(spec.diag(
+                    Severity::Error,
+                    f.code,
+                    D,
+                    "/op_pattern",
+                    format!("byte {}: {}", f.offset, f.message),
+                ));
+            }
+            if let Some(why) = op_pattern_too_wide(&d.op_pattern) {
+                out.push(
+                    spec.diag(Severity::Error, "op-pattern-too-wide", D, "/op_pattern", format!("the op pattern {why}: an op is one word, and the scanner finds where it ends by it"))
+                        .with_hint("list the characters an op may hold, e.g. `[A-Za-z0-9_.-]+`"),
+                );
             }
         }
     }
@@ -101,10 +296,22 @@ fn check_directives(spec: &Spec, out: &mut Vec<Diagnostic>) {
     for (k, sh) in &d.shorthands {
         engine_refs.push((format!("{}/engine", child("/shorthands", k)), &sh.engine));
         if op.as_ref().is_some_and(|re| !re.is_match(&sh.op)) {
-            out.push(spec.diag(Severity::Error, "invalid-op", D, &format!("{}/op", child("/shorthands", k)), format!("`{}` does not match the op pattern", sh.op)));
+            out.push(spec.diag(
+                Severity::Error,
+                "invalid-op",
+                D,
+                &format!("{}/op", child("/shorthands", k)),
+                format!("`{}` does not match the op pattern", sh.op),
+            ));
         }
         if d.bracket.engines.contains(k) {
-            out.push(spec.diag(Severity::Error, "shorthand-is-engine", D, &child("/shorthands", k), format!("`{k}` is both a shorthand and a bracket engine")));
+            out.push(spec.diag(
+                Severity::Error,
+                "shorthand-is-engine",
+                D,
+                &child("/shorthands", k),
+                format!("`{k}` is both a shorthand and a bracket engine"),
+            ));
         }
     }
     for (info, e) in &d.fences.info_strings {
@@ -114,21 +321,104 @@ fn check_directives(spec: &Spec, out: &mut Vec<Diagnostic>) {
     for (ptr, e) in engine_refs {
         if !d.engines.contains_key(e) {
             out.push(
-                spec.diag(Severity::Error, "unknown-engine", D, &ptr, format!("engine `{e}` is not declared in /engines"))
-                    .with_hint_opt(closest(e, d.engines.keys()).map(|c| format!("did you mean `{c}`?"))),
+                spec.diag(
+                    Severity::Error,
+                    "unknown-engine",
+                    D,
+                    &ptr,
+                    format!("engine `{e}` is not declared in /engines"),
+                )
+                .with_hint_opt(
+                    closest(e, d.engines.keys()).map(|c| format!("did you mean `{c}`?")),
+                ),
             );
         }
     }
     for (alias, target) in &d.aliases {
-        if op.as_ref().is_some_and(|re| !re.is_match(alias) || !re.is_match(target)) {
-            out.push(spec.diag(Severity::Error, "invalid-op", D, &child("/aliases", alias), format!("alias `{alias}` → `{target}`: both must match the op pattern")));
+        if op
+            .as_ref()
+            .is_some_and(|re| !re.is_match(alias) || !re.is_match(target))
+        {
+            out.push(spec.diag(
+                Severity::Error,
+                "invalid-op",
+                D,
+                &child("/aliases", alias),
+                format!("alias `{alias}` → `{target}`: both must match the op pattern"),
+            ));
         }
     }
     if d.limits.max_json_depth == 0 || d.limits.max_args_bytes < 2 {
-        out.push(spec.diag(Severity::Error, "unusable-limits", D, "/limits", "the limits admit no argument object (depth ≥ 1 and at least 2 bytes for `{}`)"));
+        out.push(spec.diag(
+            Severity::Error,
+            "unusable-limits",
+            D,
+            "/limits",
+            "the limits admit no argument object (depth ≥ 1 and at least 2 bytes for `{}`)",
+        ));
+    }
+    if d.limits.max_json_depth > MAX_JSON_DEPTH {
+        out.push(spec.diag(
+            Severity::Error,
+            "limit-too-large",
+            D,
+            "/limits/max_json_depth",
+            format!("max_json_depth {} is past what the engines read: Rust's JSON reader stops at {MAX_JSON_DEPTH} levels (Python's recursion near 1,000)", d.limits.max_json_depth),
+        ));
+    }
+    if d.limits.max_args_bytes > MAX_ARGS_BYTES {
+        out.push(spec.diag(
+            Severity::Error,
+            "limit-too-large",
+            D,
+            "/limits/max_args_bytes",
+            format!("max_args_bytes {} is past the largest argument object the generator accepts, {MAX_ARGS_BYTES} bytes", d.limits.max_args_bytes),
+        ));
     }
     if !d.curl.path.starts_with('/') {
-        out.push(spec.diag(Severity::Error, "curl-path", D, "/curl/path", format!("the curl path `{}` must start with `/`", d.curl.path)));
+        out.push(spec.diag(
+            Severity::Error,
+            "curl-path",
+            D,
+            "/curl/path",
+            format!("the curl path `{}` must start with `/`", d.curl.path),
+        ));
+    }
+    if let Some(c) = d
+        .curl
+        .path
+        .chars()
+        .find(|c| matches!(c, '?' | '#') || c.is_whitespace())
+    {
+        out.push(spec.diag(
+            Severity::Error,
+            "curl-path",
+            D,
+            "/curl/path",
+            format!("the curl path `{}` holds {c:?}: it is compared with a URL's path, which never holds a query, a fragment or a blank", d.curl.path),
+        ));
+    }
+    let lists = [
+        ("data_flags", &d.curl.data_flags),
+        ("value_options", &d.curl.value_options),
+        ("flag_options", &d.curl.flag_options),
+    ];
+    let mut first: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
+    for (list, flags) in lists {
+        for (i, f) in flags.iter().enumerate() {
+            match first.get(f.as_str()) {
+                Some(&other) => out.push(spec.diag(
+                    Severity::Error,
+                    "curl-option-twice",
+                    D,
+                    &format!("/curl/{list}/{i}"),
+                    format!("`{f}` is listed in /curl/{other} and in /curl/{list}: an option either takes the payload, takes a value or takes none"),
+                )),
+                None => {
+                    first.insert(f, list);
+                }
+            }
+        }
     }
     // The structures' bracket engines and the tool_call pattern's engine group agree.
     for (key, p) in &spec.patterns.patterns {
@@ -147,6 +437,49 @@ fn check_directives(spec: &Spec, out: &mut Vec<Diagnostic>) {
     }
 }
 
+/// What makes an op pattern match far more than an op: the empty text, or a
+/// character that ends an op in a directive (a blank, a line break, a quote,
+/// a bracket or a brace).
+fn op_pattern_too_wide(op_pattern: &str) -> Option<String> {
+    use regex_syntax::hir::{Class, Hir, HirKind};
+    fn chars(h: &Hir, out: &mut Vec<(char, char)>) {
+        match h.kind() {
+            HirKind::Literal(l) => {
+                out.extend(String::from_utf8_lossy(&l.0).chars().map(|c| (c, c)))
+            }
+            HirKind::Class(Class::Unicode(c)) => {
+                out.extend(c.ranges().iter().map(|r| (r.start(), r.end())))
+            }
+            HirKind::Class(Class::Bytes(c)) => out.extend(
+                c.ranges()
+                    .iter()
+                    .map(|r| (char::from(r.start()), char::from(r.end()))),
+            ),
+            HirKind::Repetition(r) => chars(&r.sub, out),
+            HirKind::Capture(c) => chars(&c.sub, out),
+            HirKind::Concat(v) | HirKind::Alternation(v) => v.iter().for_each(|s| chars(s, out)),
+            HirKind::Empty | HirKind::Look(_) => {}
+        }
+    }
+    let hir = regex_syntax::Parser::new().parse(op_pattern).ok()?;
+    let mut why = Vec::new();
+    if hir.properties().minimum_len().unwrap_or(0) == 0 {
+        why.push("matches the empty text".to_owned());
+    }
+    let mut ranges = Vec::new();
+    chars(&hir, &mut ranges);
+    let ends = [' ', '\t', '\r', '\n', '"', '\'', '[', ']', '{', '}'];
+    let bad: Vec<String> = ends
+        .iter()
+        .filter(|&&c| ranges.iter().any(|&(a, b)| a <= c && c <= b))
+        .map(|c| format!("{c:?}"))
+        .collect();
+    if !bad.is_empty() {
+        why.push(format!("admits {}", bad.join(", ")));
+    }
+    (!why.is_empty()).then(|| why.join(" and "))
+}
+
 fn check_patterns(spec: &Spec, out: &mut Vec<Diagnostic>) {
     for (key, p) in &spec.patterns.patterns {
         let base = child("/patterns", key);
@@ -154,34 +487,79 @@ fn check_patterns(spec: &Spec, out: &mut Vec<Diagnostic>) {
         let analysis = match pattern::analyze(&p.pattern, &p.flags) {
             Ok(a) => a,
             Err((offset, msg)) => {
-                out.push(spec.diag(Severity::Error, "pattern-syntax", P, &ptr, format!("the Rust regex syntax rejects the pattern at byte {offset}: {msg}")));
+                out.push(spec.diag(
+                    Severity::Error,
+                    "pattern-syntax",
+                    P,
+                    &ptr,
+                    format!("the Rust regex syntax rejects the pattern at byte {offset}: {msg}"),
+                ));
                 continue;
             }
         };
         for d in &analysis.dialect {
-            out.push(spec.diag(Severity::Error, "pattern-dialect", P, &ptr, format!("byte {}: {}", d.offset, d.message)));
+            out.push(spec.diag(
+                Severity::Error,
+                "pattern-dialect",
+                P,
+                &ptr,
+                format!("byte {}: {}", d.offset, d.message),
+            ));
+        }
+        for f in crate::backtrack::analyze(&p.pattern, &p.flags) {
+            out.push(spec.diag(
+                Severity::Error,
+                f.code,
+                P,
+                &ptr,
+                format!("byte {}: {}", f.offset, f.message),
+            ));
         }
         let source = format!("{}{}", pattern::flag_prefix(&p.flags), p.pattern);
         if let Err(e) = Regex::new(&source) {
-            out.push(spec.diag(Severity::Error, "pattern-syntax", P, &ptr, format!("the Rust regex crate rejects the pattern: {e}")));
+            out.push(spec.diag(
+                Severity::Error,
+                "pattern-syntax",
+                P,
+                &ptr,
+                format!("the Rust regex crate rejects the pattern: {e}"),
+            ));
             continue;
         }
         for g in &analysis.groups {
             if !p.groups.contains_key(&g.name) {
                 out.push(
-                    spec.diag(Severity::Error, "undeclared-group", P, &ptr, format!("group `{}` is not declared in `groups`", g.name))
-                        .with_hint("describe it under `groups`, with its type"),
+                    spec.diag(
+                        Severity::Error,
+                        "undeclared-group",
+                        P,
+                        &ptr,
+                        format!("group `{}` is not declared in `groups`", g.name),
+                    )
+                    .with_hint("describe it under `groups`, with its type"),
                 );
             }
         }
         for (name, g) in &p.groups {
             let gptr = child(&child(&base, "groups"), name);
             let Some(ng) = analysis.groups.iter().find(|x| &x.name == name) else {
-                out.push(spec.diag(Severity::Error, "missing-group", P, &gptr, format!("group `{name}` is declared but the pattern has no such named group")));
+                out.push(spec.diag(
+                    Severity::Error,
+                    "missing-group",
+                    P,
+                    &gptr,
+                    format!("group `{name}` is declared but the pattern has no such named group"),
+                ));
                 continue;
             };
             match (g.ty, &g.values) {
-                (GroupType::Enum, None) => out.push(spec.diag(Severity::Error, "enum-without-values", P, &gptr, format!("enum group `{name}` lists no `values`"))),
+                (GroupType::Enum, None) => out.push(spec.diag(
+                    Severity::Error,
+                    "enum-without-values",
+                    P,
+                    &gptr,
+                    format!("enum group `{name}` lists no `values`"),
+                )),
                 (GroupType::Enum, Some(values)) => {
                     let mut lits = ng.literals.clone().unwrap_or_default();
                     let mut vals = values.clone();
@@ -193,11 +571,21 @@ fn check_patterns(spec: &Spec, out: &mut Vec<Diagnostic>) {
                             "enum-mismatch",
                             P,
                             &child(&gptr, "values"),
-                            format!("enum `{name}` lists {:?} but the pattern's alternatives are {:?}", values, ng.literals.clone().unwrap_or_default()),
+                            format!(
+                                "enum `{name}` lists {:?} but the pattern's alternatives are {:?}",
+                                values,
+                                ng.literals.clone().unwrap_or_default()
+                            ),
                         ));
                     }
                 }
-                (_, Some(_)) => out.push(spec.diag(Severity::Error, "values-on-non-enum", P, &child(&gptr, "values"), format!("group `{name}` has `values` but is not of type `enum`"))),
+                (_, Some(_)) => out.push(spec.diag(
+                    Severity::Error,
+                    "values-on-non-enum",
+                    P,
+                    &child(&gptr, "values"),
+                    format!("group `{name}` has `values` but is not of type `enum`"),
+                )),
                 _ => {}
             }
             if g.ty == GroupType::Integer && !pattern::digits_only_u32(&ng.inner) {
@@ -211,7 +599,13 @@ fn check_patterns(spec: &Spec, out: &mut Vec<Diagnostic>) {
         for (i, m) in p.matches.iter().enumerate() {
             let mptr = format!("{base}/matches/{i}");
             match re.captures(&m.text) {
-                None => out.push(spec.diag(Severity::Error, "match-example-fails", P, &child(&mptr, "text"), "this example does not match the pattern in full")),
+                None => out.push(spec.diag(
+                    Severity::Error,
+                    "match-example-fails",
+                    P,
+                    &child(&mptr, "text"),
+                    "this example does not match the pattern in full",
+                )),
                 Some(caps) => {
                     let got: IndexMap<String, String> = re
                         .capture_names()
@@ -223,14 +617,29 @@ fn check_patterns(spec: &Spec, out: &mut Vec<Diagnostic>) {
                     want.sort();
                     have.sort();
                     if want != have {
-                        out.push(spec.diag(Severity::Error, "captures-differ", P, &child(&mptr, "captures"), format!("declared captures {:?}, the pattern captures {:?}", m.captures, got)));
+                        out.push(spec.diag(
+                            Severity::Error,
+                            "captures-differ",
+                            P,
+                            &child(&mptr, "captures"),
+                            format!(
+                                "declared captures {:?}, the pattern captures {:?}",
+                                m.captures, got
+                            ),
+                        ));
                     }
                 }
             }
         }
         for (i, t) in p.non_matches.iter().enumerate() {
             if re.is_match(t) {
-                out.push(spec.diag(Severity::Error, "non-match-matches", P, &format!("{base}/non_matches/{i}"), "this text must not match, but the pattern matches it in full"));
+                out.push(spec.diag(
+                    Severity::Error,
+                    "non-match-matches",
+                    P,
+                    &format!("{base}/non_matches/{i}"),
+                    "this text must not match, but the pattern matches it in full",
+                ));
             }
         }
     }
@@ -241,8 +650,17 @@ fn check_bindings(spec: &Spec, out: &mut Vec<Diagnostic>) {
         let base = child("/bindings", key);
         let Some(s) = spec.structures.structures.get(key) else {
             out.push(
-                spec.diag(Severity::Error, "unknown-binding-structure", P, &base, format!("`{key}` is not a structure in structures.json"))
-                    .with_hint_opt(closest(key, spec.structures.structures.keys()).map(|c| format!("did you mean `{c}`?"))),
+                spec.diag(
+                    Severity::Error,
+                    "unknown-binding-structure",
+                    P,
+                    &base,
+                    format!("`{key}` is not a structure in structures.json"),
+                )
+                .with_hint_opt(
+                    closest(key, spec.structures.structures.keys())
+                        .map(|c| format!("did you mean `{c}`?")),
+                ),
             );
             continue;
         };
@@ -250,8 +668,17 @@ fn check_bindings(spec: &Spec, out: &mut Vec<Diagnostic>) {
         if let Some(bp) = &b.pattern {
             if !spec.patterns.patterns.contains_key(bp) {
                 out.push(
-                    spec.diag(Severity::Error, "unknown-regex-ref", P, &child(&base, "pattern"), format!("pattern `{bp}` does not exist"))
-                        .with_hint_opt(closest(bp, spec.patterns.patterns.keys()).map(|c| format!("did you mean `{c}`?"))),
+                    spec.diag(
+                        Severity::Error,
+                        "unknown-regex-ref",
+                        P,
+                        &child(&base, "pattern"),
+                        format!("pattern `{bp}` does not exist"),
+                    )
+                    .with_hint_opt(
+                        closest(bp, spec.patterns.patterns.keys())
+                            .map(|c| format!("did you mean `{c}`?")),
+                    ),
                 );
                 continue;
             }
@@ -259,15 +686,29 @@ fn check_bindings(spec: &Spec, out: &mut Vec<Diagnostic>) {
                 out.push(spec.diag(Severity::Warning, "binding-without-note", P, &child(&base, "pattern"), format!("binds `{key}` to `{bp}` instead of its regex_ref `{}` without a `note` saying why", s.regex_ref)));
             }
         }
-        let Some(p) = spec.patterns.patterns.get(pkey) else { continue };
+        let Some(p) = spec.patterns.patterns.get(pkey) else {
+            continue;
+        };
         for (g, v) in &b.fixed {
             let fptr = child(&child(&base, "fixed"), g);
             match p.groups.get(g) {
-                None => out.push(spec.diag(Severity::Error, "unknown-fixed-group", P, &fptr, format!("pattern `{pkey}` has no group `{g}`"))),
+                None => out.push(spec.diag(
+                    Severity::Error,
+                    "unknown-fixed-group",
+                    P,
+                    &fptr,
+                    format!("pattern `{pkey}` has no group `{g}`"),
+                )),
                 Some(gr) => {
                     if let Some(values) = &gr.values {
                         if !values.contains(v) {
-                            out.push(spec.diag(Severity::Error, "fixed-value-not-allowed", P, &fptr, format!("`{v}` is not one of group `{g}`'s values {values:?}")));
+                            out.push(spec.diag(
+                                Severity::Error,
+                                "fixed-value-not-allowed",
+                                P,
+                                &fptr,
+                                format!("`{v}` is not one of group `{g}`'s values {values:?}"),
+                            ));
                         }
                     }
                 }
@@ -280,30 +721,80 @@ fn check_structures(spec: &Spec, out: &mut Vec<Diagnostic>) {
     for (key, s) in &spec.structures.structures {
         let base = child("/structures", key);
         let pkey = bound_pattern(spec, key);
-        let Some(p) = spec.patterns.patterns.get(pkey) else {
-            if spec.patterns.bindings.get(key).and_then(|b| b.pattern.as_ref()).is_none() {
+        if let Some(bp) = spec
+            .patterns
+            .bindings
+            .get(key)
+            .and_then(|b| b.pattern.as_ref())
+        {
+            if !spec.patterns.patterns.contains_key(&s.regex_ref) {
                 out.push(
-                    spec.diag(Severity::Error, "unknown-regex-ref", S, &child(&base, "regex_ref"), format!("regex_ref `{pkey}` names no pattern in regex_patterns.json"))
-                        .with_hint_opt(closest(pkey, spec.patterns.patterns.keys()).map(|c| format!("did you mean `{c}`?"))),
+                    spec.diag(
+                        Severity::Error,
+                        "unknown-regex-ref",
+                        S,
+                        &child(&base, "regex_ref"),
+                        format!("regex_ref `{}` names no pattern in regex_patterns.json (the binding's pattern `{bp}` parses the structure, but the docs show and link the regex_ref)", s.regex_ref),
+                    )
+                    .with_hint_opt(closest(&s.regex_ref, spec.patterns.patterns.keys()).map(|c| format!("did you mean `{c}`?"))),
+                );
+            }
+        }
+        let Some(p) = spec.patterns.patterns.get(pkey) else {
+            if spec
+                .patterns
+                .bindings
+                .get(key)
+                .and_then(|b| b.pattern.as_ref())
+                .is_none()
+            {
+                out.push(
+                    spec.diag(
+                        Severity::Error,
+                        "unknown-regex-ref",
+                        S,
+                        &child(&base, "regex_ref"),
+                        format!("regex_ref `{pkey}` names no pattern in regex_patterns.json"),
+                    )
+                    .with_hint_opt(
+                        closest(pkey, spec.patterns.patterns.keys())
+                            .map(|c| format!("did you mean `{c}`?")),
+                    ),
                 );
             }
             continue;
         };
-        let fixed = spec.patterns.bindings.get(key).map(|b| b.fixed.clone()).unwrap_or_default();
+        let fixed = spec
+            .patterns
+            .bindings
+            .get(key)
+            .map(|b| b.fixed.clone())
+            .unwrap_or_default();
         let analysis = pattern::analyze(&p.pattern, &p.flags).unwrap_or_default();
         let mut seen = std::collections::HashSet::new();
-        let lists = [("required_fields", &s.required_fields), ("optional_fields", &s.optional_fields)];
+        let lists = [
+            ("required_fields", &s.required_fields),
+            ("optional_fields", &s.optional_fields),
+        ];
         for (list, fields) in lists {
             for (i, f) in fields.iter().enumerate() {
                 let fptr = format!("{base}/{list}/{i}");
                 if !seen.insert(f.clone()) {
-                    out.push(spec.diag(Severity::Error, "duplicate-field", S, &fptr, format!("field `{f}` is listed twice")));
+                    out.push(spec.diag(
+                        Severity::Error,
+                        "duplicate-field",
+                        S,
+                        &fptr,
+                        format!("field `{f}` is listed twice"),
+                    ));
                     continue;
                 }
                 let groups: Vec<(&String, &crate::model::Group)> = p
                     .groups
                     .iter()
-                    .filter(|(g, gr)| gr.field.as_deref().unwrap_or(g) == f && !fixed.contains_key(*g))
+                    .filter(|(g, gr)| {
+                        gr.field.as_deref().unwrap_or(g) == f && !fixed.contains_key(*g)
+                    })
                     .collect();
                 if groups.is_empty() {
                     let required = list == "required_fields";
@@ -325,7 +816,13 @@ fn check_structures(spec: &Spec, out: &mut Vec<Diagnostic>) {
                 }
                 let tys: Vec<GroupType> = groups.iter().map(|(_, g)| g.ty).collect();
                 if tys.windows(2).any(|w| w[0] != w[1]) {
-                    out.push(spec.diag(Severity::Error, "field-type-conflict", S, &fptr, format!("the groups filling `{f}` disagree on its type: {tys:?}")));
+                    out.push(spec.diag(
+                        Severity::Error,
+                        "field-type-conflict",
+                        S,
+                        &fptr,
+                        format!("the groups filling `{f}` disagree on its type: {tys:?}"),
+                    ));
                 }
             }
         }
@@ -351,12 +848,24 @@ fn check_structures(spec: &Spec, out: &mut Vec<Diagnostic>) {
             if let Piece::Field(f) = piece {
                 *counts.entry(f).or_default() += 1;
                 if !seen.contains(f) {
-                    out.push(spec.diag(Severity::Error, "placeholder-not-field", S, &tptr, format!("placeholder `{{{f}}}` is neither a required nor an optional field")));
+                    out.push(spec.diag(
+                        Severity::Error,
+                        "placeholder-not-field",
+                        S,
+                        &tptr,
+                        format!(
+                            "placeholder `{{{f}}}` is neither a required nor an optional field"
+                        ),
+                    ));
                 }
             }
         }
         for (f, n) in &counts {
-            let groups = p.groups.iter().filter(|(g, gr)| gr.field.as_deref().unwrap_or(g) == *f).count();
+            let groups = p
+                .groups
+                .iter()
+                .filter(|(g, gr)| gr.field.as_deref().unwrap_or(g) == *f)
+                .count();
             if *n > 1 && groups != *n {
                 out.push(
                     spec.diag(Severity::Error, "repeated-placeholder", S, &tptr, format!("placeholder `{{{f}}}` appears {n} times but {groups} group(s) fill it, so nothing says the repeats are equal"))
@@ -368,8 +877,18 @@ fn check_structures(spec: &Spec, out: &mut Vec<Diagnostic>) {
             if counts.contains_key(f.as_str()) {
                 continue;
             }
-            let captured: Vec<&String> = p.groups.iter().filter(|(g, gr)| gr.field.as_deref().unwrap_or(g) == f).map(|(g, _)| g).collect();
-            let derived = captured.iter().any(|g| analysis.groups.iter().any(|ng| &&ng.name == g && !ng.ancestors.is_empty()));
+            let captured: Vec<&String> = p
+                .groups
+                .iter()
+                .filter(|(g, gr)| gr.field.as_deref().unwrap_or(g) == f)
+                .map(|(g, _)| g)
+                .collect();
+            let derived = captured.iter().any(|g| {
+                analysis
+                    .groups
+                    .iter()
+                    .any(|ng| &&ng.name == g && !ng.ancestors.is_empty())
+            });
             if !captured.is_empty() && !derived {
                 let required = s.required_fields.contains(f);
                 out.push(spec.diag(
@@ -401,7 +920,10 @@ pub fn sentence_part(example: &str, source: &str) -> Option<String> {
 ///
 /// # Errors
 /// A message saying why the text is not such a sentence.
-pub fn reference_parse(s: &SentenceIr, text: &str) -> Result<IndexMap<String, Option<String>>, String> {
+pub fn reference_parse(
+    s: &SentenceIr,
+    text: &str,
+) -> Result<IndexMap<String, Option<String>>, String> {
     reference_parse_within(s, text, usize::MAX)
 }
 
@@ -410,7 +932,11 @@ pub fn reference_parse(s: &SentenceIr, text: &str) -> Result<IndexMap<String, Op
 ///
 /// # Errors
 /// A message saying why the text is not such a sentence.
-pub fn reference_parse_within(s: &SentenceIr, text: &str, max_json_bytes: usize) -> Result<IndexMap<String, Option<String>>, String> {
+pub fn reference_parse_within(
+    s: &SentenceIr,
+    text: &str,
+    max_json_bytes: usize,
+) -> Result<IndexMap<String, Option<String>>, String> {
     let re = Regex::new(&format!(r"\A(?:{})\z", s.source)).map_err(|e| e.to_string())?;
     let caps = re.captures(text).ok_or("no full match")?;
     for (g, v) in &s.fixed {
@@ -426,18 +952,31 @@ pub fn reference_parse_within(s: &SentenceIr, text: &str, max_json_bytes: usize)
     }
     let mut out = IndexMap::new();
     for f in &s.fields {
-        let vals: Vec<&str> = f.groups.iter().filter_map(|g| caps.name(g).map(|m| m.as_str())).collect();
+        let vals: Vec<&str> = f
+            .groups
+            .iter()
+            .filter_map(|g| caps.name(g).map(|m| m.as_str()))
+            .collect();
         if vals.windows(2).any(|w| w[0] != w[1]) {
             return Err(format!("repeats of `{}` differ", f.name));
         }
         let v = match (vals.first(), &f.ty) {
-            (None, _) if f.required => return Err(format!("required field `{}` is absent", f.name)),
+            (None, _) if f.required => {
+                return Err(format!("required field `{}` is absent", f.name))
+            }
             (None, _) => None,
-            (Some(v), FieldTy::Integer) => Some(v.parse::<u32>().map_err(|e| format!("`{}`: {e}", f.name))?.to_string()),
+            (Some(v), FieldTy::Integer) => Some(
+                v.parse::<u32>()
+                    .map_err(|e| format!("`{}`: {e}", f.name))?
+                    .to_string(),
+            ),
             (Some(v), FieldTy::JsonObject) => Some(agent_sentences_runtime::json::render_object(
                 &agent_sentences_runtime::json::parse_object_with(
                     v,
-                    agent_sentences_runtime::json::Limits { max_bytes: max_json_bytes, ..Default::default() },
+                    agent_sentences_runtime::json::Limits {
+                        max_bytes: max_json_bytes,
+                        ..Default::default()
+                    },
                 )
                 .map_err(|e| format!("`{}`: {e}", f.name))?,
             )),
@@ -469,12 +1008,24 @@ pub fn check_model(spec: &Spec, model: &Model) -> Vec<Diagnostic> {
                     .with_hint("tests and docs use the sentence part; the rest is ordinary text around it"),
                 );
             } else {
-                out.push(spec.diag(Severity::Error, "example-no-match", S, &eptr, format!("the example does not match pattern `{}`", s.pattern_key)));
+                out.push(spec.diag(
+                    Severity::Error,
+                    "example-no-match",
+                    S,
+                    &eptr,
+                    format!("the example does not match pattern `{}`", s.pattern_key),
+                ));
                 continue;
             }
         }
         match reference_parse(s, &s.example_sentence) {
-            Err(e) => out.push(spec.diag(Severity::Error, "example-no-match", S, &eptr, format!("the example is not a `{}` sentence: {e}", s.key))),
+            Err(e) => out.push(spec.diag(
+                Severity::Error,
+                "example-no-match",
+                S,
+                &eptr,
+                format!("the example is not a `{}` sentence: {e}", s.key),
+            )),
             Ok(values) => {
                 let back = reference_render(s, &values);
                 if back != s.example_sentence {
@@ -482,7 +1033,12 @@ pub fn check_model(spec: &Spec, model: &Model) -> Vec<Diagnostic> {
                 }
             }
         }
-        if !spec.patterns.patterns.get(&s.pattern_key).is_some_and(|p| p.matches.iter().any(|m| m.text == s.example_sentence)) {
+        if !spec
+            .patterns
+            .patterns
+            .get(&s.pattern_key)
+            .is_some_and(|p| p.matches.iter().any(|m| m.text == s.example_sentence))
+        {
             out.push(
                 spec.diag(Severity::Error, "example-not-declared", S, &eptr, format!("pattern `{}` does not list this example among its `matches`, so its expected values are not declared", s.pattern_key))
                     .with_hint(format!("add {{\"text\": …, \"captures\": …}} for it to /patterns/{}/matches", s.pattern_key)),

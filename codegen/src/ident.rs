@@ -6,20 +6,25 @@
 use heck::{ToShoutySnakeCase, ToSnakeCase, ToUpperCamelCase};
 
 const RUST_KEYWORDS: &[&str] = &[
-    "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for", "if", "impl", "in",
-    "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "self", "Self", "static", "struct", "super",
-    "trait", "true", "type", "unsafe", "use", "where", "while", "async", "await", "dyn", "abstract", "become", "box",
-    "do", "final", "macro", "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen",
+    "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for",
+    "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return",
+    "self", "Self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where",
+    "while", "async", "await", "dyn", "abstract", "become", "box", "do", "final", "macro",
+    "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen",
 ];
 
 const PYTHON_KEYWORDS: &[&str] = &[
-    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
-    "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal",
-    "not", "or", "pass", "raise", "return", "try", "while", "with", "yield", "match", "case", "type",
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
+    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
+    "with", "yield", "match", "case", "type",
 ];
 
 fn ascii_word(s: &str) -> String {
-    let cleaned: String = s.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+    let cleaned: String = s
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
     if cleaned.chars().next().is_some_and(|c| c.is_ascii_digit()) {
         format!("_{cleaned}")
     } else {
@@ -52,9 +57,38 @@ pub fn rust_type(name: &str) -> String {
 /// Names in the Rust prelude (and common std types) that a generated
 /// top-level type must not shadow in a downstream `use agent_sentences::*`.
 const RUST_PRELUDE: &[&str] = &[
-    "Result", "Option", "Some", "None", "Ok", "Err", "String", "Vec", "Box", "Default", "Clone", "Copy", "Send",
-    "Sync", "Sized", "Drop", "Fn", "FnMut", "FnOnce", "Iterator", "ToString", "ToOwned", "Eq", "Ord", "PartialEq",
-    "PartialOrd", "Debug", "Display", "Hash", "From", "Into", "Error",
+    "Result",
+    "Option",
+    "Some",
+    "None",
+    "Ok",
+    "Err",
+    "String",
+    "Vec",
+    "Box",
+    "Default",
+    "Clone",
+    "Copy",
+    "Send",
+    "Sync",
+    "Sized",
+    "Drop",
+    "Fn",
+    "FnMut",
+    "FnOnce",
+    "Iterator",
+    "ToString",
+    "ToOwned",
+    "Eq",
+    "Ord",
+    "PartialEq",
+    "PartialOrd",
+    "Debug",
+    "Display",
+    "Hash",
+    "From",
+    "Into",
+    "Error",
 ];
 
 /// A Rust top-level type name: [`rust_type`], with `Sentence` appended when

@@ -30,18 +30,21 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod backtrack;
 pub mod check;
+pub mod compat;
 pub mod diagnostic;
 pub mod emit;
 pub mod files;
+pub mod free_text;
 pub mod ident;
 pub mod lifecycle;
-pub mod loops;
 pub mod load;
 pub mod locate;
+pub mod loops;
 pub mod lower;
-pub mod ops;
 pub mod model;
+pub mod ops;
 pub mod pattern;
 pub mod prose;
 pub mod pycheck;
@@ -53,6 +56,32 @@ use std::path::Path;
 pub use diagnostic::{Diagnostic, Report, Severity};
 pub use files::{Drift, DriftKind, Mode};
 pub use pycheck::Python;
+
+/// The version of `agent-sentences-runtime` this generator was built with,
+/// which the generated crate depends on.
+pub const RUNTIME_VERSION: &str = agent_sentences_runtime::VERSION;
+
+/// Where `generated/rust` reaches the runtime crate in this repository.
+pub const REPO_RUNTIME_PATH: &str = "../../runtime";
+
+/// Choices about the output that the spec does not make.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    /// The runtime crate's directory, relative to the generated crate's
+    /// (`<out>/rust`) or absolute, written into the generated `Cargo.toml`
+    /// beside the runtime's version; `None` names the version only, as a
+    /// crate using the runtime from a registry does. Default: this
+    /// repository's layout, [`REPO_RUNTIME_PATH`].
+    pub runtime_path: Option<String>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            runtime_path: Some(REPO_RUNTIME_PATH.to_owned()),
+        }
+    }
+}
 
 /// Everything the generator produces from one spec.
 #[derive(Debug, Clone)]
@@ -73,6 +102,14 @@ impl Generated {
     pub fn sync(&self, out_dir: &Path, mode: Mode) -> std::io::Result<Vec<Drift>> {
         files::sync(out_dir, &self.files, mode)
     }
+
+    /// [`Generated::sync`], with diff headers naming files `<label>/<path>`.
+    ///
+    /// # Errors
+    /// I/O errors.
+    pub fn sync_in(&self, out_dir: &Path, label: &str, mode: Mode) -> std::io::Result<Vec<Drift>> {
+        files::sync_in(out_dir, label, &self.files, mode)
+    }
 }
 
 /// Every finding in the spec at `spec_dir`, errors and warnings, sorted,
@@ -86,7 +123,7 @@ pub fn lint_with(spec_dir: &Path, python: &Python) -> Report {
     match analyze(spec_dir) {
         Ok(mut a) => {
             a.diags.extend(pycheck::check(&a.spec, python));
-            Report::new(a.diags)
+            Report::new(a.diags).with_known(a.spec.patterns.known_findings.clone())
         }
         Err(report) => report,
     }
@@ -95,12 +132,21 @@ pub fn lint_with(spec_dir: &Path, python: &Python) -> Report {
 /// The lint's findings and, when they hold no error, everything the spec
 /// generates: what `cargo xtask check` needs, from one pass over the spec.
 pub fn lint_and_generate(spec_dir: &Path, python: &Python) -> (Report, Option<Generated>) {
+    lint_and_generate_with(spec_dir, python, &Options::default())
+}
+
+/// [`lint_and_generate`] with chosen output [`Options`].
+pub fn lint_and_generate_with(
+    spec_dir: &Path,
+    python: &Python,
+    options: &Options,
+) -> (Report, Option<Generated>) {
     match analyze(spec_dir) {
         Ok(mut a) => {
             let py = pycheck::check(&a.spec, python);
-            let generated = finish(&a);
+            let generated = finish(&a, options);
             a.diags.extend(py);
-            let report = Report::new(a.diags);
+            let report = Report::new(a.diags).with_known(a.spec.patterns.known_findings.clone());
             let generated = generated.filter(|_| !report.has_errors());
             (report, generated)
         }
@@ -127,11 +173,16 @@ fn analyze(spec_dir: &Path) -> Result<Analysis, Report> {
     // intact, so one run reports the example faults too.
     let broken = |key: &str| {
         let pkey = lower::bound_pattern(&spec, key);
-        let prefixes =
-            [format!("/structures/{key}"), format!("/bindings/{key}"), format!("/patterns/{pkey}")];
+        let prefixes = [
+            format!("/structures/{key}"),
+            format!("/bindings/{key}"),
+            format!("/patterns/{pkey}"),
+        ];
         diags.iter().any(|d| {
             d.severity == Severity::Error
-                && prefixes.iter().any(|p| d.pointer == *p || d.pointer.starts_with(&format!("{p}/")))
+                && prefixes
+                    .iter()
+                    .any(|p| d.pointer == *p || d.pointer.starts_with(&format!("{p}/")))
         })
     };
     let mut intact = model.clone();
@@ -142,12 +193,17 @@ fn analyze(spec_dir: &Path) -> Result<Analysis, Report> {
 }
 
 /// Emits the files of an analyzed spec, unless it has errors.
-fn finish(a: &Analysis) -> Option<Generated> {
+fn finish(a: &Analysis, options: &Options) -> Option<Generated> {
     if a.diags.iter().any(|d| d.severity == Severity::Error) {
         return None;
     }
-    let files = emit::emit_all(&a.spec, &a.model);
-    Some(Generated { files, warnings: Report::new(a.diags.clone()), model: a.model.clone() })
+    let files = emit::emit_all(&a.spec, &a.model, options);
+    let warnings = Report::new(a.diags.clone()).with_known(a.spec.patterns.known_findings.clone());
+    Some(Generated {
+        files,
+        warnings,
+        model: a.model.clone(),
+    })
 }
 
 /// Loads, checks, lowers and emits the spec in `spec_dir`. Writes nothing,
@@ -157,20 +213,54 @@ fn finish(a: &Analysis) -> Option<Generated> {
 /// A [`Report`] with every problem found (errors and warnings) when the spec
 /// has any error.
 pub fn generate(spec_dir: &Path) -> Result<Generated, Report> {
+    generate_with(spec_dir, &Options::default())
+}
+
+/// [`generate`] with chosen output [`Options`].
+///
+/// # Errors
+/// As [`generate`].
+pub fn generate_with(spec_dir: &Path, options: &Options) -> Result<Generated, Report> {
     let a = analyze(spec_dir)?;
-    finish(&a).ok_or_else(|| Report::new(a.diags))
+    finish(&a, options).ok_or_else(|| Report::new(a.diags))
 }
 
 /// The generated Rust items of the spec in `spec_dir` as one module, for a
 /// build script that vendors the spec: write it to `OUT_DIR` and `include!`
 /// it inside a `mod` (`tests/vendored/` is a crate that does). Writes nothing.
 ///
+/// The including crate needs one dependency, `agent-sentences-runtime`
+/// (the module reaches `regex`, `serde` and `serde_json` through its
+/// re-exports), and the build dependency `agent-sentences-codegen`. The
+/// module has no `cfg` of its own, so it builds without warnings in any
+/// crate; [`rust_module_with`] adds `schemars::JsonSchema` derives behind a
+/// feature.
+///
+/// ```no_run
+/// // build.rs
+/// let spec = std::path::Path::new("schema");
+/// let module = agent_sentences_codegen::rust_module(spec).unwrap_or_else(|report| panic!("{report}"));
+/// let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").unwrap()).join("sentences.rs");
+/// std::fs::write(out, module).unwrap();
+/// ```
+///
 /// # Errors
 /// As [`generate`].
 pub fn rust_module(spec_dir: &Path) -> Result<String, Report> {
+    rust_module_with(spec_dir, None)
+}
+
+/// [`rust_module`], with every type deriving `schemars::JsonSchema` under
+/// `#[cfg_attr(feature = "<schemars_feature>", …)]` when `schemars_feature`
+/// is given: the including crate then declares that feature and an optional
+/// `schemars` 0.8 dependency.
+///
+/// # Errors
+/// As [`generate`].
+pub fn rust_module_with(spec_dir: &Path, schemars_feature: Option<&str>) -> Result<String, Report> {
     let a = analyze(spec_dir)?;
     if a.diags.iter().any(|d| d.severity == Severity::Error) {
         return Err(Report::new(a.diags));
     }
-    Ok(emit::rust::module_rs(&a.model))
+    Ok(emit::rust::module_rs(&a.model, schemars_feature))
 }

@@ -51,16 +51,27 @@ impl Transition {
     /// The edges of a path as `(from, to)` state names, in order; none for a
     /// label.
     pub fn edges(&self) -> Vec<(String, String)> {
-        let Transition::Path { steps } = self else { return Vec::new() };
+        let Transition::Path { steps } = self else {
+            return Vec::new();
+        };
         steps
             .windows(2)
-            .flat_map(|pair| pair[0].iter().flat_map(move |a| pair[1].iter().map(move |b| (a.name.clone(), b.name.clone()))))
+            .flat_map(|pair| {
+                pair[0].iter().flat_map(move |a| {
+                    pair[1]
+                        .iter()
+                        .map(move |b| (a.name.clone(), b.name.clone()))
+                })
+            })
             .collect()
     }
 }
 
 fn state_name_ok(name: &str) -> bool {
-    !name.is_empty() && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
 }
 
 fn parse_state(text: &str) -> Option<StateRef> {
@@ -75,13 +86,18 @@ fn parse_state(text: &str) -> Option<StateRef> {
         }
         None => (text, false),
     };
-    state_name_ok(name).then(|| StateRef { name: name.to_owned(), closed })
+    state_name_ok(name).then(|| StateRef {
+        name: name.to_owned(),
+        closed,
+    })
 }
 
 /// Reads one `lifecycle_transition` string. Never fails: text that is not a
 /// path is a [`Transition::Label`].
 pub fn parse(text: &str) -> Transition {
-    let label = || Transition::Label { text: text.trim().to_owned() };
+    let label = || Transition::Label {
+        text: text.trim().to_owned(),
+    };
     let parts: Vec<&str> = text.split("->").collect();
     if parts.len() < 2 {
         return label();
@@ -148,8 +164,21 @@ pub struct Lifecycle {
 }
 
 fn mermaid_id(text: &str, taken: &[String]) -> String {
-    let base: String = text.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
-    let base = if base.starts_with(|c: char| c.is_ascii_alphabetic()) { base } else { format!("s_{base}") };
+    let base: String = text
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let base = if base.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        base
+    } else {
+        format!("s_{base}")
+    };
     let mut id = base.clone();
     let mut n = 2;
     while taken.contains(&id) {
@@ -166,7 +195,12 @@ impl Lifecycle {
     /// Builds the graph from `(structure key, lifecycle_transition)` pairs in
     /// spec order.
     pub fn build<'a>(transitions: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
-        let mut g = Lifecycle { group_id: Self::GROUP_ID, states: Vec::new(), edges: Vec::new(), labels: Vec::new() };
+        let mut g = Lifecycle {
+            group_id: Self::GROUP_ID,
+            states: Vec::new(),
+            edges: Vec::new(),
+            labels: Vec::new(),
+        };
         let mut taken: Vec<String> = vec![Self::GROUP_ID.to_owned()];
         for (key, text) in transitions {
             match parse(text) {
@@ -184,7 +218,12 @@ impl Lifecycle {
                                     let id = mermaid_id(&s.name, &taken);
                                     taken.push(id.clone());
                                     let terminal = s.closed || s.name == CLOSED;
-                                    g.states.push(State { id: id.clone(), name: s.name.clone(), terminal, entry: false });
+                                    g.states.push(State {
+                                        id: id.clone(),
+                                        name: s.name.clone(),
+                                        terminal,
+                                        entry: false,
+                                    });
                                     id
                                 }
                             };
@@ -198,7 +237,11 @@ impl Lifecycle {
                                 match g.edges.iter_mut().find(|e| &e.from == from && &e.to == to) {
                                     Some(e) if e.structures.iter().any(|k| k == key) => {}
                                     Some(e) => e.structures.push(key.to_owned()),
-                                    None => g.edges.push(Edge { from: from.clone(), to: to.clone(), structures: vec![key.to_owned()] }),
+                                    None => g.edges.push(Edge {
+                                        from: from.clone(),
+                                        to: to.clone(),
+                                        structures: vec![key.to_owned()],
+                                    }),
                                 }
                             }
                         }
@@ -209,7 +252,11 @@ impl Lifecycle {
                     None => {
                         let id = mermaid_id(&text, &taken);
                         taken.push(id.clone());
-                        g.labels.push(Label { id, text, structures: vec![key.to_owned()] });
+                        g.labels.push(Label {
+                            id,
+                            text,
+                            structures: vec![key.to_owned()],
+                        });
                     }
                 },
             }
@@ -227,7 +274,10 @@ mod tests {
     use super::*;
 
     fn st(name: &str, closed: bool) -> StateRef {
-        StateRef { name: name.to_owned(), closed }
+        StateRef {
+            name: name.to_owned(),
+            closed,
+        }
     }
 
     #[test]
@@ -235,7 +285,12 @@ mod tests {
         assert_eq!(
             parse("open -> acknowledged -> running -> closed"),
             Transition::Path {
-                steps: vec![vec![st("open", false)], vec![st("acknowledged", false)], vec![st("running", false)], vec![st("closed", false)]]
+                steps: vec![
+                    vec![st("open", false)],
+                    vec![st("acknowledged", false)],
+                    vec![st("running", false)],
+                    vec![st("closed", false)]
+                ]
             }
         );
     }
@@ -244,30 +299,77 @@ mod tests {
     fn alternatives_and_the_closed_qualifier() {
         assert_eq!(
             parse("running/claimed -> resolved (closed)"),
-            Transition::Path { steps: vec![vec![st("running", false), st("claimed", false)], vec![st("resolved", true)]] }
+            Transition::Path {
+                steps: vec![
+                    vec![st("running", false), st("claimed", false)],
+                    vec![st("resolved", true)]
+                ]
+            }
         );
         assert_eq!(
             parse("open/claimed -> no-action (closed)"),
-            Transition::Path { steps: vec![vec![st("open", false), st("claimed", false)], vec![st("no-action", true)]] }
+            Transition::Path {
+                steps: vec![
+                    vec![st("open", false), st("claimed", false)],
+                    vec![st("no-action", true)]
+                ]
+            }
         );
     }
 
     #[test]
     fn edges_of_a_path_run_from_every_alternative() {
-        let pairs = |t: &str| -> Vec<String> { parse(t).edges().into_iter().map(|(a, b)| format!("{a}>{b}")).collect() };
-        assert_eq!(pairs("open -> acknowledged -> running"), vec!["open>acknowledged", "acknowledged>running"]);
-        assert_eq!(pairs("open/claimed -> declined (closed)"), vec!["open>declined", "claimed>declined"]);
+        let pairs = |t: &str| -> Vec<String> {
+            parse(t)
+                .edges()
+                .into_iter()
+                .map(|(a, b)| format!("{a}>{b}"))
+                .collect()
+        };
+        assert_eq!(
+            pairs("open -> acknowledged -> running"),
+            vec!["open>acknowledged", "acknowledged>running"]
+        );
+        assert_eq!(
+            pairs("open/claimed -> declined (closed)"),
+            vec!["open>declined", "claimed>declined"]
+        );
         assert!(pairs("telemetry").is_empty());
     }
 
     #[test]
     fn text_that_is_not_a_path_is_a_label() {
-        for text in ["nudged", "directive", "in-flight execution", "telemetry", "subagent-relay"] {
-            assert_eq!(parse(text), Transition::Label { text: text.to_owned() }, "{text}");
+        for text in [
+            "nudged",
+            "directive",
+            "in-flight execution",
+            "telemetry",
+            "subagent-relay",
+        ] {
+            assert_eq!(
+                parse(text),
+                Transition::Label {
+                    text: text.to_owned()
+                },
+                "{text}"
+            );
         }
         // Fail closed: a path we cannot read in full draws no edge at all.
-        for text in ["open -> ", "open -> done (maybe)", "open -> Running", "a -> b c", "-> open", "a//b -> c"] {
-            assert_eq!(parse(text), Transition::Label { text: text.trim().to_owned() }, "{text}");
+        for text in [
+            "open -> ",
+            "open -> done (maybe)",
+            "open -> Running",
+            "a -> b c",
+            "-> open",
+            "a//b -> c",
+        ] {
+            assert_eq!(
+                parse(text),
+                Transition::Label {
+                    text: text.trim().to_owned()
+                },
+                "{text}"
+            );
         }
     }
 
@@ -281,8 +383,11 @@ mod tests {
             ("nudge", "nudged"),
             ("tool_call", "in-flight execution"),
         ]);
-        let names: Vec<(&str, &str, bool, bool)> =
-            g.states.iter().map(|s| (s.id.as_str(), s.name.as_str(), s.entry, s.terminal)).collect();
+        let names: Vec<(&str, &str, bool, bool)> = g
+            .states
+            .iter()
+            .map(|s| (s.id.as_str(), s.name.as_str(), s.entry, s.terminal))
+            .collect();
         assert_eq!(
             names,
             vec![
@@ -295,8 +400,11 @@ mod tests {
                 ("no_action", "no-action", false, true),
             ]
         );
-        let edges: Vec<(&str, &str, String)> =
-            g.edges.iter().map(|e| (e.from.as_str(), e.to.as_str(), e.structures.join(","))).collect();
+        let edges: Vec<(&str, &str, String)> = g
+            .edges
+            .iter()
+            .map(|e| (e.from.as_str(), e.to.as_str(), e.structures.join(",")))
+            .collect();
         assert_eq!(
             edges,
             vec![
@@ -309,8 +417,18 @@ mod tests {
                 ("claimed", "no_action", "no_action".to_owned()),
             ]
         );
-        let labels: Vec<(&str, &str)> = g.labels.iter().map(|l| (l.id.as_str(), l.text.as_str())).collect();
-        assert_eq!(labels, vec![("nudged", "nudged"), ("in_flight_execution", "in-flight execution")]);
+        let labels: Vec<(&str, &str)> = g
+            .labels
+            .iter()
+            .map(|l| (l.id.as_str(), l.text.as_str()))
+            .collect();
+        assert_eq!(
+            labels,
+            vec![
+                ("nudged", "nudged"),
+                ("in_flight_execution", "in-flight execution")
+            ]
+        );
     }
 
     #[test]
@@ -321,8 +439,22 @@ mod tests {
             ("c", "no action"),
             ("d", "not a transition"),
         ]);
-        let ids: Vec<&str> = g.states.iter().map(|s| s.id.as_str()).chain(g.labels.iter().map(|l| l.id.as_str())).collect();
-        assert_eq!(ids, vec!["no_action", "no_action_2", "s_1st", "no_action_3", "not_a_transition_2"]);
+        let ids: Vec<&str> = g
+            .states
+            .iter()
+            .map(|s| s.id.as_str())
+            .chain(g.labels.iter().map(|l| l.id.as_str()))
+            .collect();
+        assert_eq!(
+            ids,
+            vec![
+                "no_action",
+                "no_action_2",
+                "s_1st",
+                "no_action_3",
+                "not_a_transition_2"
+            ]
+        );
     }
 
     #[test]

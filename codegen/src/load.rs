@@ -13,7 +13,9 @@ use serde_json::Value;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::locate::{child, PositionIndex};
-use crate::model::{Binding, DirectivesFile, LoopsFile, OpsFile, Pattern, PatternsFile, Structure, StructuresFile};
+use crate::model::{
+    Binding, DirectivesFile, LoopsFile, OpsFile, Pattern, PatternsFile, Structure, StructuresFile,
+};
 
 /// File name of the owner's structures inside the spec directory.
 pub const STRUCTURES_FILE: &str = "structures.json";
@@ -52,6 +54,9 @@ pub struct Spec {
     directives_pos: PositionIndex,
     loops_pos: PositionIndex,
     ops_pos: PositionIndex,
+    /// Faults the loader found that do not stop the other checks (a key that
+    /// occurs twice in an object); [`crate::check::check_spec`] reports them.
+    pub load_findings: Vec<Diagnostic>,
 }
 
 /// Which spec file a diagnostic is about.
@@ -102,7 +107,15 @@ impl Spec {
         pointer: &str,
         message: impl Into<String>,
     ) -> Diagnostic {
-        make_diag(&self.dir, self.positions(file), severity, code, file.name(), pointer, message.into())
+        make_diag(
+            &self.dir,
+            self.positions(file),
+            severity,
+            code,
+            file.name(),
+            pointer,
+            message.into(),
+        )
     }
 }
 
@@ -160,32 +173,59 @@ fn make_diag(
 /// pointer and line:column.
 pub fn load(dir: &Path) -> Result<Spec, Vec<Diagnostic>> {
     let mut diags = Vec::new();
-    let s = read_file(dir, STRUCTURES_FILE, &mut diags);
-    let p = read_file(dir, PATTERNS_FILE, &mut diags);
-    let d = read_file(dir, DIRECTIVES_FILE, &mut diags);
-    let l = dir.join(LOOPS_FILE).exists().then(|| read_file(dir, LOOPS_FILE, &mut diags)).flatten();
-    let loops = l.as_ref().and_then(|(_, idx, v)| deserialize_at::<LoopsFile>(dir, LOOPS_FILE, idx, v, "", &mut diags));
+    let mut dups = Vec::new();
+    let s = read_file(dir, STRUCTURES_FILE, &mut diags, &mut dups);
+    let p = read_file(dir, PATTERNS_FILE, &mut diags, &mut dups);
+    let d = read_file(dir, DIRECTIVES_FILE, &mut diags, &mut dups);
+    let l = dir
+        .join(LOOPS_FILE)
+        .exists()
+        .then(|| read_file(dir, LOOPS_FILE, &mut diags, &mut dups))
+        .flatten();
+    let loops = l.as_ref().and_then(|(_, idx, v)| {
+        deserialize_at::<LoopsFile>(dir, LOOPS_FILE, idx, v, "", &mut diags)
+    });
     let loops_pos = l.map(|(_, idx, _)| idx).unwrap_or_default();
-    let o = dir.join(OPS_FILE).exists().then(|| read_file(dir, OPS_FILE, &mut diags)).flatten();
+    let o = dir
+        .join(OPS_FILE)
+        .exists()
+        .then(|| read_file(dir, OPS_FILE, &mut diags, &mut dups))
+        .flatten();
     let ops = o.as_ref().and_then(|(_, idx, v)| {
         let top = validate_top::<OpsFile>(dir, OPS_FILE, idx, v, &["ops"], &mut diags);
-        let entries = validate_entries::<crate::model::Op>(dir, OPS_FILE, idx, v, "ops", &mut diags);
+        let entries =
+            validate_entries::<crate::model::Op>(dir, OPS_FILE, idx, v, "ops", &mut diags);
         let mut top = top?;
         top.ops = entries?;
         Some(top)
     });
     let ops_pos = o.map(|(_, idx, _)| idx).unwrap_or_default();
-    let directives = d
-        .as_ref()
-        .and_then(|(_, idx, v)| deserialize_at::<DirectivesFile>(dir, DIRECTIVES_FILE, idx, v, "", &mut diags));
+    let directives = d.as_ref().and_then(|(_, idx, v)| {
+        deserialize_at::<DirectivesFile>(dir, DIRECTIVES_FILE, idx, v, "", &mut diags)
+    });
     let structures = s.as_ref().and_then(|(text, idx, v)| {
-        let top = validate_top::<StructuresFile>(dir, STRUCTURES_FILE, idx, v, &["structures"], &mut diags);
-        let entries = validate_entries::<Structure>(dir, STRUCTURES_FILE, idx, v, "structures", &mut diags);
+        let top = validate_top::<StructuresFile>(
+            dir,
+            STRUCTURES_FILE,
+            idx,
+            v,
+            &["structures"],
+            &mut diags,
+        );
+        let entries =
+            validate_entries::<Structure>(dir, STRUCTURES_FILE, idx, v, "structures", &mut diags);
         let _ = text;
         Some((top?, entries?))
     });
     let patterns = p.as_ref().and_then(|(_, idx, v)| {
-        let top = validate_top::<PatternsFile>(dir, PATTERNS_FILE, idx, v, &["patterns", "bindings"], &mut diags);
+        let top = validate_top::<PatternsFile>(
+            dir,
+            PATTERNS_FILE,
+            idx,
+            v,
+            &["patterns", "bindings"],
+            &mut diags,
+        );
         let pats = validate_entries::<Pattern>(dir, PATTERNS_FILE, idx, v, "patterns", &mut diags);
         let binds = validate_entries::<Binding>(dir, PATTERNS_FILE, idx, v, "bindings", &mut diags);
         Some((top?, pats?, binds?))
@@ -198,11 +238,15 @@ pub fn load(dir: &Path) -> Result<Spec, Vec<Diagnostic>> {
             Some((mut sf, se)),
             Some((mut pf, pe, be)),
             Some(directives),
-        ) if diags.is_empty() =>
-        {
+        ) if diags.is_empty() => {
             sf.structures = se;
             pf.patterns = pe;
             pf.bindings = be;
+            expand_free_text(dir, &ppos, &mut pf, &mut diags);
+            if !diags.is_empty() {
+                diags.extend(dups);
+                return Err(diags);
+            }
             Ok(Spec {
                 dir: dir.to_owned(),
                 structures: sf,
@@ -217,13 +261,70 @@ pub fn load(dir: &Path) -> Result<Spec, Vec<Diagnostic>> {
                 directives_pos: dpos,
                 loops_pos,
                 ops_pos,
+                load_findings: dups,
             })
         }
-        _ => Err(diags),
+        _ => {
+            diags.extend(dups);
+            Err(diags)
+        }
     }
 }
 
-fn read_file(dir: &Path, name: &str, diags: &mut Vec<Diagnostic>) -> Option<(String, PositionIndex, Value)> {
+/// Writes the body of every free-text group (`runs_until`, see
+/// [`crate::free_text`]) into its pattern, so the later stages see only the
+/// expansion.
+fn expand_free_text(
+    dir: &Path,
+    idx: &PositionIndex,
+    pf: &mut PatternsFile,
+    diags: &mut Vec<Diagnostic>,
+) {
+    for (key, p) in &mut pf.patterns {
+        let groups: Vec<(String, Vec<String>, bool)> = p
+            .groups
+            .iter()
+            .filter_map(|(g, gr)| {
+                gr.runs_until
+                    .clone()
+                    .map(|r| (g.clone(), r, gr.ty == crate::model::GroupType::String))
+            })
+            .collect();
+        let base = child(&child("/patterns", key), "groups");
+        for (name, list, is_string) in groups {
+            let ptr = child(&child(&base, &name), "runs_until");
+            let problem = if !is_string {
+                Some(format!("group `{name}` has `runs_until` but is not of type `string`: only free text runs until a stop"))
+            } else {
+                match crate::free_text::expand_pattern(&p.pattern, &name, &list) {
+                    Ok(expanded) => {
+                        p.pattern = expanded;
+                        None
+                    }
+                    Err(e) => Some(e),
+                }
+            };
+            if let Some(message) = problem {
+                diags.push(make_diag(
+                    dir,
+                    idx,
+                    Severity::Error,
+                    "runs-until",
+                    PATTERNS_FILE,
+                    &ptr,
+                    message,
+                ));
+            }
+        }
+    }
+}
+
+fn read_file(
+    dir: &Path,
+    name: &str,
+    diags: &mut Vec<Diagnostic>,
+    dups: &mut Vec<Diagnostic>,
+) -> Option<(String, PositionIndex, Value)> {
     let path = dir.join(name);
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
@@ -244,6 +345,24 @@ fn read_file(dir: &Path, name: &str, diags: &mut Vec<Diagnostic>) -> Option<(Str
     match serde_json::from_str::<Value>(&text) {
         Ok(v) => {
             let idx = PositionIndex::new(&text);
+            for (pointer, (line, column)) in idx.duplicate_keys() {
+                let key = pointer
+                    .rsplit('/')
+                    .next()
+                    .unwrap_or_default()
+                    .replace("~1", "/")
+                    .replace("~0", "~");
+                dups.push(Diagnostic {
+                    severity: Severity::Error,
+                    code: "duplicate-key",
+                    file: display_path(dir, name),
+                    pointer,
+                    line,
+                    column,
+                    message: format!("the key `{key}` occurs twice in this object: a JSON reader keeps one of them without a word"),
+                    hint: Some("remove one of them, or merge them".to_owned()),
+                });
+            }
             Some((text, idx, v))
         }
         Err(e) => {
@@ -284,7 +403,15 @@ fn deserialize_at<T: DeserializeOwned>(
                 }
             }
             let msg = e.into_inner().to_string();
-            diags.push(make_diag(dir, idx, Severity::Error, "spec-shape", file, &ptr, format!("does not fit the spec model: {msg}")));
+            diags.push(make_diag(
+                dir,
+                idx,
+                Severity::Error,
+                "spec-shape",
+                file,
+                &ptr,
+                format!("does not fit the spec model: {msg}"),
+            ));
             None
         }
     }

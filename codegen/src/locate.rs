@@ -14,6 +14,7 @@ pub struct PositionIndex {
     starts: HashMap<String, usize>,
     line_starts: Vec<usize>,
     text: String,
+    duplicates: Vec<(String, usize)>,
 }
 
 impl PositionIndex {
@@ -25,10 +26,27 @@ impl PositionIndex {
                 .chain(text.match_indices('\n').map(|(i, _)| i + 1))
                 .collect(),
             text: text.to_owned(),
+            duplicates: Vec::new(),
         };
-        let mut walker = Walker { bytes: text.as_bytes(), pos: 0, text };
+        let mut walker = Walker {
+            bytes: text.as_bytes(),
+            pos: 0,
+            text,
+            duplicates: Vec::new(),
+        };
         walker.value(String::new(), &mut idx.starts);
+        idx.duplicates = walker.duplicates;
         idx
+    }
+
+    /// Every key that occurs a second time in its object (a JSON reader
+    /// keeps one of the values silently), in text order: the pointer of the
+    /// member and the (line, column) of the repeated key.
+    pub fn duplicate_keys(&self) -> Vec<(String, (usize, usize))> {
+        self.duplicates
+            .iter()
+            .map(|(p, o)| (p.clone(), self.offset_line_col(*o)))
+            .collect()
     }
 
     /// 1-based (line, column) of the value at `pointer`; column counts
@@ -53,7 +71,9 @@ impl PositionIndex {
     /// they stand for. Falls back to [`Self::line_col`] when `pointer` is not
     /// a string value.
     pub fn string_char_line_col(&self, pointer: &str, index: usize) -> (usize, usize) {
-        let Some(&start) = self.starts.get(pointer) else { return self.line_col(pointer) };
+        let Some(&start) = self.starts.get(pointer) else {
+            return self.line_col(pointer);
+        };
         let raw = &self.text[start..];
         if !raw.starts_with('"') {
             return self.line_col(pointer);
@@ -68,10 +88,14 @@ impl PositionIndex {
             if c == '\\' {
                 let escaped = chars.next().map(|(_, e)| e);
                 if escaped == Some('u') {
-                    let hex: String = (0..4).filter_map(|_| chars.next().map(|(_, h)| h)).collect();
+                    let hex: String = (0..4)
+                        .filter_map(|_| chars.next().map(|(_, h)| h))
+                        .collect();
                     // A high surrogate is one character with the low one after it.
-                    let high = u32::from_str_radix(&hex, 16).is_ok_and(|v| (0xD800..0xDC00).contains(&v));
-                    if high && raw[chars.peek().map_or(raw.len(), |&(j, _)| j)..].starts_with("\\u") {
+                    let high =
+                        u32::from_str_radix(&hex, 16).is_ok_and(|v| (0xD800..0xDC00).contains(&v));
+                    if high && raw[chars.peek().map_or(raw.len(), |&(j, _)| j)..].starts_with("\\u")
+                    {
                         (0..6).for_each(|_| {
                             chars.next();
                         });
@@ -87,7 +111,10 @@ impl PositionIndex {
     pub fn offset_line_col(&self, offset: usize) -> (usize, usize) {
         let line = self.line_starts.partition_point(|&s| s <= offset).max(1);
         let start = self.line_starts[line - 1];
-        let column = self.text[start..offset.min(self.text.len())].chars().count() + 1;
+        let column = self.text[start..offset.min(self.text.len())]
+            .chars()
+            .count()
+            + 1;
         (line, column)
     }
 }
@@ -106,11 +133,14 @@ struct Walker<'a> {
     bytes: &'a [u8],
     text: &'a str,
     pos: usize,
+    duplicates: Vec<(String, usize)>,
 }
 
 impl Walker<'_> {
     fn ws(&mut self) {
-        while self.pos < self.bytes.len() && matches!(self.bytes[self.pos], b' ' | b'\t' | b'\n' | b'\r') {
+        while self.pos < self.bytes.len()
+            && matches!(self.bytes[self.pos], b' ' | b'\t' | b'\n' | b'\r')
+        {
             self.pos += 1;
         }
     }
@@ -126,6 +156,7 @@ impl Walker<'_> {
         match self.peek() {
             Some(b'{') => {
                 self.pos += 1;
+                let mut keys = std::collections::HashSet::new();
                 loop {
                     self.ws();
                     match self.peek() {
@@ -139,8 +170,11 @@ impl Walker<'_> {
                             if !self.string() {
                                 return false;
                             }
-                            let key: String =
-                                serde_json::from_str(&self.text[start..self.pos]).unwrap_or_default();
+                            let key: String = serde_json::from_str(&self.text[start..self.pos])
+                                .unwrap_or_default();
+                            if !keys.insert(key.clone()) {
+                                self.duplicates.push((child(&pointer, &key), start));
+                            }
                             self.ws();
                             if self.peek() != Some(b':') {
                                 return false;
@@ -178,7 +212,10 @@ impl Walker<'_> {
             Some(b'"') => self.string(),
             Some(_) => {
                 while self.pos < self.bytes.len()
-                    && !matches!(self.bytes[self.pos], b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
+                    && !matches!(
+                        self.bytes[self.pos],
+                        b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'
+                    )
                 {
                     self.pos += 1;
                 }
@@ -236,6 +273,13 @@ mod tests {
         assert_eq!(idx.string_char_line_col("/a", 5), (1, 19));
         assert_eq!(idx.string_char_line_col("/a", 6), (1, 31));
         assert_eq!(idx.string_char_line_col("/missing", 3), (1, 1));
+    }
+
+    #[test]
+    fn finds_duplicate_keys() {
+        let idx =
+            PositionIndex::new("{\"a\": {\"b\": 1,\n \"b\": 2}, \"c\": [{\"b\": 1}, {\"b\": 2}]}");
+        assert_eq!(idx.duplicate_keys(), vec![("/a/b".to_owned(), (2, 2))]);
     }
 
     #[test]

@@ -66,29 +66,52 @@ fn is_closed(s: &lifecycle::StateRef) -> bool {
 
 /// Every problem of `loops.json` against the structures, each located.
 pub fn check(spec: &Spec) -> Vec<Diagnostic> {
-    let Some(loops) = &spec.loops else { return Vec::new() };
+    let Some(loops) = &spec.loops else {
+        return Vec::new();
+    };
     let mut out = Vec::new();
     let structures = &spec.structures.structures;
     let err = |out: &mut Vec<Diagnostic>, code: &'static str, pointer: String, message: String| {
         out.push(spec.diag(Severity::Error, code, L, &pointer, message));
     };
     let fields_of = |key: &str| -> Option<(Vec<String>, Vec<String>)> {
-        structures.get(key).map(|s| (s.required_fields.clone(), s.optional_fields.clone()))
+        structures
+            .get(key)
+            .map(|s| (s.required_fields.clone(), s.optional_fields.clone()))
     };
-    for (pointer, key) in [("/opened_by", &loops.opened_by), ("/claimed_by", &loops.claimed_by), ("/nudge/structure", &loops.nudge.structure)] {
+    for (pointer, key) in [
+        ("/opened_by", &loops.opened_by),
+        ("/claimed_by", &loops.claimed_by),
+        ("/nudge/structure", &loops.nudge.structure),
+    ] {
         if !structures.contains_key(key) {
-            err(&mut out, "unknown-structure", pointer.to_owned(), format!("`{key}` is not a structure of structures.json"));
+            err(
+                &mut out,
+                "unknown-structure",
+                pointer.to_owned(),
+                format!("`{key}` is not a structure of structures.json"),
+            );
         }
     }
     for key in [&loops.opened_by, &loops.claimed_by] {
         if !loops.loop_id.contains_key(key) {
-            err(&mut out, "loop-id-missing", "/loop_id".to_owned(), format!("`{key}` needs the field of its loop id in /loop_id"));
+            err(
+                &mut out,
+                "loop-id-missing",
+                "/loop_id".to_owned(),
+                format!("`{key}` needs the field of its loop id in /loop_id"),
+            );
         }
     }
     for (key, field) in &loops.loop_id {
         let pointer = child("/loop_id", key);
         let Some((required, _)) = fields_of(key) else {
-            err(&mut out, "unknown-structure", pointer, format!("`{key}` is not a structure of structures.json"));
+            err(
+                &mut out,
+                "unknown-structure",
+                pointer,
+                format!("`{key}` is not a structure of structures.json"),
+            );
             continue;
         };
         if !required.contains(field) {
@@ -101,30 +124,60 @@ pub fn check(spec: &Spec) -> Vec<Diagnostic> {
         };
         if *key == loops.opened_by {
             if steps < 2 {
-                err(&mut out, "opener-without-path", pointer, format!("the opener `{key}`'s lifecycle_transition is no path (`a -> b …`)"));
+                err(
+                    &mut out,
+                    "opener-without-path",
+                    pointer,
+                    format!("the opener `{key}`'s lifecycle_transition is no path (`a -> b …`)"),
+                );
             }
-        } else if steps != 2 || matches!(&transition, Transition::Path { steps } if steps[1].len() != 1) {
+        } else if steps != 2
+            || matches!(&transition, Transition::Path { steps } if steps[1].len() != 1)
+        {
             let message = format!("`{key}` moves a loop, so its lifecycle_transition must be one move `a/b -> c`, not `{}`", structures[key].lifecycle_transition);
             err(&mut out, "move-not-one-step", pointer, message);
         }
     }
     if let Some((required, optional)) = fields_of(&loops.nudge.structure) {
-        let roles = [("loop_id", &loops.nudge.loop_id), ("count", &loops.nudge.count), ("max", &loops.nudge.max), ("deadline", &loops.nudge.deadline)];
+        let roles = [
+            ("loop_id", &loops.nudge.loop_id),
+            ("count", &loops.nudge.count),
+            ("max", &loops.nudge.max),
+            ("deadline", &loops.nudge.deadline),
+        ];
         for (role, field) in roles {
             if !required.contains(field) {
-                let message = format!("`{field}` is not a required field of `{}`", loops.nudge.structure);
-                err(&mut out, "nudge-role-not-required", format!("/nudge/{role}"), message);
+                let message = format!(
+                    "`{field}` is not a required field of `{}`",
+                    loops.nudge.structure
+                );
+                err(
+                    &mut out,
+                    "nudge-role-not-required",
+                    format!("/nudge/{role}"),
+                    message,
+                );
             }
         }
         let played: Vec<&String> = roles.iter().map(|(_, f)| *f).collect();
         for f in required.iter().filter(|f| !played.contains(f)) {
             let message = format!("the required field `{f}` of `{}` plays no part: the tracker could not write a nudge", loops.nudge.structure);
-            err(&mut out, "nudge-field-without-role", "/nudge".to_owned(), message);
+            err(
+                &mut out,
+                "nudge-field-without-role",
+                "/nudge".to_owned(),
+                message,
+            );
         }
         let _ = optional;
     }
     if loops.sla.max_nudges == 0 || loops.sla.nudge_every_minutes == 0 {
-        err(&mut out, "sla-zero", "/sla".to_owned(), "max_nudges and nudge_every_minutes must be at least 1".to_owned());
+        err(
+            &mut out,
+            "sla-zero",
+            "/sla".to_owned(),
+            "max_nudges and nudge_every_minutes must be at least 1".to_owned(),
+        );
     }
     out
 }
@@ -145,20 +198,39 @@ pub fn lower(spec: &Spec) -> Option<MachineIr> {
             closed_states.push(s.name.clone());
         }
     };
-    let Transition::Path { steps } = lifecycle::parse(&structures.get(&loops.opened_by)?.lifecycle_transition) else { return None };
+    let Transition::Path { steps } =
+        lifecycle::parse(&structures.get(&loops.opened_by)?.lifecycle_transition)
+    else {
+        return None;
+    };
     let initial = steps.first()?.first()?.name.clone();
     for s in steps.iter().flatten() {
         note(s, &mut states);
     }
     let mut rules = Vec::new();
     for key in loops.loop_id.keys().filter(|k| **k != loops.opened_by) {
-        let Some(st) = structures.get(key) else { continue };
-        let Transition::Path { steps } = lifecycle::parse(&st.lifecycle_transition) else { continue };
-        let Some(to) = steps.get(1).and_then(|s| s.first()).filter(|_| steps.len() == 2) else { continue };
+        let Some(st) = structures.get(key) else {
+            continue;
+        };
+        let Transition::Path { steps } = lifecycle::parse(&st.lifecycle_transition) else {
+            continue;
+        };
+        let Some(to) = steps
+            .get(1)
+            .and_then(|s| s.first())
+            .filter(|_| steps.len() == 2)
+        else {
+            continue;
+        };
         for s in steps.iter().flatten() {
             note(s, &mut states);
         }
-        rules.push(RuleIr { structure: key.clone(), from: steps[0].iter().map(|s| s.name.clone()).collect(), to: to.name.clone(), closes: is_closed(to) });
+        rules.push(RuleIr {
+            structure: key.clone(),
+            from: steps[0].iter().map(|s| s.name.clone()).collect(),
+            to: to.name.clone(),
+            closes: is_closed(to),
+        });
     }
     Some(MachineIr {
         opener: loops.opened_by.clone(),
@@ -167,7 +239,11 @@ pub fn lower(spec: &Spec) -> Option<MachineIr> {
         states,
         closed_states,
         rules,
-        ids: loops.loop_id.iter().map(|(k, f)| (k.clone(), f.clone())).collect(),
+        ids: loops
+            .loop_id
+            .iter()
+            .map(|(k, f)| (k.clone(), f.clone()))
+            .collect(),
         nudge: loops.nudge.clone(),
         sla: loops.sla.clone(),
     })

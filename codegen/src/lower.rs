@@ -202,10 +202,11 @@ pub struct SentenceIr {
     pub head: String,
     /// When the scan pattern ends in a named group with no groups inside
     /// (a free-text tail such as a work order's body): `(group, pattern
-    /// before it, the group's inner pattern)`, flags inline on both. The
-    /// scanner then runs the capture engine on the short part only and
-    /// finds the tail's end from there (see `runtime::scan`).
-    pub tail_split: Option<(String, String, String)>,
+    /// before it, the group's inner pattern, whether the free-text trailer
+    /// follows it)`, flags inline on both. The scanner then runs the capture
+    /// engine on the short part only and finds the tail's end from there
+    /// (see `runtime::scan`).
+    pub tail_split: Option<(String, String, String, bool)>,
     /// The binding's `quotes_brackets`.
     pub quotes_brackets: bool,
     /// The spec entry `/structures/<key>` as written, pretty-printed JSON.
@@ -215,7 +216,9 @@ pub struct SentenceIr {
 impl SentenceIr {
     /// The field a group fills, if any.
     pub fn field_of_group(&self, group: &str) -> Option<&FieldIr> {
-        self.fields.iter().find(|f| f.groups.iter().any(|g| g == group))
+        self.fields
+            .iter()
+            .find(|f| f.groups.iter().any(|g| g == group))
     }
 }
 
@@ -246,7 +249,9 @@ pub fn lower(spec: &Spec) -> Model {
         let analysis = pattern::analyze(&p.pattern, &p.flags).unwrap_or_default();
         let mut groups = Vec::new();
         for ng in &analysis.groups {
-            let Some(g) = p.groups.get(&ng.name) else { continue };
+            let Some(g) = p.groups.get(&ng.name) else {
+                continue;
+            };
             let enum_name = (g.ty == GroupType::Enum).then(|| ident::rust_item_type(&ng.name));
             if let Some(name) = &enum_name {
                 if !enums.iter().any(|e| &e.name == name) {
@@ -293,18 +298,33 @@ pub fn lower(spec: &Spec) -> Model {
     let mut sentences = Vec::new();
     for (key, s) in &spec.structures.structures {
         let pkey = bound_pattern(spec, key).to_owned();
-        let Some(pir) = patterns.iter().find(|p| p.key == pkey) else { continue };
+        let Some(pir) = patterns.iter().find(|p| p.key == pkey) else {
+            continue;
+        };
         let p = &spec.patterns.patterns[&pkey];
         let analysis = pattern::analyze(&p.pattern, &p.flags).unwrap_or_default();
         let binding = spec.patterns.bindings.get(key);
-        let fixed: Vec<(String, String)> =
-            binding.map(|b| b.fixed.iter().map(|(k, v)| (k.clone(), v.clone())).collect()).unwrap_or_default();
-        let all_fields = s.required_fields.iter().map(|f| (f, true)).chain(s.optional_fields.iter().map(|f| (f, false)));
+        let fixed: Vec<(String, String)> = binding
+            .map(|b| {
+                b.fixed
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let all_fields = s
+            .required_fields
+            .iter()
+            .map(|f| (f, true))
+            .chain(s.optional_fields.iter().map(|f| (f, false)));
         let mut fields = Vec::new();
         let mut omitted = Vec::new();
         for (fname, required) in all_fields {
-            let groups: Vec<&GroupIr> =
-                pir.groups.iter().filter(|g| &g.field == fname && !fixed.iter().any(|(fg, _)| fg == &g.name)).collect();
+            let groups: Vec<&GroupIr> = pir
+                .groups
+                .iter()
+                .filter(|g| &g.field == fname && !fixed.iter().any(|(fg, _)| fg == &g.name))
+                .collect();
             let Some(first) = groups.first() else {
                 omitted.push(fname.clone());
                 continue;
@@ -334,7 +354,10 @@ pub fn lower(spec: &Spec) -> Model {
         let unbound_groups = pir
             .groups
             .iter()
-            .filter(|g| !fixed.iter().any(|(fg, _)| fg == &g.name) && !fields.iter().any(|f| f.groups.contains(&g.name)))
+            .filter(|g| {
+                !fixed.iter().any(|(fg, _)| fg == &g.name)
+                    && !fields.iter().any(|f| f.groups.contains(&g.name))
+            })
             .map(|g| g.name.clone())
             .collect();
         let pieces = template::parse(&s.template).unwrap_or_default();
@@ -345,10 +368,17 @@ pub fn lower(spec: &Spec) -> Model {
                 Piece::Literal(_) => true,
             })
             .collect();
-        let segments = template::segments(&pieces, |f| fields.iter().any(|x| x.name == f && !x.required));
-        let example_sentence = crate::check::sentence_part(&s.example, &pir.source).unwrap_or_else(|| s.example.clone());
-        let example_captures =
-            p.matches.iter().find(|m| m.text == example_sentence).map(|m| m.captures.clone()).unwrap_or_default();
+        let segments = template::segments(&pieces, |f| {
+            fields.iter().any(|x| x.name == f && !x.required)
+        });
+        let example_sentence = crate::check::sentence_part(&s.example, &pir.source)
+            .unwrap_or_else(|| s.example.clone());
+        let example_captures = p
+            .matches
+            .iter()
+            .find(|m| m.text == example_sentence)
+            .map(|m| m.captures.clone())
+            .unwrap_or_default();
         sentences.push(SentenceIr {
             key: key.clone(),
             type_name: ident::rust_item_type(key),
@@ -374,18 +404,33 @@ pub fn lower(spec: &Spec) -> Model {
             steps: analysis.steps.clone(),
             example_captures,
             scanned: !fields.iter().any(|f| f.ty == FieldTy::JsonObject),
-            scan_source: format!("{}{}", pattern::flag_prefix(&p.flags), pattern::with_fixed_groups(&p.pattern, &fixed)),
+            scan_source: format!(
+                "{}{}",
+                pattern::flag_prefix(&p.flags),
+                pattern::with_fixed_groups(&p.pattern, &fixed)
+            ),
             head: pattern::head(&p.pattern, &fixed),
-            tail_split: pattern::tail_split(&pattern::with_fixed_groups(&p.pattern, &fixed)).map(|(g, before, inner)| {
-                let flags = pattern::flag_prefix(&p.flags);
-                (g, format!("{flags}{before}"), format!("{flags}{inner}"))
-            }),
+            tail_split: pattern::tail_split(&pattern::with_fixed_groups(&p.pattern, &fixed)).map(
+                |(g, before, inner, trailer)| {
+                    let flags = pattern::flag_prefix(&p.flags);
+                    (
+                        g,
+                        format!("{flags}{before}"),
+                        format!("{flags}{inner}"),
+                        trailer,
+                    )
+                },
+            ),
             quotes_brackets: binding.is_some_and(|b| b.quotes_brackets),
             spec_json: entry_json(&spec.structures_text, "structures", key),
             fields,
         });
     }
-    let lifecycle = Lifecycle::build(sentences.iter().map(|s| (s.key.as_str(), s.lifecycle_transition.as_str())));
+    let lifecycle = Lifecycle::build(
+        sentences
+            .iter()
+            .map(|s| (s.key.as_str(), s.lifecycle_transition.as_str())),
+    );
     Model {
         title: spec.structures.title.clone(),
         version: spec.structures.version.clone(),

@@ -78,6 +78,27 @@ pub struct PatternsFile {
     /// enough, keyed by structure key.
     #[serde(default)]
     pub bindings: IndexMap<String, Binding>,
+    /// Lint findings the project knows and has decided on (README, "Known
+    /// inconsistencies of the owner's spec"): each is printed as part of one
+    /// count line instead of on its own, and `--deny-warnings` passes over
+    /// it, so a new finding stands out.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub known_findings: Vec<KnownFinding>,
+}
+
+/// One acknowledged lint finding (`/known_findings/<n>`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct KnownFinding {
+    /// The finding's code, e.g. `optional-field-not-captured`.
+    pub code: String,
+    /// The spec file it is in: `structures.json`, `regex_patterns.json`,
+    /// `directives.json` or `ops.json`.
+    pub file: String,
+    /// Its JSON pointer.
+    pub pointer: String,
+    /// The README decision that settles it, e.g. `P7`.
+    pub decision: String,
 }
 
 /// One regular expression (`/patterns/<key>` in `regex_patterns.json`).
@@ -108,7 +129,9 @@ pub struct Pattern {
 }
 
 /// A regex flag, named as Python's `re` names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Flag {
     /// `^` and `$` match at line boundaries (`re.MULTILINE`, Rust `(?m)`).
@@ -134,6 +157,16 @@ pub struct Group {
     /// groups may fill one field: they must then capture equal text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub field: Option<String>,
+    /// Makes the group a free-text field that runs up to, not including, the
+    /// first of these stop strings, or to the end of the text (an empty list).
+    /// The pattern then holds the group empty at its very end, `(?P<name>)`,
+    /// and the generator writes its body: the field is not empty, neither
+    /// starts nor ends with a blank or line break (trailing ones belong to no
+    /// field), and never holds a stop string. The stop strings are one marker
+    /// and one character each (`[RESULT ` and `[RESULT\t`: the marker
+    /// `[RESULT`); see `codegen/src/free_text.rs`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runs_until: Option<Vec<String>>,
 }
 
 /// The type of a captured value.

@@ -111,7 +111,6 @@ pub struct OpIr {
     pub runnable: bool,
 }
 
-
 /// The lowered catalogue.
 #[derive(Debug, Clone, Serialize)]
 pub struct OpsIr {
@@ -121,14 +120,23 @@ pub struct OpsIr {
     pub aliases: Vec<(String, String)>,
 }
 
-fn err(spec: &Spec, out: &mut Vec<Diagnostic>, file: SpecFile, code: &'static str, pointer: &str, message: String) {
+fn err(
+    spec: &Spec,
+    out: &mut Vec<Diagnostic>,
+    file: SpecFile,
+    code: &'static str,
+    pointer: &str,
+    message: String,
+) {
     out.push(spec.diag(Severity::Error, code, file, pointer, message));
 }
 
 /// Every problem of `ops.json` (and of the directive aliases and shorthands
 /// against it), each located.
 pub fn check(spec: &Spec) -> Vec<Diagnostic> {
-    let Some(file) = &spec.ops else { return Vec::new() };
+    let Some(file) = &spec.ops else {
+        return Vec::new();
+    };
     let mut out = Vec::new();
     let d = &spec.directives;
     let op_re = Regex::new(&format!(r"\A(?:{})\z", d.op_pattern)).ok();
@@ -137,17 +145,41 @@ pub fn check(spec: &Spec) -> Vec<Diagnostic> {
     for (name, op) in &file.ops {
         let base = child("/ops", name);
         if op_re.as_ref().is_some_and(|re| !re.is_match(name)) {
-            err(spec, &mut out, O, "invalid-op", &base, format!("`{name}` does not match the op pattern `{}` of directives.json", d.op_pattern));
+            err(
+                spec,
+                &mut out,
+                O,
+                "invalid-op",
+                &base,
+                format!(
+                    "`{name}` does not match the op pattern `{}` of directives.json",
+                    d.op_pattern
+                ),
+            );
         }
         if d.aliases.contains_key(name) {
             err(spec, &mut out, O, "op-is-alias", &base, format!("`{name}` is also an alias in directives.json: a call of it would run the alias's op"));
         }
         if op.engines.is_empty() {
-            err(spec, &mut out, O, "op-without-engine", &format!("{base}/engines"), format!("`{name}` allows no engine: no call of it could run"));
+            err(
+                spec,
+                &mut out,
+                O,
+                "op-without-engine",
+                &format!("{base}/engines"),
+                format!("`{name}` allows no engine: no call of it could run"),
+            );
         }
         for (i, e) in op.engines.iter().enumerate() {
             if !d.engines.contains_key(e) {
-                err(spec, &mut out, O, "unknown-engine", &format!("{base}/engines/{i}"), format!("engine `{e}` is not declared in /engines of directives.json"));
+                err(
+                    spec,
+                    &mut out,
+                    O,
+                    "unknown-engine",
+                    &format!("{base}/engines/{i}"),
+                    format!("engine `{e}` is not declared in /engines of directives.json"),
+                );
             }
         }
         let mut missing_parts = Vec::new();
@@ -156,38 +188,90 @@ pub fn check(spec: &Spec) -> Vec<Diagnostic> {
                 let ptr = format!("{}/names", child(&format!("{base}/actions/groups"), g));
                 let n = group.names.len() as u64;
                 if n > u64::from(group.count) {
-                    err(spec, &mut out, O, "actions-over-count", &ptr, format!("{n} names for a group of {} actions", group.count));
+                    err(
+                        spec,
+                        &mut out,
+                        O,
+                        "actions-over-count",
+                        &ptr,
+                        format!("{n} names for a group of {} actions", group.count),
+                    );
                 } else if n < u64::from(group.count) {
-                    missing_parts.push((ptr, format!("names {n} of the {} `{g}` actions", group.count)));
+                    missing_parts.push((
+                        ptr,
+                        format!("names {n} of the {} `{g}` actions", group.count),
+                    ));
                 }
             }
         }
         match &op.args {
             None => {
                 if op.missing.is_none() {
-                    err(spec, &mut out, O, "missing-unexplained", &base, format!("`{name}` has no `args`: say what the seeds leave `missing`"));
+                    err(
+                        spec,
+                        &mut out,
+                        O,
+                        "missing-unexplained",
+                        &base,
+                        format!("`{name}` has no `args`: say what the seeds leave `missing`"),
+                    );
                 }
                 if !op.examples.is_empty() {
-                    err(spec, &mut out, O, "examples-without-args", &format!("{base}/examples"), format!("`{name}` has examples but no `args` to check them against"));
+                    err(
+                        spec,
+                        &mut out,
+                        O,
+                        "examples-without-args",
+                        &format!("{base}/examples"),
+                        format!("`{name}` has examples but no `args` to check them against"),
+                    );
                 }
                 let why = op.missing.clone().unwrap_or_default();
-                out.push(spec.diag(Severity::Warning, "op-incomplete", O, &base, format!("`{name}` has no argument schema, so no call of it runs: {why}")));
+                out.push(spec.diag(
+                    Severity::Warning,
+                    "op-incomplete",
+                    O,
+                    &base,
+                    format!("`{name}` has no argument schema, so no call of it runs: {why}"),
+                ));
             }
             Some(args) => {
                 let aptr = format!("{base}/args");
                 if let Err(e) = meta(args) {
                     let at = format!("{aptr}{}", e.instance_path().as_str());
-                    err(spec, &mut out, O, "args-not-schema", &at, format!("not a JSON Schema (draft 2020-12): {e}"));
+                    err(
+                        spec,
+                        &mut out,
+                        O,
+                        "args-not-schema",
+                        &at,
+                        format!("not a JSON Schema (draft 2020-12): {e}"),
+                    );
                     continue;
                 }
                 check_subset(spec, &mut out, &aptr, args, &key_re);
                 match jsonschema::draft202012::new(args) {
-                    Err(e) => err(spec, &mut out, O, "args-not-schema", &aptr, format!("the validator cannot build the schema: {e}")),
+                    Err(e) => err(
+                        spec,
+                        &mut out,
+                        O,
+                        "args-not-schema",
+                        &aptr,
+                        format!("the validator cannot build the schema: {e}"),
+                    ),
                     Ok(v) => {
                         for (i, ex) in op.examples.iter().enumerate() {
                             for e in v.iter_errors(ex) {
-                                let at = format!("{base}/examples/{i}{}", e.instance_path().as_str());
-                                err(spec, &mut out, O, "example-invalid", &at, format!("the example does not fit `{name}`'s args: {e}"));
+                                let at =
+                                    format!("{base}/examples/{i}{}", e.instance_path().as_str());
+                                err(
+                                    spec,
+                                    &mut out,
+                                    O,
+                                    "example-invalid",
+                                    &at,
+                                    format!("the example does not fit `{name}`'s args: {e}"),
+                                );
                             }
                         }
                     }
@@ -196,25 +280,64 @@ pub fn check(spec: &Spec) -> Vec<Diagnostic> {
                     out.push(spec.diag(Severity::Warning, "op-without-examples", O, &base, format!("`{name}` has no example call: nothing shows its schema accepts a real call")));
                 }
                 if let Some(m) = &op.missing {
-                    out.push(spec.diag(Severity::Warning, "op-incomplete", O, &format!("{base}/missing"), format!("`{name}` is marked incomplete, so no call of it runs: {m}")));
+                    out.push(spec.diag(
+                        Severity::Warning,
+                        "op-incomplete",
+                        O,
+                        &format!("{base}/missing"),
+                        format!("`{name}` is marked incomplete, so no call of it runs: {m}"),
+                    ));
                 }
             }
         }
         for (ptr, what) in missing_parts {
-            out.push(spec.diag(Severity::Warning, "op-incomplete", O, &ptr, format!("`{name}` is incomplete, so no call of it runs: the catalogue {what}")));
+            out.push(spec.diag(
+                Severity::Warning,
+                "op-incomplete",
+                O,
+                &ptr,
+                format!("`{name}` is incomplete, so no call of it runs: the catalogue {what}"),
+            ));
         }
     }
     const D: SpecFile = SpecFile::Directives;
     for (alias, target) in &d.aliases {
         if !file.ops.contains_key(target) {
-            err(spec, &mut out, D, "unknown-op", &child("/aliases", alias), format!("alias `{alias}` stands for `{target}`, which is not an op of ops.json"));
+            err(
+                spec,
+                &mut out,
+                D,
+                "unknown-op",
+                &child("/aliases", alias),
+                format!("alias `{alias}` stands for `{target}`, which is not an op of ops.json"),
+            );
         }
     }
     for (k, sh) in &d.shorthands {
         if !file.ops.contains_key(&sh.op) {
-            err(spec, &mut out, D, "unknown-op", &format!("{}/op", child("/shorthands", k)), format!("shorthand `{k}` runs `{}`, which is not an op of ops.json", sh.op));
+            err(
+                spec,
+                &mut out,
+                D,
+                "unknown-op",
+                &format!("{}/op", child("/shorthands", k)),
+                format!(
+                    "shorthand `{k}` runs `{}`, which is not an op of ops.json",
+                    sh.op
+                ),
+            );
         } else if !file.ops[&sh.op].engines.contains(&sh.engine) {
-            err(spec, &mut out, D, "shorthand-engine-not-allowed", &format!("{}/engine", child("/shorthands", k)), format!("shorthand `{k}` runs `{}` on {}, an engine the op does not allow", sh.op, sh.engine));
+            err(
+                spec,
+                &mut out,
+                D,
+                "shorthand-engine-not-allowed",
+                &format!("{}/engine", child("/shorthands", k)),
+                format!(
+                    "shorthand `{k}` runs `{}` on {}, an engine the op does not allow",
+                    sh.op, sh.engine
+                ),
+            );
         }
     }
     out
@@ -231,7 +354,15 @@ fn check_subset(spec: &Spec, out: &mut Vec<Diagnostic>, aptr: &str, args: &Value
     }
     let props = args.get("properties").and_then(Value::as_object);
     if props.is_none() {
-        err(spec, out, O, sub, aptr, "the argument schema must list its keys in `properties` (an empty object for none)".to_owned());
+        err(
+            spec,
+            out,
+            O,
+            sub,
+            aptr,
+            "the argument schema must list its keys in `properties` (an empty object for none)"
+                .to_owned(),
+        );
     }
     let mut names: Vec<(String, String)> = Vec::new();
     for (key, p) in props.into_iter().flatten() {
@@ -245,14 +376,31 @@ fn check_subset(spec: &Spec, out: &mut Vec<Diagnostic>, aptr: &str, args: &Value
         }
         let (r, py) = (ident::rust_field(key), ident::python_field(key));
         if let Some((other, _)) = names.iter().find(|(_, n)| *n == r || *n == py) {
-            err(spec, out, O, sub, &ptr, format!("arguments `{other}` and `{key}` get the same field name"));
+            err(
+                spec,
+                out,
+                O,
+                sub,
+                &ptr,
+                format!("arguments `{other}` and `{key}` get the same field name"),
+            );
         }
         names.push((key.clone(), r));
     }
     if let Some(req) = args.get("required").and_then(Value::as_array) {
         for (i, r) in req.iter().enumerate() {
-            if !r.as_str().is_some_and(|r| props.is_some_and(|p| p.contains_key(r))) {
-                err(spec, out, O, sub, &format!("{aptr}/required/{i}"), format!("required key {r} is not in `properties`"));
+            if !r
+                .as_str()
+                .is_some_and(|r| props.is_some_and(|p| p.contains_key(r)))
+            {
+                err(
+                    spec,
+                    out,
+                    O,
+                    sub,
+                    &format!("{aptr}/required/{i}"),
+                    format!("required key {r} is not in `properties`"),
+                );
             }
         }
     }
@@ -270,12 +418,23 @@ pub fn lower(spec: &Spec) -> Option<OpsIr> {
             let mut missing: Vec<String> = op.missing.iter().cloned().collect();
             for (g, group) in op.actions.iter().flat_map(|a| &a.groups) {
                 if group.names.len() < group.count as usize {
-                    missing.push(format!("The catalogue names {} of the {} `{g}` actions.", group.names.len(), group.count));
+                    missing.push(format!(
+                        "The catalogue names {} of the {} `{g}` actions.",
+                        group.names.len(),
+                        group.count
+                    ));
                 }
             }
             let missing = (!missing.is_empty()).then(|| missing.join(" "));
-            let required: Vec<&str> =
-                op.args.as_ref().and_then(|a| a.get("required")).and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+            let required: Vec<&str> = op
+                .args
+                .as_ref()
+                .and_then(|a| a.get("required"))
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
             let args = op
                 .args
                 .as_ref()
@@ -300,7 +459,10 @@ pub fn lower(spec: &Spec) -> Option<OpsIr> {
                         }
                         .to_owned(),
                         required: required.contains(&key.as_str()),
-                        description: p.get("description").and_then(Value::as_str).map(str::to_owned),
+                        description: p
+                            .get("description")
+                            .and_then(Value::as_str)
+                            .map(str::to_owned),
                         schema: p.to_string(),
                     })
                 })
@@ -313,10 +475,23 @@ pub fn lower(spec: &Spec) -> Option<OpsIr> {
                 description: op.description.clone(),
                 engines: op.engines.clone(),
                 side_effecting: op.side_effecting,
-                aliases: d.aliases.iter().filter(|(_, t)| *t == name).map(|(a, _)| a.clone()).collect(),
-                shorthands: d.shorthands.iter().filter(|(_, s)| s.op == *name).map(|(k, _)| k.clone()).collect(),
+                aliases: d
+                    .aliases
+                    .iter()
+                    .filter(|(_, t)| *t == name)
+                    .map(|(a, _)| a.clone())
+                    .collect(),
+                shorthands: d
+                    .shorthands
+                    .iter()
+                    .filter(|(_, s)| s.op == *name)
+                    .map(|(k, _)| k.clone())
+                    .collect(),
                 args_schema: op.args.as_ref().map(Value::to_string),
-                args_schema_pretty: op.args.as_ref().map(|a| serde_json::to_string_pretty(a).expect("serializes")),
+                args_schema_pretty: op
+                    .args
+                    .as_ref()
+                    .map(|a| serde_json::to_string_pretty(a).expect("serializes")),
                 args,
                 runnable: missing.is_none() && op.args.is_some(),
                 missing,
@@ -324,5 +499,12 @@ pub fn lower(spec: &Spec) -> Option<OpsIr> {
             }
         })
         .collect();
-    Some(OpsIr { ops, aliases: d.aliases.iter().map(|(a, o)| (a.clone(), o.clone())).collect() })
+    Some(OpsIr {
+        ops,
+        aliases: d
+            .aliases
+            .iter()
+            .map(|(a, o)| (a.clone(), o.clone()))
+            .collect(),
+    })
 }

@@ -77,7 +77,9 @@ pub fn flag_prefix(flags: &[Flag]) -> String {
 /// The parser's message and byte offset when the Rust `regex` syntax rejects
 /// the pattern.
 pub fn analyze(pattern: &str, flags: &[Flag]) -> Result<Analysis, (usize, String)> {
-    let ast = ast::parse::Parser::new().parse(pattern).map_err(|e| (e.span().start.offset, e.kind().to_string()))?;
+    let ast = ast::parse::Parser::new()
+        .parse(pattern)
+        .map_err(|e| (e.span().start.offset, e.kind().to_string()))?;
     let mut a = Analysis::default();
     let multiline = flags.contains(&Flag::Multiline);
     walk(&ast, pattern, &mut Vec::new(), multiline, &mut a);
@@ -100,11 +102,17 @@ pub fn analyze(pattern: &str, flags: &[Flag]) -> Result<Analysis, (usize, String
                 })
                 .collect();
             let end = items[i - 1].span().end.offset;
-            a.steps.push(StepSpec { prefix: pattern[..end].to_owned(), expected: format!("`{text}`") });
+            a.steps.push(StepSpec {
+                prefix: pattern[..end].to_owned(),
+                expected: format!("`{text}`"),
+            });
             continue;
         }
         let item = items[i];
-        a.steps.push(StepSpec { prefix: pattern[..item.span().end.offset].to_owned(), expected: describe(item, pattern) });
+        a.steps.push(StepSpec {
+            prefix: pattern[..item.span().end.offset].to_owned(),
+            expected: describe(item, pattern),
+        });
         i += 1;
     }
     Ok(a)
@@ -118,7 +126,9 @@ fn describe(item: &Ast, pattern: &str) -> String {
             _ => format!("text matching `{src}`"),
         },
         Ast::Repetition(r) if is_blank_class(&r.ast) => "whitespace".to_owned(),
-        Ast::Assertion(a) if a.kind == ast::AssertionKind::StartLine => "the start of a line".to_owned(),
+        Ast::Assertion(a) if a.kind == ast::AssertionKind::StartLine => {
+            "the start of a line".to_owned()
+        }
         _ => format!("text matching `{src}`"),
     }
 }
@@ -152,7 +162,10 @@ fn literal_alternatives(ast: &Ast) -> Option<Vec<String>> {
 }
 
 fn issue(a: &mut Analysis, offset: usize, message: impl Into<String>) {
-    a.dialect.push(DialectIssue { offset, message: message.into() });
+    a.dialect.push(DialectIssue {
+        offset,
+        message: message.into(),
+    });
 }
 
 fn walk(ast: &Ast, pattern: &str, stack: &mut Vec<String>, multiline: bool, a: &mut Analysis) {
@@ -209,15 +222,27 @@ fn walk(ast: &Ast, pattern: &str, stack: &mut Vec<String>, multiline: bool, a: &
 
 fn check_literal(l: &ast::Literal, a: &mut Analysis) {
     match &l.kind {
-        ast::LiteralKind::HexBrace(_) => issue(a, l.span.start.offset, "`\\x{…}` is not Python syntax: write `\\uXXXX` or the character"),
-        ast::LiteralKind::Octal => issue(a, l.span.start.offset, "octal escapes differ between the engines"),
+        ast::LiteralKind::HexBrace(_) => issue(
+            a,
+            l.span.start.offset,
+            "`\\x{…}` is not Python syntax: write `\\uXXXX` or the character",
+        ),
+        ast::LiteralKind::Octal => issue(
+            a,
+            l.span.start.offset,
+            "octal escapes differ between the engines",
+        ),
         _ => {}
     }
 }
 
 fn check_class(set: &ast::ClassSet, a: &mut Analysis) {
     match set {
-        ast::ClassSet::BinaryOp(op) => issue(a, op.span.start.offset, "class set operations (`&&`, `--`, `~~`) are not Python syntax"),
+        ast::ClassSet::BinaryOp(op) => issue(
+            a,
+            op.span.start.offset,
+            "class set operations (`&&`, `--`, `~~`) are not Python syntax",
+        ),
         ast::ClassSet::Item(item) => check_class_item(item, a),
     }
 }
@@ -227,10 +252,26 @@ fn check_class_item(item: &ast::ClassSetItem, a: &mut Analysis) {
     match item {
         I::Empty(_) | I::Range(_) => {}
         I::Literal(l) => check_literal(l, a),
-        I::Ascii(x) => issue(a, x.span.start.offset, "`[[:name:]]` classes are not Python syntax"),
-        I::Unicode(x) => issue(a, x.span.start.offset, "Unicode classes (`\\p{..}`) are not Python syntax"),
-        I::Perl(x) => issue(a, x.span.start.offset, "`\\d`, `\\s`, `\\w` mean different sets in Python and Rust: write the characters out"),
-        I::Bracketed(x) => issue(a, x.span.start.offset, "a nested `[` class: Python reads `[` inside a class as a literal; escape it as `\\[`"),
+        I::Ascii(x) => issue(
+            a,
+            x.span.start.offset,
+            "`[[:name:]]` classes are not Python syntax",
+        ),
+        I::Unicode(x) => issue(
+            a,
+            x.span.start.offset,
+            "Unicode classes (`\\p{..}`) are not Python syntax",
+        ),
+        I::Perl(x) => issue(
+            a,
+            x.span.start.offset,
+            "`\\d`, `\\s`, `\\w` mean different sets in Python and Rust: write the characters out",
+        ),
+        I::Bracketed(x) => issue(
+            a,
+            x.span.start.offset,
+            "a nested `[` class: Python reads `[` inside a class as a literal; escape it as `\\[`",
+        ),
         I::Union(u) => u.items.iter().for_each(|i| check_class_item(i, a)),
     }
 }
@@ -239,14 +280,20 @@ fn check_class_item(item: &ast::ClassSetItem, a: &mut Analysis) {
 /// text (escaped), so a scan for the structure matches only that text
 /// (e.g. `verb` fixed to `CLAIM` in `claim`). Unknown groups are ignored.
 pub fn with_fixed_groups(pattern: &str, fixed: &[(String, String)]) -> String {
-    let Ok(ast) = ast::parse::Parser::new().parse(pattern) else { return pattern.to_owned() };
+    let Ok(ast) = ast::parse::Parser::new().parse(pattern) else {
+        return pattern.to_owned();
+    };
     let mut spans: Vec<(usize, usize, String)> = Vec::new();
     fn collect(ast: &Ast, fixed: &[(String, String)], out: &mut Vec<(usize, usize, String)>) {
         match ast {
             Ast::Group(g) => {
                 if let GroupKind::CaptureName { name, .. } = &g.kind {
                     if let Some((_, v)) = fixed.iter().find(|(n, _)| *n == name.name) {
-                        out.push((g.ast.span().start.offset, g.ast.span().end.offset, regex_syntax::escape(v)));
+                        out.push((
+                            g.ast.span().start.offset,
+                            g.ast.span().end.offset,
+                            regex_syntax::escape(v),
+                        ));
                         return;
                     }
                 }
@@ -270,7 +317,9 @@ pub fn with_fixed_groups(pattern: &str, fixed: &[(String, String)]) -> String {
 /// The literal text every match of `pattern` starts with (after a leading
 /// `^`), with fixed groups read as their text; e.g. `[WO:`, `[CLAIM`.
 pub fn head(pattern: &str, fixed: &[(String, String)]) -> String {
-    let Ok(ast) = ast::parse::Parser::new().parse(pattern) else { return String::new() };
+    let Ok(ast) = ast::parse::Parser::new().parse(pattern) else {
+        return String::new();
+    };
     let items: Vec<&Ast> = match &ast {
         Ast::Concat(c) => c.asts.iter().collect(),
         other => vec![other],
@@ -281,10 +330,12 @@ pub fn head(pattern: &str, fixed: &[(String, String)]) -> String {
             Ast::Assertion(a) if out.is_empty() && a.kind == ast::AssertionKind::StartLine => {}
             Ast::Literal(l) => out.push(l.c),
             Ast::Group(g) => match &g.kind {
-                GroupKind::CaptureName { name, .. } => match fixed.iter().find(|(n, _)| *n == name.name) {
-                    Some((_, v)) => out.push_str(v),
-                    None => break,
-                },
+                GroupKind::CaptureName { name, .. } => {
+                    match fixed.iter().find(|(n, _)| *n == name.name) {
+                        Some((_, v)) => out.push_str(v),
+                        None => break,
+                    }
+                }
                 _ => break,
             },
             _ => break,
@@ -294,19 +345,32 @@ pub fn head(pattern: &str, fixed: &[(String, String)]) -> String {
 }
 
 /// When `pattern` ends in a named group whose inner pattern has no capture
-/// groups: `(group name, the pattern before the group, the inner pattern)`.
-pub fn tail_split(pattern: &str) -> Option<(String, String, String)> {
-    let ast = ast::parse::Parser::new().parse(pattern).ok()?;
+/// groups, possibly followed by a free-text group's trailer
+/// ([`crate::free_text::TRAILER`]): `(group name, the pattern before the
+/// group, the inner pattern, whether the trailer follows)`.
+pub fn tail_split(pattern: &str) -> Option<(String, String, String, bool)> {
+    let (body, trailer) = match pattern.strip_suffix(crate::free_text::TRAILER) {
+        Some(b) if b.ends_with(')') => (b, true),
+        _ => (pattern, false),
+    };
+    let ast = ast::parse::Parser::new().parse(body).ok()?;
     let Ast::Concat(c) = &ast else { return None };
     let last = c.asts.last()?;
     let Ast::Group(g) = last else { return None };
-    let GroupKind::CaptureName { name, .. } = &g.kind else { return None };
-    let inner = &pattern[g.ast.span().start.offset..g.ast.span().end.offset];
+    let GroupKind::CaptureName { name, .. } = &g.kind else {
+        return None;
+    };
+    let inner = &body[g.ast.span().start.offset..g.ast.span().end.offset];
     let nested = analyze(inner, &[]).ok()?.groups.len();
     if nested > 0 {
         return None;
     }
-    Some((name.name.clone(), pattern[..last.span().start.offset].to_owned(), inner.to_owned()))
+    Some((
+        name.name.clone(),
+        body[..last.span().start.offset].to_owned(),
+        inner.to_owned(),
+        trailer,
+    ))
 }
 
 /// True when the pattern starts with `^` (the sentence must start a line).
@@ -327,8 +391,14 @@ pub fn digits_only_u32(inner: &str) -> bool {
         match h.kind() {
             HirKind::Empty => true,
             HirKind::Literal(l) => l.0.iter().all(u8::is_ascii_digit),
-            HirKind::Class(Class::Unicode(c)) => c.ranges().iter().all(|r| r.start() >= '0' && r.end() <= '9'),
-            HirKind::Class(Class::Bytes(c)) => c.ranges().iter().all(|r| r.start() >= b'0' && r.end() <= b'9'),
+            HirKind::Class(Class::Unicode(c)) => c
+                .ranges()
+                .iter()
+                .all(|r| r.start() >= '0' && r.end() <= '9'),
+            HirKind::Class(Class::Bytes(c)) => c
+                .ranges()
+                .iter()
+                .all(|r| r.start() >= b'0' && r.end() <= b'9'),
             HirKind::Look(_) => false,
             HirKind::Repetition(r) => digits(&r.sub),
             HirKind::Capture(c) => digits(&c.sub),
@@ -336,7 +406,11 @@ pub fn digits_only_u32(inner: &str) -> bool {
         }
     }
     match regex_syntax::Parser::new().parse(inner) {
-        Ok(h) => digits(&h) && h.properties().minimum_len().unwrap_or(0) >= 1 && h.properties().maximum_len().is_some_and(|m| m <= 9),
+        Ok(h) => {
+            digits(&h)
+                && h.properties().minimum_len().unwrap_or(0) >= 1
+                && h.properties().maximum_len().is_some_and(|m| m <= 9)
+        }
         Err(_) => false,
     }
 }
@@ -347,10 +421,28 @@ mod tests {
 
     #[test]
     fn finds_groups_nesting_and_literals() {
-        let a = analyze(r"\[JOB (?P<job_id>[a-z]+(?:/(?P<slot>[0-9]+))?)\] (?P<s>OK|FAIL)", &[]).unwrap();
-        let names: Vec<_> = a.groups.iter().map(|g| (g.name.as_str(), g.ancestors.clone())).collect();
-        assert_eq!(names, vec![("job_id", vec![]), ("slot", vec!["job_id".to_owned()]), ("s", vec![])]);
-        assert_eq!(a.groups[2].literals, Some(vec!["OK".to_owned(), "FAIL".to_owned()]));
+        let a = analyze(
+            r"\[JOB (?P<job_id>[a-z]+(?:/(?P<slot>[0-9]+))?)\] (?P<s>OK|FAIL)",
+            &[],
+        )
+        .unwrap();
+        let names: Vec<_> = a
+            .groups
+            .iter()
+            .map(|g| (g.name.as_str(), g.ancestors.clone()))
+            .collect();
+        assert_eq!(
+            names,
+            vec![
+                ("job_id", vec![]),
+                ("slot", vec!["job_id".to_owned()]),
+                ("s", vec![])
+            ]
+        );
+        assert_eq!(
+            a.groups[2].literals,
+            Some(vec!["OK".to_owned(), "FAIL".to_owned()])
+        );
         assert_eq!(a.groups[1].inner, "[0-9]+");
         assert!(a.dialect.is_empty());
         assert_eq!(a.steps[0].expected, "`[JOB `");
@@ -364,7 +456,10 @@ mod tests {
         assert_eq!(msgs, vec![0, 5, 8, 10, 11, 17, 27]);
         assert!(analyze("$", &[Flag::Multiline]).unwrap().dialect.is_empty());
         let spaced = analyze("a{ 1,2}b{1,2}", &[]).unwrap();
-        assert_eq!(spaced.dialect.iter().map(|d| d.offset).collect::<Vec<_>>(), vec![1]);
+        assert_eq!(
+            spaced.dialect.iter().map(|d| d.offset).collect::<Vec<_>>(),
+            vec![1]
+        );
     }
 
     #[test]
@@ -379,7 +474,10 @@ mod tests {
     fn fixed_groups_and_heads() {
         let fixed = vec![("verb".to_owned(), "NO-ACTION".to_owned())];
         let p = r"\[(?P<verb>ACK|NO-ACTION)[ \t]+(?P<id>[a-z]+)\]";
-        assert_eq!(with_fixed_groups(p, &fixed), r"\[(?P<verb>NO\-ACTION)[ \t]+(?P<id>[a-z]+)\]");
+        assert_eq!(
+            with_fixed_groups(p, &fixed),
+            r"\[(?P<verb>NO\-ACTION)[ \t]+(?P<id>[a-z]+)\]"
+        );
         assert_eq!(head(p, &fixed), "[NO-ACTION");
         assert_eq!(head(r"^\[WO:(?P<x>a)", &[]), "[WO:");
         assert!(starts_line(r"^\[WO:"));
@@ -388,8 +486,16 @@ mod tests {
 
     #[test]
     fn tail_splits() {
-        let (g, before, inner) = tail_split(r"\[X (?P<id>[a-z]+)\] (?P<body>.+)").unwrap();
-        assert_eq!((g.as_str(), before.as_str(), inner.as_str()), ("body", r"\[X (?P<id>[a-z]+)\] ", ".+"));
+        let (g, before, inner, trailer) = tail_split(r"\[X (?P<id>[a-z]+)\] (?P<body>.+)").unwrap();
+        assert_eq!(
+            (g.as_str(), before.as_str(), inner.as_str(), trailer),
+            ("body", r"\[X (?P<id>[a-z]+)\] ", ".+", false)
+        );
+        let with_trailer = format!(r"\[X\] (?P<body>.+){}", crate::free_text::TRAILER);
+        assert_eq!(
+            tail_split(&with_trailer).map(|t| (t.2, t.3)),
+            Some((".+".to_owned(), true))
+        );
         assert_eq!(tail_split(r"\[X (?P<id>[a-z]+)\]"), None);
         assert_eq!(tail_split(r"a(?P<t>b(?P<u>c))"), None);
     }

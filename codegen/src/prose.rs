@@ -60,7 +60,11 @@ pub fn check(spec: &Spec) -> Vec<Diagnostic> {
 
 /// The texts of a structure that document formats and values, by member name.
 fn prose(s: &Structure) -> [(&'static str, &str); 3] {
-    [("description", &s.description), ("reply_expectation", &s.reply_expectation), ("template", &s.template)]
+    [
+        ("description", &s.description),
+        ("reply_expectation", &s.reply_expectation),
+        ("template", &s.template),
+    ]
 }
 
 /// Character index of a byte offset in `text`.
@@ -128,8 +132,15 @@ fn suggested_tag(template: &str) -> String {
 }
 
 fn protocol_tag(spec: &Spec, key: &str, s: &Structure, out: &mut Vec<Diagnostic>) {
-    let fields: Vec<&str> = s.required_fields.iter().chain(&s.optional_fields).map(String::as_str).collect();
-    let Ok(re) = Regex::new(&tag_regex(&s.protocol_tag, &fields)) else { return };
+    let fields: Vec<&str> = s
+        .required_fields
+        .iter()
+        .chain(&s.optional_fields)
+        .map(String::as_str)
+        .collect();
+    let Ok(re) = Regex::new(&tag_regex(&s.protocol_tag, &fields)) else {
+        return;
+    };
     if !re.is_match(&s.template) {
         out.push(
             spec.diag(
@@ -137,9 +148,15 @@ fn protocol_tag(spec: &Spec, key: &str, s: &Structure, out: &mut Vec<Diagnostic>
                 "protocol-tag-mismatch",
                 S,
                 &child(&child("/structures", key), "protocol_tag"),
-                format!("the protocol tag `{}` does not describe how the template begins: `{}`", s.protocol_tag, s.template),
+                format!(
+                    "the protocol tag `{}` does not describe how the template begins: `{}`",
+                    s.protocol_tag, s.template
+                ),
             )
-            .with_hint(format!("a tag of the template's form is `{}`", suggested_tag(&s.template))),
+            .with_hint(format!(
+                "a tag of the template's form is `{}`",
+                suggested_tag(&s.template)
+            )),
         );
     }
 }
@@ -199,7 +216,10 @@ impl Markers {
         let word = r"(?:\{[a-z_][a-z0-9_]*\}|<[a-z_][a-z0-9_]*>|[a-z_][a-z0-9_]*)";
         Markers {
             openings,
-            mention: Regex::new(&format!(r"\[([A-Z][A-Z0-9-]*)(?::[ ]?|[ ])({word}(?:[ ]{word})*)\]")).expect("valid"),
+            mention: Regex::new(&format!(
+                r"\[([A-Z][A-Z0-9-]*)(?::[ ]?|[ ])({word}(?:[ ]{word})*)\]"
+            ))
+            .expect("valid"),
             slot: Regex::new(word).expect("valid"),
         }
     }
@@ -209,7 +229,8 @@ impl Markers {
             let whole = m.get(0).expect("match");
             let head = &m[1];
             let at = char_index(text, whole.start());
-            let targets: Vec<&(String, String, String)> = self.openings.iter().filter(|(h, _, _)| h == head).collect();
+            let targets: Vec<&(String, String, String)> =
+                self.openings.iter().filter(|(h, _, _)| h == head).collect();
             if targets.is_empty() {
                 out.push(
                     spec.diag_in(Severity::Warning, "unknown-marker", S, ptr, at, format!("`{}` names the marker `{head}`, which no structure's template begins with", whole.as_str()))
@@ -218,7 +239,10 @@ impl Markers {
                 continue;
             }
             let mention = shape(whole.as_str(), &self.slot);
-            if targets.iter().any(|(_, _, open)| shape(open, &self.slot) == mention) {
+            if targets
+                .iter()
+                .any(|(_, _, open)| shape(open, &self.slot) == mention)
+            {
                 continue;
             }
             let (_, key, open) = targets[0];
@@ -235,7 +259,6 @@ impl Markers {
             );
         }
     }
-
 }
 
 /// Lists of values in a text: `(values with their character index)`.
@@ -248,14 +271,32 @@ fn lists(text: &str) -> Vec<Vec<(String, usize)>> {
         .find_iter(text)
         .map(|run| {
             one.find_iter(run.as_str())
-                .map(|t| (t.as_str().trim_matches('`').to_owned(), char_index(text, run.start() + t.start())))
+                .map(|t| {
+                    (
+                        t.as_str().trim_matches('`').to_owned(),
+                        char_index(text, run.start() + t.start()),
+                    )
+                })
                 .collect()
         })
         .collect();
     let heads = Regex::new(r"\[([A-Z][A-Z0-9-]*)[: \]]").expect("valid");
-    let markers: Vec<(String, usize)> =
-        heads.captures_iter(text).map(|c| (c[1].to_owned(), char_index(text, c.get(0).expect("match").start()))).collect();
-    if markers.iter().map(|(v, _)| v).collect::<BTreeSet<_>>().len() >= 2 {
+    let markers: Vec<(String, usize)> = heads
+        .captures_iter(text)
+        .map(|c| {
+            (
+                c[1].to_owned(),
+                char_index(text, c.get(0).expect("match").start()),
+            )
+        })
+        .collect();
+    if markers
+        .iter()
+        .map(|(v, _)| v)
+        .collect::<BTreeSet<_>>()
+        .len()
+        >= 2
+    {
         out.push(markers);
     }
     out
@@ -268,12 +309,15 @@ fn enumerations(spec: &Spec, key: &str, ptr: &str, text: &str, out: &mut Vec<Dia
         let named: BTreeSet<&str> = list.iter().map(|(v, _)| v.as_str()).collect();
         for (pkey, p) in &spec.patterns.patterns {
             for (gname, g) in &p.groups {
-                let (GroupType::Enum, Some(values)) = (g.ty, &g.values) else { continue };
+                let (GroupType::Enum, Some(values)) = (g.ty, &g.values) else {
+                    continue;
+                };
                 let shared = values.iter().filter(|v| named.contains(v.as_str())).count();
                 if shared < 2 {
                     continue;
                 }
-                let extra: Vec<&(String, usize)> = list.iter().filter(|(v, _)| !values.contains(v)).collect();
+                let extra: Vec<&(String, usize)> =
+                    list.iter().filter(|(v, _)| !values.contains(v)).collect();
                 if let Some((_, at)) = extra.first() {
                     let names: Vec<&str> = extra.iter().map(|(v, _)| v.as_str()).collect();
                     out.push(
@@ -289,8 +333,17 @@ fn enumerations(spec: &Spec, key: &str, ptr: &str, text: &str, out: &mut Vec<Dia
                     );
                 }
                 let field = g.field.as_deref().unwrap_or(gname);
-                let fills_own_field = pkey == own && (s.required_fields.iter().chain(&s.optional_fields).any(|f| f == field));
-                let missing: Vec<&str> = values.iter().filter(|v| !named.contains(v.as_str())).map(String::as_str).collect();
+                let fills_own_field = pkey == own
+                    && (s
+                        .required_fields
+                        .iter()
+                        .chain(&s.optional_fields)
+                        .any(|f| f == field));
+                let missing: Vec<&str> = values
+                    .iter()
+                    .filter(|v| !named.contains(v.as_str()))
+                    .map(String::as_str)
+                    .collect();
                 if fills_own_field && !missing.is_empty() {
                     out.push(
                         spec.diag_in(
@@ -310,7 +363,11 @@ fn enumerations(spec: &Spec, key: &str, ptr: &str, text: &str, out: &mut Vec<Dia
 }
 
 fn join(values: &[&str]) -> String {
-    values.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", ")
+    values
+        .iter()
+        .map(|v| format!("`{v}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// True when `word` occurs in `text` with no letter, digit, `_` or `-` on
@@ -318,12 +375,15 @@ fn join(values: &[&str]) -> String {
 fn has_token(text: &str, word: &str) -> bool {
     let part = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
     text.match_indices(word).any(|(i, _)| {
-        !text[..i].chars().next_back().is_some_and(part) && !text[i + word.len()..].chars().next().is_some_and(part)
+        !text[..i].chars().next_back().is_some_and(part)
+            && !text[i + word.len()..].chars().next().is_some_and(part)
     })
 }
 
 fn regex_ref_enums(spec: &Spec, key: &str, s: &Structure, out: &mut Vec<Diagnostic>) {
-    let Some(p) = spec.patterns.patterns.get(&s.regex_ref) else { return };
+    let Some(p) = spec.patterns.patterns.get(&s.regex_ref) else {
+        return;
+    };
     let literal: String = template::parse(&s.template)
         .unwrap_or_default()
         .into_iter()
@@ -334,17 +394,35 @@ fn regex_ref_enums(spec: &Spec, key: &str, s: &Structure, out: &mut Vec<Diagnost
         .collect();
     let binding = spec.patterns.bindings.get(key);
     for (gname, g) in &p.groups {
-        let (GroupType::Enum, Some(values)) = (g.ty, &g.values) else { continue };
+        let (GroupType::Enum, Some(values)) = (g.ty, &g.values) else {
+            continue;
+        };
         let field = g.field.as_deref().unwrap_or(gname);
-        if s.required_fields.iter().chain(&s.optional_fields).any(|f| f == field) {
+        if s.required_fields
+            .iter()
+            .chain(&s.optional_fields)
+            .any(|f| f == field)
+        {
             continue;
         }
-        let written: Vec<&str> = values.iter().filter(|v| has_token(&literal, v)).map(String::as_str).collect();
-        let unnamed: Vec<&str> = values.iter().filter(|v| !written.contains(&v.as_str())).map(String::as_str).collect();
+        let written: Vec<&str> = values
+            .iter()
+            .filter(|v| has_token(&literal, v))
+            .map(String::as_str)
+            .collect();
+        let unnamed: Vec<&str> = values
+            .iter()
+            .filter(|v| !written.contains(&v.as_str()))
+            .map(String::as_str)
+            .collect();
         if unnamed.is_empty() {
             continue;
         }
-        let wrote = if written.is_empty() { "none of them".to_owned() } else { format!("only {}", join(&written)) };
+        let wrote = if written.is_empty() {
+            "none of them".to_owned()
+        } else {
+            format!("only {}", join(&written))
+        };
         let resolution = match binding {
             Some(b) if b.pattern.as_deref().is_some_and(|bp| bp != s.regex_ref) => rebound(key, b.pattern.as_deref().unwrap_or_default()),
             Some(b) if b.fixed.get(gname).is_some_and(|v| written.contains(&v.as_str())) => {
@@ -366,15 +444,28 @@ fn regex_ref_enums(spec: &Spec, key: &str, s: &Structure, out: &mut Vec<Diagnost
 }
 
 fn regex_ref_fields(spec: &Spec, key: &str, s: &Structure, out: &mut Vec<Diagnostic>) {
-    let Some(bound) = spec.patterns.bindings.get(key).and_then(|b| b.pattern.as_deref()) else { return };
+    let Some(bound) = spec
+        .patterns
+        .bindings
+        .get(key)
+        .and_then(|b| b.pattern.as_deref())
+    else {
+        return;
+    };
     if bound == s.regex_ref {
         return;
     }
-    let Some(p) = spec.patterns.patterns.get(&s.regex_ref) else { return };
+    let Some(p) = spec.patterns.patterns.get(&s.regex_ref) else {
+        return;
+    };
     let missing: Vec<&str> = s
         .required_fields
         .iter()
-        .filter(|f| !p.groups.iter().any(|(g, gr)| gr.field.as_deref().unwrap_or(g) == f.as_str()))
+        .filter(|f| {
+            !p.groups
+                .iter()
+                .any(|(g, gr)| gr.field.as_deref().unwrap_or(g) == f.as_str())
+        })
         .map(String::as_str)
         .collect();
     if missing.is_empty() {
@@ -384,14 +475,31 @@ fn regex_ref_fields(spec: &Spec, key: &str, s: &Structure, out: &mut Vec<Diagnos
         spec,
         key,
         "regex-ref-cannot-parse",
-        format!("regex_ref `{}` cannot parse `{key}`: no group of it captures the required field(s) {}", s.regex_ref, join(&missing)),
+        format!(
+            "regex_ref `{}` cannot parse `{key}`: no group of it captures the required field(s) {}",
+            s.regex_ref,
+            join(&missing)
+        ),
         rebound(key, bound),
     ));
 }
 
 /// A warning about a structure's `regex_ref`, with a hint.
-fn at_regex_ref(spec: &Spec, key: &str, code: &'static str, message: String, hint: String) -> Diagnostic {
-    spec.diag(Severity::Warning, code, S, &child(&child("/structures", key), "regex_ref"), message).with_hint(hint)
+fn at_regex_ref(
+    spec: &Spec,
+    key: &str,
+    code: &'static str,
+    message: String,
+    hint: String,
+) -> Diagnostic {
+    spec.diag(
+        Severity::Warning,
+        code,
+        S,
+        &child(&child("/structures", key), "regex_ref"),
+        message,
+    )
+    .with_hint(hint)
 }
 
 /// The hint for a structure whose binding replaces its `regex_ref`.
@@ -404,26 +512,51 @@ mod tests {
     use super::*;
 
     fn tag_fits(tag: &str, fields: &[&str], template: &str) -> bool {
-        Regex::new(&tag_regex(tag, fields)).unwrap().is_match(template)
+        Regex::new(&tag_regex(tag, fields))
+            .unwrap()
+            .is_match(template)
     }
 
     #[test]
     fn protocol_tags_read_slots_elisions_and_field_words() {
-        assert!(tag_fits("[WO:]", &["dm_id"], "[WO:{dm_id}] [from {sender}] {title} — {body}"));
+        assert!(tag_fits(
+            "[WO:]",
+            &["dm_id"],
+            "[WO:{dm_id}] [from {sender}] {title} — {body}"
+        ));
         assert!(tag_fits("[TOOL ]", &["op"], "[TOOL {op} {args_json}]"));
-        assert!(tag_fits("[fleet-alert]", &[], "[fleet-alert] {severity}: {message}"));
-        assert!(tag_fits("[Directive: ...]", &["directive"], "[Directive: {directive}]"));
-        assert!(tag_fits("Reply: [ACK id] seen ...", &["id"], "Reply: [ACK {id}] seen | [CLAIM {id}] mine"));
+        assert!(tag_fits(
+            "[fleet-alert]",
+            &[],
+            "[fleet-alert] {severity}: {message}"
+        ));
+        assert!(tag_fits(
+            "[Directive: ...]",
+            &["directive"],
+            "[Directive: {directive}]"
+        ));
+        assert!(tag_fits(
+            "Reply: [ACK id] seen ...",
+            &["id"],
+            "Reply: [ACK {id}] seen | [CLAIM {id}] mine"
+        ));
         assert!(!tag_fits("[WO ]", &["dm_id"], "[WO:{dm_id}] x"));
         assert!(!tag_fits("[WO:]", &["dm_id"], "[WO:] {dm_id}"));
-        assert!(!tag_fits("Reply: [ACK id] seen ...", &["job_id"], "Reply: [ACK {id}] seen | x"));
+        assert!(!tag_fits(
+            "Reply: [ACK id] seen ...",
+            &["job_id"],
+            "Reply: [ACK {id}] seen | x"
+        ));
         assert!(!tag_fits("[fleet-alert]", &[], "[fleet-alerts] {x}"));
     }
 
     #[test]
     fn suggests_the_tag_of_a_template() {
         assert_eq!(suggested_tag("[WO:{dm_id}] [from {sender}]"), "[WO:]");
-        assert_eq!(suggested_tag("[SUBAGENT-UPDATE] Subagent '{title}'"), "[SUBAGENT-UPDATE]");
+        assert_eq!(
+            suggested_tag("[SUBAGENT-UPDATE] Subagent '{title}'"),
+            "[SUBAGENT-UPDATE]"
+        );
         assert_eq!(suggested_tag("Reply: [ACK {id}] seen"), "Reply: [ACK ...");
     }
 
@@ -431,8 +564,17 @@ mod tests {
     fn finds_value_lists_and_marker_runs() {
         let text = "Status options: `OK`, `FAIL`, SUCCESS or DECLINE. Reply with [ACK id] or [NO-ACTION id].";
         let l = lists(text);
-        let values: Vec<Vec<&str>> = l.iter().map(|x| x.iter().map(|(v, _)| v.as_str()).collect()).collect();
-        assert_eq!(values, vec![vec!["OK", "FAIL", "SUCCESS", "DECLINE"], vec!["ACK", "NO-ACTION"]]);
+        let values: Vec<Vec<&str>> = l
+            .iter()
+            .map(|x| x.iter().map(|(v, _)| v.as_str()).collect())
+            .collect();
+        assert_eq!(
+            values,
+            vec![
+                vec!["OK", "FAIL", "SUCCESS", "DECLINE"],
+                vec!["ACK", "NO-ACTION"]
+            ]
+        );
         assert_eq!(l[0][0].1, text.find("OK").unwrap());
         // A marker in a run is located at its `[`.
         assert_eq!(l[1][1].1, text.find("[NO-ACTION").unwrap());

@@ -100,8 +100,14 @@ struct Text<'a> {
 
 fn texts<'a>(key: &str, p: &'a crate::model::Pattern) -> Vec<Text<'a>> {
     let base = child("/patterns", key);
-    let matches = p.matches.iter().enumerate().map(|(i, m)| Text { pointer: format!("{base}/matches/{i}/text"), text: &m.text });
-    let non = p.non_matches.iter().enumerate().map(|(i, t)| Text { pointer: format!("{base}/non_matches/{i}"), text: t });
+    let matches = p.matches.iter().enumerate().map(|(i, m)| Text {
+        pointer: format!("{base}/matches/{i}/text"),
+        text: &m.text,
+    });
+    let non = p.non_matches.iter().enumerate().map(|(i, t)| Text {
+        pointer: format!("{base}/non_matches/{i}"),
+        text: t,
+    });
     matches.chain(non).collect()
 }
 
@@ -141,11 +147,17 @@ fn run(python: &OsString, input: &str) -> Result<String, String> {
         }
     };
     let _ = writer.join();
-    let out = reader.join().map_err(|_| "reading the interpreter's output panicked".to_owned())?.map_err(|e| e.to_string())?;
+    let out = reader
+        .join()
+        .map_err(|_| "reading the interpreter's output panicked".to_owned())?
+        .map_err(|e| e.to_string())?;
     let err = err_reader.join().unwrap_or_default();
     if !status.success() {
         let last = err.lines().last().unwrap_or("no message");
-        return Err(format!("`{}` failed ({status}): {last}", python.to_string_lossy()));
+        return Err(format!(
+            "`{}` failed ({status}): {last}",
+            python.to_string_lossy()
+        ));
     }
     Ok(out)
 }
@@ -154,7 +166,12 @@ fn run(python: &OsString, input: &str) -> Result<String, String> {
 /// else the participating groups' captures.
 fn rust_captures(re: &Regex, text: &str) -> Option<BTreeMap<String, String>> {
     let caps = re.captures(text)?;
-    Some(re.capture_names().flatten().filter_map(|n| caps.name(n).map(|m| (n.to_owned(), m.as_str().to_owned()))).collect())
+    Some(
+        re.capture_names()
+            .flatten()
+            .filter_map(|n| caps.name(n).map(|m| (n.to_owned(), m.as_str().to_owned())))
+            .collect(),
+    )
 }
 
 fn show(c: &Option<BTreeMap<String, String>>) -> String {
@@ -167,7 +184,9 @@ fn show(c: &Option<BTreeMap<String, String>>) -> String {
 /// Compiles every pattern of `spec` with Python's `re`, runs its examples
 /// through it and compares with Rust. [`Python::Off`] checks nothing.
 pub fn check(spec: &Spec, python: &Python) -> Vec<Diagnostic> {
-    let Python::Command(cmd) = python else { return Vec::new() };
+    let Python::Command(cmd) = python else {
+        return Vec::new();
+    };
     let patterns = &spec.patterns.patterns;
     let input = serde_json::json!({
         "patterns": patterns.iter().map(|(key, p)| serde_json::json!({
@@ -190,7 +209,11 @@ pub fn check(spec: &Spec, python: &Python) -> Vec<Diagnostic> {
         Err(e) => return not_checked(format!("unreadable output from the interpreter: {e}")),
     };
     if parsed.patterns.len() != patterns.len() {
-        return not_checked(format!("the interpreter answered for {} of {} patterns", parsed.patterns.len(), patterns.len()));
+        return not_checked(format!(
+            "the interpreter answered for {} of {} patterns",
+            parsed.patterns.len(),
+            patterns.len()
+        ));
     }
     let mut out = Vec::new();
     for ((key, p), py) in patterns.iter().zip(&parsed.patterns) {
@@ -202,7 +225,11 @@ pub fn check(spec: &Spec, python: &Python) -> Vec<Diagnostic> {
                     "python-rejects-pattern",
                     SpecFile::Patterns,
                     &ptr,
-                    format!("Python {}'s `re` rejects the pattern at character {}: {msg}", parsed.version, py.pos.unwrap_or(0)),
+                    format!(
+                        "Python {}'s `re` rejects the pattern at character {}: {msg}",
+                        parsed.version,
+                        py.pos.unwrap_or(0)
+                    ),
                 )
                 .with_hint("write it in the dialect both engines accept (see README, P2 and P10)"),
             );
@@ -211,7 +238,9 @@ pub fn check(spec: &Spec, python: &Python) -> Vec<Diagnostic> {
         let source = format!("{}{}", pattern::flag_prefix(&p.flags), p.pattern);
         // A pattern Rust rejects is reported by the Rust-side checks; there is
         // nothing to compare it with.
-        let Ok(re) = Regex::new(&format!(r"\A(?:{source})\z")) else { continue };
+        let Ok(re) = Regex::new(&format!(r"\A(?:{source})\z")) else {
+            continue;
+        };
         let rust_groups: Vec<&str> = re.capture_names().flatten().collect();
         if rust_groups != py.groups.iter().map(String::as_str).collect::<Vec<_>>() {
             out.push(spec.diag(
@@ -219,7 +248,10 @@ pub fn check(spec: &Spec, python: &Python) -> Vec<Diagnostic> {
                 "python-reads-differently",
                 SpecFile::Patterns,
                 &ptr,
-                format!("Python's `re` finds the named groups {:?}, Rust's `regex` {rust_groups:?}", py.groups),
+                format!(
+                    "Python's `re` finds the named groups {:?}, Rust's `regex` {rust_groups:?}",
+                    py.groups
+                ),
             ));
         }
         for (t, py_caps) in texts(key, p).iter().zip(&py.results) {

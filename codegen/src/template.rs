@@ -47,7 +47,10 @@ pub fn parse(template: &str) -> Result<Vec<Piece>, String> {
     while let Some(i) = rest.find(['{', '}']) {
         lit.push_str(&rest[..i]);
         if rest.as_bytes()[i] == b'}' {
-            return Err(format!("`}}` without an opening `{{` at byte {}", offset + i));
+            return Err(format!(
+                "`}}` without an opening `{{` at byte {}",
+                offset + i
+            ));
         }
         let after = &rest[i + 1..];
         let Some(j) = after.find('}') else {
@@ -55,7 +58,10 @@ pub fn parse(template: &str) -> Result<Vec<Piece>, String> {
         };
         let name = &after[..j];
         if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return Err(format!("placeholder `{{{name}}}` at byte {} is not a field name", offset + i));
+            return Err(format!(
+                "placeholder `{{{name}}}` at byte {} is not a field name",
+                offset + i
+            ));
         }
         if !lit.is_empty() {
             pieces.push(Piece::Literal(std::mem::take(&mut lit)));
@@ -134,7 +140,10 @@ pub fn segments(pieces: &[Piece], is_optional: impl Fn(&str) -> bool) -> Vec<Seg
     for (piece, owner) in flat {
         match out.last_mut() {
             Some(last) if last.optional == owner => last.pieces.push(piece),
-            _ => out.push(Segment { optional: owner, pieces: vec![piece] }),
+            _ => out.push(Segment {
+                optional: owner,
+                pieces: vec![piece],
+            }),
         }
     }
     out
@@ -165,26 +174,37 @@ mod tests {
 
     fn render_with(t: &str, optional: &[&str], vals: &[(&str, &str)]) -> String {
         let segs = segments(&parse(t).unwrap(), |f| optional.contains(&f));
-        render(&segs, |f| vals.iter().find(|(k, _)| *k == f).map(|(_, v)| *v))
+        render(&segs, |f| {
+            vals.iter().find(|(k, _)| *k == f).map(|(_, v)| *v)
+        })
     }
 
     #[test]
     fn drops_bracketed_optional_group() {
         let t = "[ACK:{dm_id}] [from {sender}]";
         assert_eq!(render_with(t, &["sender"], &[("dm_id", "7f")]), "[ACK:7f]");
-        assert_eq!(render_with(t, &["sender"], &[("dm_id", "7f"), ("sender", "646")]), "[ACK:7f] [from 646]");
+        assert_eq!(
+            render_with(t, &["sender"], &[("dm_id", "7f"), ("sender", "646")]),
+            "[ACK:7f] [from 646]"
+        );
     }
 
     #[test]
     fn drops_word_and_its_space() {
         let t = "[RESULT {job_id}] {status} {summary}";
-        assert_eq!(render_with(t, &["status"], &[("job_id", "x"), ("summary", "done")]), "[RESULT x] done");
+        assert_eq!(
+            render_with(t, &["status"], &[("job_id", "x"), ("summary", "done")]),
+            "[RESULT x] done"
+        );
     }
 
     #[test]
     fn drops_separator_since_previous_placeholder() {
         let t = "Deadline {deadline_utc}: {prompt}";
-        assert_eq!(render_with(t, &["prompt"], &[("deadline_utc", "19:45 UTC")]), "Deadline 19:45 UTC");
+        assert_eq!(
+            render_with(t, &["prompt"], &[("deadline_utc", "19:45 UTC")]),
+            "Deadline 19:45 UTC"
+        );
     }
 
     #[test]
@@ -192,6 +212,13 @@ mod tests {
         assert!(parse("[X {a]").unwrap_err().contains("never closed"));
         assert!(parse("[X {a b}]").unwrap_err().contains("not a field name"));
         assert!(parse("[X }]").unwrap_err().contains("without an opening"));
-        assert_eq!(parse("a{b}c").unwrap(), vec![Piece::Literal("a".into()), Piece::Field("b".into()), Piece::Literal("c".into())]);
+        assert_eq!(
+            parse("a{b}c").unwrap(),
+            vec![
+                Piece::Literal("a".into()),
+                Piece::Field("b".into()),
+                Piece::Literal("c".into())
+            ]
+        );
     }
 }

@@ -56,7 +56,9 @@ fn read(markdown: &str) -> Doc {
     let mut cell: Option<String> = None;
     for event in Parser::new_ext(markdown, Options::ENABLE_TABLES) {
         match event {
-            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) => block = Some((info.to_string(), String::new())),
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) => {
+                block = Some((info.to_string(), String::new()))
+            }
             Event::End(TagEnd::CodeBlock) => {
                 let (info, mut text) = block.take().expect("a block was open");
                 assert!(text.ends_with('\n'), "a fenced block ends with a newline");
@@ -65,7 +67,8 @@ fn read(markdown: &str) -> Doc {
             }
             Event::Start(Tag::Heading { .. }) => heading = Some(String::new()),
             Event::End(TagEnd::Heading(_)) => {
-                doc.anchors.insert(slug(&heading.take().expect("a heading was open")));
+                doc.anchors
+                    .insert(slug(&heading.take().expect("a heading was open")));
             }
             Event::Start(Tag::Table(_)) => {
                 table += 1;
@@ -84,7 +87,12 @@ fn read(markdown: &str) -> Doc {
                 if in_head {
                     headers.push(text);
                 } else {
-                    doc.cells.push((table, headers.get(col).cloned().unwrap_or_default(), row, text));
+                    doc.cells.push((
+                        table,
+                        headers.get(col).cloned().unwrap_or_default(),
+                        row,
+                        text,
+                    ));
                 }
                 col += 1;
             }
@@ -109,11 +117,16 @@ fn read(markdown: &str) -> Doc {
                     c.push_str(&code);
                     c.push('`');
                     if !in_head {
-                        doc.cell_code.push((headers.get(col).cloned().unwrap_or_default(), code.to_string()));
+                        doc.cell_code.push((
+                            headers.get(col).cloned().unwrap_or_default(),
+                            code.to_string(),
+                        ));
                     }
                 }
             }
-            Event::InlineHtml(h) | Event::Html(h) if !h.starts_with("<!--") => doc.html.push(h.to_string()),
+            Event::InlineHtml(h) | Event::Html(h) if !h.starts_with("<!--") => {
+                doc.html.push(h.to_string())
+            }
             _ => {}
         }
     }
@@ -128,13 +141,24 @@ fn spec_examples(g: &Generated) -> BTreeSet<String> {
     m.sentences
         .iter()
         .map(|s| s.example_sentence.clone())
-        .chain(m.patterns.iter().flat_map(|p| p.matches.iter().map(|x| x.text.clone())))
-        .chain(m.patterns.iter().flat_map(|p| p.non_matches.iter().cloned()))
+        .chain(
+            m.patterns
+                .iter()
+                .flat_map(|p| p.matches.iter().map(|x| x.text.clone())),
+        )
+        .chain(
+            m.patterns
+                .iter()
+                .flat_map(|p| p.non_matches.iter().cloned()),
+        )
         .collect()
 }
 
 fn docs(g: &Generated) -> [(&'static str, Doc); 2] {
-    [(SENTENCES, read(&g.files[SENTENCES])), (PATTERNS, read(&g.files[PATTERNS]))]
+    [
+        (SENTENCES, read(&g.files[SENTENCES])),
+        (PATTERNS, read(&g.files[PATTERNS])),
+    ]
 }
 
 #[test]
@@ -144,11 +168,22 @@ fn every_example_shown_is_one_the_tests_run() {
     let spec_examples_rs = &g.files["rust/tests/spec_examples.rs"];
     let mut shown = 0;
     for (name, doc) in docs(&g) {
-        let mut texts: Vec<String> = doc.blocks.iter().filter(|(info, _)| info == "text").map(|(_, t)| t.clone()).collect();
-        texts.extend(doc.cell_code.iter().filter(|(h, _)| h == "example").map(|(_, t)| t.clone()));
+        let mut texts: Vec<String> = doc
+            .blocks
+            .iter()
+            .filter(|(info, _)| info == "text")
+            .map(|(_, t)| t.clone())
+            .collect();
+        texts.extend(
+            doc.cell_code
+                .iter()
+                .filter(|(h, _)| h == "example")
+                .map(|(_, t)| t.clone()),
+        );
         for (_, sh) in doc.blocks.iter().filter(|(info, _)| info == "sh") {
             for line in sh.lines() {
-                let words = shlex::split(line).unwrap_or_else(|| panic!("{name}: cannot split `{line}`"));
+                let words =
+                    shlex::split(line).unwrap_or_else(|| panic!("{name}: cannot split `{line}`"));
                 assert_eq!(words[0], "box-docs", "{name}: {line}");
                 if let Some(i) = words.iter().position(|w| w == "--test") {
                     texts.push(words[i + 1].clone());
@@ -159,9 +194,15 @@ fn every_example_shown_is_one_the_tests_run() {
             }
         }
         for t in &texts {
-            assert!(examples.contains(t), "{name} shows an example that is not a spec example: {t:?}");
+            assert!(
+                examples.contains(t),
+                "{name} shows an example that is not a spec example: {t:?}"
+            );
             // The generated test file holds it as a Rust string literal.
-            assert!(spec_examples_rs.contains(&format!("{t:?}")), "{name}: {t:?} is not in spec_examples.rs");
+            assert!(
+                spec_examples_rs.contains(&format!("{t:?}")),
+                "{name}: {t:?} is not in spec_examples.rs"
+            );
         }
         shown += texts.len();
     }
@@ -173,7 +214,10 @@ fn fenced_blocks_use_known_info_strings() {
     let g = generated();
     for (name, doc) in docs(&g) {
         for (info, text) in &doc.blocks {
-            assert!(["text", "json", "regex", "template", "mermaid", "sh"].contains(&info.as_str()), "{name}: block `{info}`: {text}");
+            assert!(
+                ["text", "json", "regex", "template", "mermaid", "sh"].contains(&info.as_str()),
+                "{name}: block `{info}`: {text}"
+            );
         }
     }
 }
@@ -182,44 +226,100 @@ fn fenced_blocks_use_known_info_strings() {
 fn the_structure_doc_shows_every_structure_in_full() {
     let g = generated();
     let doc = read(&g.files[SENTENCES]);
-    let texts: Vec<&str> = doc.blocks.iter().filter(|(i, _)| i == "text").map(|(_, t)| t.as_str()).collect();
-    let templates: Vec<&str> = doc.blocks.iter().filter(|(i, _)| i == "template").map(|(_, t)| t.as_str()).collect();
+    let texts: Vec<&str> = doc
+        .blocks
+        .iter()
+        .filter(|(i, _)| i == "text")
+        .map(|(_, t)| t.as_str())
+        .collect();
+    let templates: Vec<&str> = doc
+        .blocks
+        .iter()
+        .filter(|(i, _)| i == "template")
+        .map(|(_, t)| t.as_str())
+        .collect();
     for s in &g.model.sentences {
-        assert!(texts.contains(&s.example_sentence.as_str()), "example of {} missing", s.key);
-        assert!(templates.contains(&s.template.as_str()), "template of {} missing", s.key);
+        assert!(
+            texts.contains(&s.example_sentence.as_str()),
+            "example of {} missing",
+            s.key
+        );
+        assert!(
+            templates.contains(&s.template.as_str()),
+            "template of {} missing",
+            s.key
+        );
         assert!(doc.anchors.contains(&s.key), "no section for {}", s.key);
     }
     // The footer's example appears twice: in its section and in "Contract footer".
-    let footer = &g.model.sentences.iter().find(|s| s.key == "contract_footer").unwrap().example_sentence;
+    let footer = &g
+        .model
+        .sentences
+        .iter()
+        .find(|s| s.key == "contract_footer")
+        .unwrap()
+        .example_sentence;
     assert_eq!(texts.iter().filter(|t| **t == footer).count(), 2);
     // job_marker shows the sentence, not the owner's example with its prose.
     assert!(texts.contains(&"[JOB swarm-4a2b/1]"));
-    assert!(!texts.iter().any(|t| t.contains("Run identity variance audit")));
+    assert!(!texts
+        .iter()
+        .any(|t| t.contains("Run identity variance audit")));
     // The purpose column renders back to the spec's descriptions.
-    let purposes: Vec<&str> = doc.cells.iter().filter(|c| c.1 == "purpose").map(|c| c.3.as_str()).collect();
-    let descriptions: Vec<&str> = g.model.sentences.iter().map(|s| s.description.as_str()).collect();
+    let purposes: Vec<&str> = doc
+        .cells
+        .iter()
+        .filter(|c| c.1 == "purpose")
+        .map(|c| c.3.as_str())
+        .collect();
+    let descriptions: Vec<&str> = g
+        .model
+        .sentences
+        .iter()
+        .map(|s| s.description.as_str())
+        .collect();
     assert_eq!(purposes, descriptions);
     // P7 fields and the derived slot are listed.
-    let fields: Vec<&str> = doc.cells.iter().filter(|c| c.1 == "field").map(|c| c.3.as_str()).collect();
+    let fields: Vec<&str> = doc
+        .cells
+        .iter()
+        .filter(|c| c.1 == "field")
+        .map(|c| c.3.as_str())
+        .collect();
     for f in ["`priority`", "`due`", "`details`", "`slot`", "`args_json`"] {
         assert!(fields.contains(&f), "field {f} missing");
     }
-    let status_type = doc.cells.iter().find(|c| c.1 == "type" && c.3.contains("`SUCCESS`")).expect("result.status is an enum");
-    assert_eq!(status_type.3, "one of `OK`, `FAIL`, `DECLINE`, `SUCCESS`, `ERROR`");
+    let status_type = doc
+        .cells
+        .iter()
+        .find(|c| c.1 == "type" && c.3.contains("`SUCCESS`"))
+        .expect("result.status is an enum");
+    assert_eq!(
+        status_type.3,
+        "one of `OK`, `FAIL`, `DECLINE`, `SUCCESS`, `ERROR`"
+    );
 }
 
 #[test]
 fn the_pattern_doc_shows_every_pattern_with_its_captures() {
     let g = generated();
     let doc = read(&g.files[PATTERNS]);
-    let regexes: Vec<&str> = doc.blocks.iter().filter(|(i, _)| i == "regex").map(|(_, t)| t.as_str()).collect();
+    let regexes: Vec<&str> = doc
+        .blocks
+        .iter()
+        .filter(|(i, _)| i == "regex")
+        .map(|(_, t)| t.as_str())
+        .collect();
     let expected: Vec<&str> = g
         .model
         .patterns
         .iter()
         .flat_map(|p| std::iter::once(p.pattern.as_str()).chain(p.seed_pattern.as_deref()))
         .collect();
-    assert_eq!(regexes, expected, "every pattern, then its seed pattern where there is one, in spec order");
+    assert_eq!(
+        regexes, expected,
+        "every pattern, then its seed pattern where there is one, in spec order"
+    );
 
     // Each match is followed by a JSON block of exactly its captures, pattern
     // by pattern in spec order.
@@ -227,7 +327,11 @@ fn the_pattern_doc_shows_every_pattern_with_its_captures() {
         .model
         .patterns
         .iter()
-        .flat_map(|p| p.matches.iter().map(|m| (m.text.clone(), serde_json::to_value(&m.captures).unwrap())))
+        .flat_map(|p| {
+            p.matches
+                .iter()
+                .map(|m| (m.text.clone(), serde_json::to_value(&m.captures).unwrap()))
+        })
         .collect();
     let shown: Vec<(String, serde_json::Value)> = doc
         .blocks
@@ -237,20 +341,57 @@ fn the_pattern_doc_shows_every_pattern_with_its_captures() {
         .collect();
     assert_eq!(shown, expected);
 
-    let texts: Vec<&str> = doc.blocks.iter().filter(|(i, _)| i == "text").map(|(_, t)| t.as_str()).collect();
-    let all: usize = g.model.patterns.iter().map(|p| p.matches.len() + p.non_matches.len()).sum();
+    let texts: Vec<&str> = doc
+        .blocks
+        .iter()
+        .filter(|(i, _)| i == "text")
+        .map(|(_, t)| t.as_str())
+        .collect();
+    let all: usize = g
+        .model
+        .patterns
+        .iter()
+        .map(|p| p.matches.len() + p.non_matches.len())
+        .sum();
     assert_eq!(texts.len(), all, "every match and non-match, once each");
 
     // The directory: one row per pattern, purpose and example as written,
     // `|` and `<` included.
-    let keys: Vec<&str> = doc.cells.iter().filter(|c| c.0 == 1 && c.1 == "key").map(|c| c.3.as_str()).collect();
-    let want: Vec<String> = g.model.patterns.iter().map(|p| format!("`{}`", p.key)).collect();
+    let keys: Vec<&str> = doc
+        .cells
+        .iter()
+        .filter(|c| c.0 == 1 && c.1 == "key")
+        .map(|c| c.3.as_str())
+        .collect();
+    let want: Vec<String> = g
+        .model
+        .patterns
+        .iter()
+        .map(|p| format!("`{}`", p.key))
+        .collect();
     assert_eq!(keys, want);
-    let purposes: Vec<&str> = doc.cells.iter().filter(|c| c.0 == 1 && c.1 == "purpose").map(|c| c.3.as_str()).collect();
-    let want: Vec<&str> = g.model.patterns.iter().map(|p| p.purpose.as_str()).collect();
+    let purposes: Vec<&str> = doc
+        .cells
+        .iter()
+        .filter(|c| c.0 == 1 && c.1 == "purpose")
+        .map(|c| c.3.as_str())
+        .collect();
+    let want: Vec<&str> = g
+        .model
+        .patterns
+        .iter()
+        .map(|p| p.purpose.as_str())
+        .collect();
     assert_eq!(purposes, want);
-    let footer_row = doc.cell_code.iter().find(|(h, c)| h == "example" && c.starts_with("Reply:")).unwrap();
-    assert!(footer_row.1.contains(" | [CLAIM 7fce46e0] mine | "), "{footer_row:?}");
+    let footer_row = doc
+        .cell_code
+        .iter()
+        .find(|(h, c)| h == "example" && c.starts_with("Reply:"))
+        .unwrap();
+    assert!(
+        footer_row.1.contains(" | [CLAIM 7fce46e0] mine | "),
+        "{footer_row:?}"
+    );
 }
 
 #[test]
@@ -258,7 +399,11 @@ fn links_point_at_headings_and_no_html_leaks() {
     let g = generated();
     let [(_, sentences), (_, patterns)] = docs(&g);
     for (name, doc) in [(SENTENCES, &sentences), (PATTERNS, &patterns)] {
-        assert!(doc.html.is_empty(), "{name}: spec text became HTML: {:?}", doc.html);
+        assert!(
+            doc.html.is_empty(),
+            "{name}: spec text became HTML: {:?}",
+            doc.html
+        );
         for link in &doc.links {
             let (file, anchor) = link.split_once('#').unwrap_or((link.as_str(), ""));
             let target = match file {
@@ -267,7 +412,10 @@ fn links_point_at_headings_and_no_html_leaks() {
                 "REGEX-PATTERNS.md" => &patterns,
                 other => panic!("{name}: link to {other}"),
             };
-            assert!(anchor.is_empty() || target.anchors.contains(anchor), "{name}: no heading for {link}");
+            assert!(
+                anchor.is_empty() || target.anchors.contains(anchor),
+                "{name}: no heading for {link}"
+            );
         }
     }
 }
@@ -284,7 +432,12 @@ fn the_header_comes_first() {
 fn the_lifecycle_diagram_is_derived_from_the_transitions() {
     let g = generated();
     let doc = read(&g.files[SENTENCES]);
-    let diagrams: Vec<&str> = doc.blocks.iter().filter(|(i, _)| i == "mermaid").map(|(_, t)| t.as_str()).collect();
+    let diagrams: Vec<&str> = doc
+        .blocks
+        .iter()
+        .filter(|(i, _)| i == "mermaid")
+        .map(|(_, t)| t.as_str())
+        .collect();
     assert_eq!(diagrams.len(), 1);
     let lines: Vec<&str> = diagrams[0].lines().map(str::trim).collect();
     assert_eq!(lines[0], "stateDiagram-v2");
@@ -307,15 +460,25 @@ fn the_lifecycle_diagram_is_derived_from_the_transitions() {
         "state \"nudged: nudge\" as nudged",
         "state \"in-flight execution: tool_call\" as in_flight_execution",
     ] {
-        assert!(lines.contains(&want), "diagram lacks `{want}`:\n{}", diagrams[0]);
+        assert!(
+            lines.contains(&want),
+            "diagram lacks `{want}`:\n{}",
+            diagrams[0]
+        );
     }
     // Nothing the spec does not say: no edge into or out of a standalone state.
     for l in &lines {
         if l.contains("-->") {
-            assert!(!l.contains("nudged") && !l.contains("telemetry"), "invented edge: {l}");
+            assert!(
+                !l.contains("nudged") && !l.contains("telemetry"),
+                "invented edge: {l}"
+            );
         }
     }
-    assert_eq!(lines.iter().filter(|l| l.contains("-->")).count(), 3 + 12 + 4);
+    assert_eq!(
+        lines.iter().filter(|l| l.contains("-->")).count(),
+        3 + 12 + 4
+    );
 }
 
 /// A copy of the real spec with `from` (which must occur once) replaced by
@@ -340,7 +503,11 @@ fn a_line_break_the_docs_cannot_show_is_a_located_error() {
         "\"purpose\": \"6–12 character\\nlower-case hex IDs.\"",
     );
     let report = generate(dir.path()).unwrap_err();
-    let d = report.diagnostics.iter().find(|d| d.code == "text-line-break").expect("reported");
+    let d = report
+        .diagnostics
+        .iter()
+        .find(|d| d.code == "text-line-break")
+        .expect("reported");
     assert_eq!(d.pointer, "/patterns/short_hex/purpose");
     assert!(d.file.ends_with("regex_patterns.json"));
 }
@@ -349,7 +516,9 @@ fn a_line_break_the_docs_cannot_show_is_a_located_error() {
 fn the_ops_doc_lists_every_op_with_its_flag_and_shows_only_spec_examples() {
     let g = generated();
     let text = &g.files["docs/OPS.md"];
-    let spec: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(root().join("schema/ops.json")).unwrap()).unwrap();
+    let spec: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root().join("schema/ops.json")).unwrap())
+            .unwrap();
     let ops = spec["ops"].as_object().unwrap();
     assert!(read(text).html.is_empty(), "no spec text became HTML");
     // The summary table's rows: op link and side-effecting cell.
@@ -358,21 +527,35 @@ fn the_ops_doc_lists_every_op_with_its_flag_and_shows_only_spec_examples() {
         .filter(|l| l.starts_with("| [`"))
         .map(|l| {
             let cells: Vec<&str> = l.split(" | ").collect();
-            (cells[0].trim_start_matches("| ").to_owned(), cells[1].to_owned())
+            (
+                cells[0].trim_start_matches("| ").to_owned(),
+                cells[1].to_owned(),
+            )
         })
         .collect();
     let want: Vec<(String, String)> = ops
         .iter()
         .map(|(k, o)| {
             let slug = k.replace('.', "");
-            (format!("[`{k}`](#{slug})"), if o["side_effecting"].as_bool().unwrap() { "yes" } else { "no" }.to_owned())
+            (
+                format!("[`{k}`](#{slug})"),
+                if o["side_effecting"].as_bool().unwrap() {
+                    "yes"
+                } else {
+                    "no"
+                }
+                .to_owned(),
+            )
         })
         .collect();
     assert_eq!(side, want);
     for (k, o) in ops {
         assert!(text.contains(&format!("\n## {k}\n")), "{k} has a section");
         for ex in o["examples"].as_array().into_iter().flatten() {
-            assert!(text.contains(&format!("- `{ex}`")), "{k}: example {ex} shown");
+            assert!(
+                text.contains(&format!("- `{ex}`")),
+                "{k}: example {ex} shown"
+            );
         }
         if let Some(m) = o.get("missing") {
             assert!(text.contains("- runs: **no, incomplete**"), "{k}: {m}");

@@ -12,7 +12,10 @@ use std::path::{Path, PathBuf};
 use agent_sentences_codegen::{lint_with, Diagnostic, Python, Severity};
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_owned()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_owned()
 }
 
 /// One textual edit of one spec file; `from` must occur exactly once.
@@ -66,8 +69,14 @@ const W: Severity = Severity::Warning;
 const E: Severity = Severity::Error;
 
 fn python() -> Python {
-    let found = std::process::Command::new("python3").arg("--version").output().is_ok_and(|o| o.status.success());
-    assert!(found, "these tests need `python3` on PATH (the lint compares the patterns with Python's `re`)");
+    let found = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        found,
+        "these tests need `python3` on PATH (the lint compares the patterns with Python's `re`)"
+    );
     Python::default()
 }
 
@@ -77,7 +86,12 @@ fn edited_spec(edits: &[Edit]) -> tempfile::TempDir {
     for f in [S, P, "directives.json", "loops.json", "ops.json"] {
         let mut text = std::fs::read_to_string(root().join("schema").join(f)).unwrap();
         for e in edits.iter().filter(|e| e.file == f) {
-            assert_eq!(text.matches(e.from).count(), 1, "`{}` must occur once in {f}", e.from);
+            assert_eq!(
+                text.matches(e.from).count(),
+                1,
+                "`{}` must occur once in {f}",
+                e.from
+            );
             text = text.replacen(e.from, e.to, 1);
         }
         std::fs::write(dir.path().join(f), text).unwrap();
@@ -92,7 +106,11 @@ fn findings(dir: &Path, python: &Python) -> Vec<Diagnostic> {
         .diagnostics
         .into_iter()
         .map(|mut d| {
-            d.file = Path::new(&d.file).file_name().unwrap().to_string_lossy().into_owned();
+            d.file = Path::new(&d.file)
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
             d
         })
         .collect()
@@ -100,7 +118,12 @@ fn findings(dir: &Path, python: &Python) -> Vec<Diagnostic> {
 
 /// The text at a 1-based line and character column.
 fn text_at(text: &str, line: usize, column: usize) -> String {
-    text.lines().nth(line - 1).unwrap_or_default().chars().skip(column - 1).collect()
+    text.lines()
+        .nth(line - 1)
+        .unwrap_or_default()
+        .chars()
+        .skip(column - 1)
+        .collect()
 }
 
 fn run(case: &Case) {
@@ -117,9 +140,22 @@ fn run(case: &Case) {
     let found = findings(dir.path(), &python);
     let added: Vec<&Diagnostic> = found.iter().filter(|d| !baseline.contains(d)).collect();
     let removed: Vec<&Diagnostic> = baseline.iter().filter(|d| !found.contains(d)).collect();
-    let shown = |ds: &[&Diagnostic]| ds.iter().map(|d| format!("{d:?}")).collect::<Vec<_>>().join("\n");
-    let gone: Vec<(&str, &str)> = removed.iter().map(|d| (d.code, d.pointer.as_str())).collect();
-    assert_eq!(gone, case.gone, "findings of the real spec that the edit hides:\n{}", shown(&removed));
+    let shown = |ds: &[&Diagnostic]| {
+        ds.iter()
+            .map(|d| format!("{d:?}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let gone: Vec<(&str, &str)> = removed
+        .iter()
+        .map(|d| (d.code, d.pointer.as_str()))
+        .collect();
+    assert_eq!(
+        gone,
+        case.gone,
+        "findings of the real spec that the edit hides:\n{}",
+        shown(&removed)
+    );
     let want: Vec<Diagnostic> = case
         .want
         .iter()
@@ -140,7 +176,12 @@ fn run(case: &Case) {
             "Want {{ severity: {}, code: {:?}, file: {}, pointer: {:?}, line: {}, column: {}, at: \"\", message: {:?}, hint: {:?} }},",
             if d.severity == E { "E" } else { "W" },
             d.code,
-            match d.file.as_str() { S => "S", P => "P", O => "O", _ => "D" },
+            match d.file.as_str() {
+                S => "S",
+                P => "P",
+                O => "O",
+                _ => "D",
+            },
             d.pointer,
             d.line,
             d.column,
@@ -148,11 +189,28 @@ fn run(case: &Case) {
             d.hint
         )
     };
-    assert_eq!(got, want, "\nfound:\n{}", added.iter().map(|d| literal(d)).collect::<Vec<_>>().join("\n"));
+    assert_eq!(
+        got,
+        want,
+        "\nfound:\n{}",
+        added
+            .iter()
+            .map(|d| literal(d))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
     for w in &case.want {
         let text = std::fs::read_to_string(dir.path().join(w.file)).unwrap();
         let here = text_at(&text, w.line, w.column);
-        assert!(here.starts_with(w.at), "{} at {}:{}:{} reads `{here}`, not `{}`", w.code, w.file, w.line, w.column, w.at);
+        assert!(
+            here.starts_with(w.at),
+            "{} at {}:{}:{} reads `{here}`, not `{}`",
+            w.code,
+            w.file,
+            w.line,
+            w.column,
+            w.at
+        );
     }
 }
 
@@ -174,7 +232,7 @@ fn group_without_field() -> Case {
         ],
         python: Py::Off,
         want: vec![
-            Want { severity: W, code: "group-without-field", file: P, pointer: "/patterns/ack/groups/via", line: 90, column: 19, at: "{\"description\": \"Relay.\"", message: "group `via` of `ack` fills no field of structure `ack`: `ack` does not match when it takes part", hint: Some("fix it in the binding of `ack`, or map it to a field") },
+            Want { severity: W, code: "group-without-field", file: P, pointer: "/patterns/ack/groups/via", line: 91, column: 19, at: "{\"description\": \"Relay.\"", message: "group `via` of `ack` fills no field of structure `ack`: `ack` does not match when it takes part", hint: Some("fix it in the binding of `ack`, or map it to a field") },
         ],
         gone: vec![],
     }
@@ -194,7 +252,7 @@ fn required_field_not_captured() -> Case {
         }],
         python: Py::Off,
         want: vec![
-            Want { severity: W, code: "group-without-field", file: P, pointer: "/patterns/fleet_alert/groups/message", line: 519, column: 20, at: "{", message: "group `message` of `fleet_alert` fills no field of structure `fleet_alert`: `fleet_alert` does not match when it takes part", hint: Some("fix it in the binding of `fleet_alert`, or map it to a field") },
+            Want { severity: W, code: "group-without-field", file: P, pointer: "/patterns/fleet_alert/groups/message", line: 521, column: 20, at: "{", message: "group `message` of `fleet_alert` fills no field of structure `fleet_alert`: `fleet_alert` does not match when it takes part", hint: Some("fix it in the binding of `fleet_alert`, or map it to a field") },
             Want { severity: E, code: "required-field-not-captured", file: S, pointer: "/structures/fleet_alert/required_fields/1", line: 161, column: 9, at: "\"message\"", message: "required field `message` is captured by no group of pattern `fleet_alert`", hint: Some("add a group `(?P<message>…)` to `fleet_alert`, or map a group to it with `\"field\": \"message\"`") },
         ],
         gone: vec![],
@@ -313,7 +371,7 @@ fn regex_ref_enum_unbound() -> Case {
         }],
         python: Py::Off,
         want: vec![
-            Want { severity: W, code: "group-without-field", file: P, pointer: "/patterns/verb/groups/verb", line: 132, column: 17, at: "{", message: "group `verb` of `verb` fills no field of structure `claim`: `claim` does not match when it takes part", hint: Some("fix it in the binding of `claim`, or map it to a field") },
+            Want { severity: W, code: "group-without-field", file: P, pointer: "/patterns/verb/groups/verb", line: 133, column: 17, at: "{", message: "group `verb` of `verb` fills no field of structure `claim`: `claim` does not match when it takes part", hint: Some("fix it in the binding of `claim`, or map it to a field") },
             Want { severity: W, code: "regex-ref-enum-wider", file: S, pointer: "/structures/claim/regex_ref", line: 52, column: 20, at: "\"verb\"", message: "regex_ref `verb` accepts the `verb` values `ACK`, `RESULT`, `DECLINE`, `NO-ACTION` too, but the structure's template writes only `CLAIM`", hint: Some("fix the group in the binding: /bindings/claim {\"fixed\": {\"verb\": \"CLAIM\"}}") },
             Want { severity: E, code: "example-no-match", file: S, pointer: "/structures/claim/example", line: 54, column: 18, at: "\"[CLAIM 7fce46e0]\"", message: "the example is not a `claim` sentence: group `verb` takes part but fills no field", hint: None },
         ],
@@ -330,11 +388,23 @@ fn a_regex_ref_enum_wider_than_the_template_with_no_binding() {
 
 fn unknown_regex_ref() -> Case {
     Case {
-        edits: vec![Edit { file: S, from: "\"regex_ref\": \"ack\"", to: "\"regex_ref\": \"akc\"" }],
+        edits: vec![Edit {
+            file: S,
+            from: "\"regex_ref\": \"ack\"",
+            to: "\"regex_ref\": \"akc\"",
+        }],
         python: Py::Off,
-        want: vec![
-            Want { severity: E, code: "unknown-regex-ref", file: S, pointer: "/structures/ack/regex_ref", line: 38, column: 20, at: "\"akc\"", message: "regex_ref `akc` names no pattern in regex_patterns.json", hint: Some("did you mean `ack`?") },
-        ],
+        want: vec![Want {
+            severity: E,
+            code: "unknown-regex-ref",
+            file: S,
+            pointer: "/structures/ack/regex_ref",
+            line: 38,
+            column: 20,
+            at: "\"akc\"",
+            message: "regex_ref `akc` names no pattern in regex_patterns.json",
+            hint: Some("did you mean `ack`?"),
+        }],
         gone: vec![],
     }
 }
@@ -348,11 +418,23 @@ fn a_regex_ref_that_names_no_pattern() {
 
 fn python_rejects() -> Case {
     Case {
-        edits: vec![Edit { file: P, from: "\"pattern\": \"(?P<hex>[0-9a-f]{6,12})\"", to: "\"pattern\": \"(?P<hex>[0-9a-f]{6,12})^*\"" }],
+        edits: vec![Edit {
+            file: P,
+            from: "\"pattern\": \"(?P<hex>[0-9a-f]{6,12})\"",
+            to: "\"pattern\": \"(?P<hex>[0-9a-f]{6,12})^*\"",
+        }],
         python: Py::Real,
-        want: vec![
-            Want { severity: E, code: "python-rejects-pattern", file: P, pointer: "/patterns/short_hex/pattern", line: 572, column: 18, at: "\"(?P<hex>[0-9a-f]{6,12})^*\"", message: "Python 3.11.7's `re` rejects the pattern at character 24: nothing to repeat", hint: Some("write it in the dialect both engines accept (see README, P2 and P10)") },
-        ],
+        want: vec![Want {
+            severity: E,
+            code: "python-rejects-pattern",
+            file: P,
+            pointer: "/patterns/short_hex/pattern",
+            line: 574,
+            column: 18,
+            at: "\"(?P<hex>[0-9a-f]{6,12})^*\"",
+            message: "Python 3.11.7's `re` rejects the pattern at character 24: nothing to repeat",
+            hint: Some("write it in the dialect both engines accept (see README, P2 and P10)"),
+        }],
         gone: vec![],
     }
 }
@@ -368,9 +450,9 @@ fn a_pattern_the_engines_read_differently() {
         edits: vec![Edit { file: P, from: "\"pattern\": \"(?P<hex>[0-9a-f]{6,12})\"", to: "\"pattern\": \"(?P<hex>[0-9a-f]{ 6,12})\"" }],
         python: Py::Real,
         want: vec![
-            Want { severity: E, code: "pattern-dialect", file: P, pointer: "/patterns/short_hex/pattern", line: 572, column: 18, at: "\"(?P<hex>[0-9a-f]{ 6,12})\"", message: "byte 16: `{ 6,12}`: Rust allows spaces inside a counted repetition, Python reads the braces as literal text: write it without spaces", hint: None },
-            Want { severity: E, code: "python-reads-differently", file: P, pointer: "/patterns/short_hex/matches/0/text", line: 582, column: 19, at: "\"7fce46e0\"", message: "the engines read this text differently: Python's `re` gives no full match, Rust's `regex` gives {\"hex\": \"7fce46e0\"}", hint: Some("rewrite the construct that the engines read differently; generated parsers in both languages must agree") },
-            Want { severity: E, code: "python-reads-differently", file: P, pointer: "/patterns/short_hex/matches/1/text", line: 588, column: 19, at: "\"4a2b8e\"", message: "the engines read this text differently: Python's `re` gives no full match, Rust's `regex` gives {\"hex\": \"4a2b8e\"}", hint: Some("rewrite the construct that the engines read differently; generated parsers in both languages must agree") },
+            Want { severity: E, code: "pattern-dialect", file: P, pointer: "/patterns/short_hex/pattern", line: 574, column: 18, at: "\"(?P<hex>[0-9a-f]{ 6,12})\"", message: "byte 16: `{ 6,12}`: Rust allows spaces inside a counted repetition, Python reads the braces as literal text: write it without spaces", hint: None },
+            Want { severity: E, code: "python-reads-differently", file: P, pointer: "/patterns/short_hex/matches/0/text", line: 584, column: 19, at: "\"7fce46e0\"", message: "the engines read this text differently: Python's `re` gives no full match, Rust's `regex` gives {\"hex\": \"7fce46e0\"}", hint: Some("rewrite the construct that the engines read differently; generated parsers in both languages must agree") },
+            Want { severity: E, code: "python-reads-differently", file: P, pointer: "/patterns/short_hex/matches/1/text", line: 590, column: 19, at: "\"4a2b8e\"", message: "the engines read this text differently: Python's `re` gives no full match, Rust's `regex` gives {\"hex\": \"4a2b8e\"}", hint: Some("rewrite the construct that the engines read differently; generated parsers in both languages must agree") },
         ],
         gone: vec![],
     });
@@ -385,7 +467,12 @@ fn a_missing_python_is_one_warning() {
 
 #[test]
 fn the_real_spec_reads_the_same_in_python() {
-    run(&Case { edits: vec![], python: Py::Real, want: vec![], gone: vec![] });
+    run(&Case {
+        edits: vec![],
+        python: Py::Real,
+        want: vec![],
+        gone: vec![],
+    });
 }
 
 // --- examples -------------------------------------------------------------
@@ -393,11 +480,23 @@ fn the_real_spec_reads_the_same_in_python() {
 #[test]
 fn a_match_example_that_does_not_match() {
     run(&Case {
-        edits: vec![Edit { file: P, from: "\"text\": \"[ACK:7fce46e0]\",", to: "\"text\": \"[ACK:7fce46e0]x\"," }],
+        edits: vec![Edit {
+            file: P,
+            from: "\"text\": \"[ACK:7fce46e0]\",",
+            to: "\"text\": \"[ACK:7fce46e0]x\",",
+        }],
         python: Py::Off,
-        want: vec![
-            Want { severity: E, code: "match-example-fails", file: P, pointer: "/patterns/ack/matches/2/text", line: 108, column: 19, at: "\"[ACK:7fce46e0]x\"", message: "this example does not match the pattern in full", hint: None },
-        ],
+        want: vec![Want {
+            severity: E,
+            code: "match-example-fails",
+            file: P,
+            pointer: "/patterns/ack/matches/2/text",
+            line: 109,
+            column: 19,
+            at: "\"[ACK:7fce46e0]x\"",
+            message: "this example does not match the pattern in full",
+            hint: None,
+        }],
         gone: vec![],
     });
 }
@@ -408,7 +507,7 @@ fn a_match_example_that_captures_other_values() {
         edits: vec![Edit { file: P, from: "\"dm_id\": \"8a12bc44\",", to: "\"dm_id\": \"8a12bc45\"," }],
         python: Py::Off,
         want: vec![
-            Want { severity: E, code: "captures-differ", file: P, pointer: "/patterns/ack/matches/1/captures", line: 102, column: 23, at: "{", message: "declared captures {\"dm_id\": \"8a12bc45\", \"sender\": \"646\"}, the pattern captures {\"dm_id\": \"8a12bc44\", \"sender\": \"646\"}", hint: None },
+            Want { severity: E, code: "captures-differ", file: P, pointer: "/patterns/ack/matches/1/captures", line: 103, column: 23, at: "{", message: "declared captures {\"dm_id\": \"8a12bc45\", \"sender\": \"646\"}, the pattern captures {\"dm_id\": \"8a12bc44\", \"sender\": \"646\"}", hint: None },
         ],
         gone: vec![],
     });
@@ -416,11 +515,23 @@ fn a_match_example_that_captures_other_values() {
 
 fn non_match_matches() -> Case {
     Case {
-        edits: vec![Edit { file: P, from: "\"[CLAIM 7fce 46e0]\"", to: "\"[CLAIM 7fce46e0]\"" }],
+        edits: vec![Edit {
+            file: P,
+            from: "\"[CLAIM 7fce 46e0]\"",
+            to: "\"[CLAIM 7fce46e0]\"",
+        }],
         python: Py::Off,
-        want: vec![
-            Want { severity: E, code: "non-match-matches", file: P, pointer: "/patterns/verb/non_matches/2", line: 174, column: 9, at: "\"[CLAIM 7fce46e0]\"", message: "this text must not match, but the pattern matches it in full", hint: None },
-        ],
+        want: vec![Want {
+            severity: E,
+            code: "non-match-matches",
+            file: P,
+            pointer: "/patterns/verb/non_matches/2",
+            line: 175,
+            column: 9,
+            at: "\"[CLAIM 7fce46e0]\"",
+            message: "this text must not match, but the pattern matches it in full",
+            hint: None,
+        }],
         gone: vec![],
     }
 }
@@ -517,6 +628,10 @@ fn several_faults_at_once_are_all_reported() {
         enum_list_extra(),
         // An example fault is still found while other structures have errors.
         structure_example_no_match(),
+        nested_quantifier(),
+        a_duplicate_key_case(),
+        a_curl_path_with_a_query_string_case(),
+        a_limit_past_what_the_engines_read_case(),
     ];
     let case = Case {
         edits: parts.iter().flat_map(|c| c.edits.clone()).collect(),
@@ -529,7 +644,10 @@ fn several_faults_at_once_are_all_reported() {
         },
         gone: parts.iter().flat_map(|c| c.gone.clone()).collect(),
     };
-    assert!(case.want.len() >= parts.len(), "every part expects a finding");
+    assert!(
+        case.want.len() >= parts.len(),
+        "every part expects a finding"
+    );
     run(&case);
 }
 
@@ -556,4 +674,225 @@ fn every_fault_of_the_op_catalogue_is_reported_at_once() {
         ],
         gone: vec![],
     });
+}
+
+// --- patterns that take more than linear time in Python `re` --------------
+
+fn nested_quantifier() -> Case {
+    Case {
+        edits: vec![Edit {
+            file: P,
+            from: r#"(?P<message>[^ \\t\\r\\n][^\\r\\n]*)"#,
+            to: r#"(?P<message>(?:[^ \\t\\r\\n]+[^\\r\\n]*)+)"#,
+        }],
+        python: Py::Off,
+        want: vec![
+            Want { severity: E, code: "nested-quantifier", file: P, pointer: "/patterns/fleet_alert/pattern", line: 514, column: 18, at: "\"\\\\[fleet-alert", message: "byte 70: nested quantifier: `[^ \\t\\r\\n]+` inside `(?:[^ \\t\\r\\n]+[^\\r\\n]*)+` can read on where the next repetition could start, so a backtracking engine (Python `re`) tries every split of such a run: write each run so that the character after it ends it (an unrolled loop)", hint: None },
+            Want { severity: E, code: "nested-quantifier", file: P, pointer: "/patterns/fleet_alert/pattern", line: 514, column: 18, at: "\"\\\\[fleet-alert", message: "byte 70: nested quantifier: `[^\\r\\n]*` inside `(?:[^ \\t\\r\\n]+[^\\r\\n]*)+` can read on where the next repetition could start, so a backtracking engine (Python `re`) tries every split of such a run: write each run so that the character after it ends it (an unrolled loop)", hint: None },
+        ],
+        gone: vec![],
+    }
+}
+
+#[test]
+fn a_pattern_with_a_nested_quantifier() {
+    run(&nested_quantifier());
+}
+
+// --- faults that generate wrong code (issue 13) ---------------------------
+
+fn an_unknown_regex_ref_on_a_structure_with_a_binding_case() -> Case {
+    Case {
+        edits: vec![Edit { file: S, from: r#""Explicitly declines or rejects a work order with justification (e.g. rate limit, outside domain).",
+      "required_fields": [
+        "job_id",
+        "reason"
+      ],
+      "optional_fields": [],
+      "regex_ref": "verb""#, to: r#""Explicitly declines or rejects a work order with justification (e.g. rate limit, outside domain).",
+      "required_fields": [
+        "job_id",
+        "reason"
+      ],
+      "optional_fields": [],
+      "regex_ref": "verbs""# }],
+        python: Py::Off,
+        want: vec![
+            Want { severity: E, code: "unknown-regex-ref", file: S, pointer: "/structures/decline/regex_ref", line: 84, column: 20, at: "\"verbs\"", message: "regex_ref `verbs` names no pattern in regex_patterns.json (the binding's pattern `decline` parses the structure, but the docs show and link the regex_ref)", hint: Some("did you mean `verb`?") },
+        ],
+        gone: vec![("regex-ref-cannot-parse", "/structures/decline/regex_ref"), ("regex-ref-enum-wider", "/structures/decline/regex_ref")],
+    }
+}
+
+#[test]
+fn an_unknown_regex_ref_on_a_structure_with_a_binding() {
+    run(&an_unknown_regex_ref_on_a_structure_with_a_binding_case());
+}
+
+fn an_empty_fence_info_string_case() -> Case {
+    Case {
+        edits: vec![Edit { file: D, from: r#""tool": "TOOL","#, to: r#""": "TOOL","# }],
+        python: Py::Off,
+        want: vec![
+            Want { severity: E, code: "empty-keyword", file: D, pointer: "/fences/info_strings/", line: 28, column: 11, at: "\"TOOL\"", message: "an empty fence info string mapped to an engine would make every plain code block a call", hint: None },
+        ],
+        gone: vec![],
+    }
+}
+
+#[test]
+fn an_empty_fence_info_string() {
+    run(&an_empty_fence_info_string_case());
+}
+
+fn an_empty_shorthand_keyword_case() -> Case {
+    Case {
+        edits: vec![Edit {
+            file: D,
+            from: r#""DM": {"#,
+            to: r#""": {"#,
+        }],
+        python: Py::Off,
+        want: vec![Want {
+            severity: E,
+            code: "empty-keyword",
+            file: D,
+            pointer: "/shorthands/",
+            line: 19,
+            column: 9,
+            at: "{",
+            message: "an empty shorthand keyword would make every bracket `[ {…}]` a call",
+            hint: None,
+        }],
+        gone: vec![],
+    }
+}
+
+#[test]
+fn an_empty_shorthand_keyword() {
+    run(&an_empty_shorthand_keyword_case());
+}
+
+fn a_control_character_in_a_name_case() -> Case {
+    Case {
+        edits: vec![Edit {
+            file: D,
+            from: r#""dm": "dm.send","#,
+            to: r#""d\u0000m": "dm.send","#,
+        }],
+        python: Py::Off,
+        want: vec![
+            Want {
+                severity: E,
+                code: "control-character",
+                file: D,
+                pointer: "/aliases/d\0m",
+                line: 95,
+                column: 17,
+                at: "\"dm.send\"",
+                message: "the name \"d\\0m\" holds the control character U+0000",
+                hint: Some(
+                    "names become identifiers, keys and table cells: use printable characters",
+                ),
+            },
+            Want {
+                severity: E,
+                code: "invalid-op",
+                file: D,
+                pointer: "/aliases/d\0m",
+                line: 95,
+                column: 17,
+                at: "\"dm.send\"",
+                message: "alias `d\0m` → `dm.send`: both must match the op pattern",
+                hint: None,
+            },
+        ],
+        gone: vec![],
+    }
+}
+
+#[test]
+fn a_control_character_in_a_name() {
+    run(&a_control_character_in_a_name_case());
+}
+
+fn a_duplicate_key_case() -> Case {
+    Case {
+        edits: vec![Edit { file: S, from: r#""name": "Task Claim","#, to: r#""name": "Task Claim", "name": "Task Claim","# }],
+        python: Py::Off,
+        want: vec![
+            Want { severity: E, code: "duplicate-key", file: S, pointer: "/structures/claim/name", line: 44, column: 29, at: "\"name\": \"Task Claim\"", message: "the key `name` occurs twice in this object: a JSON reader keeps one of them without a word", hint: Some("remove one of them, or merge them") },
+        ],
+        gone: vec![],
+    }
+}
+
+#[test]
+fn a_duplicate_key() {
+    run(&a_duplicate_key_case());
+}
+
+fn an_op_pattern_that_matches_almost_anything_case() -> Case {
+    Case {
+        edits: vec![Edit { file: D, from: r#""op_pattern": "[A-Za-z0-9_.-]+","#, to: r#""op_pattern": ".*","# }],
+        python: Py::Off,
+        want: vec![
+            Want { severity: E, code: "op-pattern-too-wide", file: D, pointer: "/op_pattern", line: 6, column: 17, at: "\".*\"", message: "the op pattern matches the empty text and admits ' ', '\\t', '\\r', '\"', '\\'', '[', ']', '{', '}': an op is one word, and the scanner finds where it ends by it", hint: Some("list the characters an op may hold, e.g. `[A-Za-z0-9_.-]+`") },
+        ],
+        gone: vec![],
+    }
+}
+
+#[test]
+fn an_op_pattern_that_matches_almost_anything() {
+    run(&an_op_pattern_that_matches_almost_anything_case());
+}
+
+fn a_curl_path_with_a_query_string_case() -> Case {
+    Case {
+        edits: vec![Edit { file: D, from: r#""path": "/exec","#, to: r#""path": "/exec?run=1","# }],
+        python: Py::Off,
+        want: vec![
+            Want { severity: E, code: "curl-path", file: D, pointer: "/curl/path", line: 35, column: 13, at: "\"/exec?run=1\"", message: "the curl path `/exec?run=1` holds '?': it is compared with a URL's path, which never holds a query, a fragment or a blank", hint: None },
+        ],
+        gone: vec![],
+    }
+}
+
+#[test]
+fn a_curl_path_with_a_query_string() {
+    run(&a_curl_path_with_a_query_string_case());
+}
+
+fn a_flag_that_is_a_data_flag_and_a_flag_option_case() -> Case {
+    Case {
+        edits: vec![Edit { file: D, from: r#"      "-s","#, to: r#"      "-s",
+      "--data","# }],
+        python: Py::Off,
+        want: vec![
+            Want { severity: E, code: "curl-option-twice", file: D, pointer: "/curl/flag_options/1", line: 76, column: 7, at: "\"--data\"", message: "`--data` is listed in /curl/data_flags and in /curl/flag_options: an option either takes the payload, takes a value or takes none", hint: None },
+        ],
+        gone: vec![],
+    }
+}
+
+#[test]
+fn a_flag_that_is_a_data_flag_and_a_flag_option() {
+    run(&a_flag_that_is_a_data_flag_and_a_flag_option_case());
+}
+
+fn a_limit_past_what_the_engines_read_case() -> Case {
+    Case {
+        edits: vec![Edit { file: D, from: r#""max_json_depth": 64,"#, to: r#""max_json_depth": 500,"# }],
+        python: Py::Off,
+        want: vec![
+            Want { severity: E, code: "limit-too-large", file: D, pointer: "/limits/max_json_depth", line: 100, column: 23, at: "500", message: "max_json_depth 500 is past what the engines read: Rust's JSON reader stops at 128 levels (Python's recursion near 1,000)", hint: None },
+        ],
+        gone: vec![],
+    }
+}
+
+#[test]
+fn a_limit_past_what_the_engines_read() {
+    run(&a_limit_past_what_the_engines_read_case());
 }

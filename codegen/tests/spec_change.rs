@@ -22,7 +22,7 @@
 //!   with that vector, and the regenerated crate embeds exactly the edited
 //!   regex (checked below), so the regenerated crate fails it too.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use agent_sentences_codegen::lower::{FieldTy, Model};
@@ -47,8 +47,15 @@ fn edited_spec() -> tempfile::TempDir {
 
 /// The first structure (spec order) whose reference parse accepts `text`,
 /// with each field's canonical text.
-fn reference_outcome(model: &Model, text: &str) -> Option<(String, IndexMap<String, Option<String>>)> {
-    model.sentences.iter().find_map(|s| check::reference_parse_within(s, text, model.directives.limits.max_args_bytes).ok().map(|v| (s.key.clone(), v)))
+fn reference_outcome(
+    model: &Model,
+    text: &str,
+) -> Option<(String, IndexMap<String, Option<String>>)> {
+    model.sentences.iter().find_map(|s| {
+        check::reference_parse_within(s, text, model.directives.limits.max_args_bytes)
+            .ok()
+            .map(|v| (s.key.clone(), v))
+    })
 }
 
 /// `None` when the reference parser of `model` reads a sentence vector as the
@@ -61,21 +68,34 @@ fn reference_check(model: &Model, case: &Value) -> Option<String> {
     let got = reference_outcome(model, case["input"].as_str().unwrap());
     let (key, values) = match (got, case["structure"].as_str()) {
         (None, None) => return None,
-        (Some((key, _)), None) => return Some(format!("reads as `{key}`, the vector expects no sentence")),
-        (None, Some(want)) => return Some(format!("no structure accepts it, the vector expects `{want}`")),
-        (Some((key, _)), Some(want)) if key != want => return Some(format!("reads as `{key}`, the vector expects `{want}`")),
+        (Some((key, _)), None) => {
+            return Some(format!("reads as `{key}`, the vector expects no sentence"))
+        }
+        (None, Some(want)) => {
+            return Some(format!(
+                "no structure accepts it, the vector expects `{want}`"
+            ))
+        }
+        (Some((key, _)), Some(want)) if key != want => {
+            return Some(format!("reads as `{key}`, the vector expects `{want}`"))
+        }
         (Some(got), Some(_)) => got,
     };
     let sentence = model.sentences.iter().find(|s| s.key == key).unwrap();
     for f in &sentence.fields {
         let want = match (&case["value"][&f.name], &f.ty) {
             (Value::Null, _) => None,
-            (Value::Object(m), FieldTy::JsonObject) => Some(agent_sentences_runtime::json::render_object(m)),
+            (Value::Object(m), FieldTy::JsonObject) => {
+                Some(agent_sentences_runtime::json::render_object(m))
+            }
             (Value::String(s), _) => Some(s.clone()),
             (other, _) => Some(other.to_string()),
         };
         if values[&f.name] != want {
-            return Some(format!("field `{}` is {:?}, the vector says {want:?}", f.name, values[&f.name]));
+            return Some(format!(
+                "field `{}` is {:?}, the vector says {want:?}",
+                f.name, values[&f.name]
+            ));
         }
     }
     None
@@ -86,7 +106,10 @@ fn sentence_vectors() -> Vec<(String, Value)> {
         .unwrap()
         .map(|e| {
             let p = e.unwrap().path();
-            (p.file_name().unwrap().to_string_lossy().into_owned(), serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap())
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap(),
+            )
         })
         .collect();
     out.sort_by(|a, b| a.0.cmp(&b.0));
@@ -94,23 +117,16 @@ fn sentence_vectors() -> Vec<(String, Value)> {
 }
 
 fn failing(model: &Model) -> Vec<String> {
-    sentence_vectors().iter().filter_map(|(n, c)| reference_check(model, c).map(|m| format!("{n}: {m}"))).collect()
-}
-
-/// The interpreter for the Python vector runner: the test venv's, else `python3`.
-fn python() -> PathBuf {
-    let venv = root().join(".tools/venv/bin/python");
-    if venv.exists() {
-        venv
-    } else {
-        PathBuf::from(std::env::var_os("PYTHON").unwrap_or_else(|| "python3".into()))
-    }
+    sentence_vectors()
+        .iter()
+        .filter_map(|(n, c)| reference_check(model, c).map(|m| format!("{n}: {m}")))
+        .collect()
 }
 
 /// Runs the vector runner on the package in `package_dir`, or on the
 /// installed one (`None`).
 fn python_vectors(package_dir: Option<&Path>) -> (bool, String) {
-    let mut cmd = Command::new(python());
+    let mut cmd = Command::new(common::python());
     cmd.arg(root().join("tests/python/vectors.py"));
     if let Some(dir) = package_dir {
         cmd.arg("--package-dir").arg(dir);
@@ -119,7 +135,14 @@ fn python_vectors(package_dir: Option<&Path>) -> (bool, String) {
         .env("PYTHONDONTWRITEBYTECODE", "1")
         .output()
         .expect("Python 3.11+ runs the Python vector runner (set PYTHON to pick one)");
-    (out.status.success(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+    (
+        out.status.success(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    )
 }
 
 #[test]
@@ -133,29 +156,58 @@ fn the_reference_parser_agrees_with_every_vector_on_the_real_spec() {
 fn a_pattern_change_reaches_every_output_and_fails_a_vector_in_both_languages() {
     let real = generate(&root().join("schema")).unwrap();
     let spec = edited_spec();
-    let edited = generate(spec.path()).unwrap_or_else(|r| panic!("the edited spec stays valid:\n{r}"));
+    let edited =
+        generate(spec.path()).unwrap_or_else(|r| panic!("the edited spec stays valid:\n{r}"));
 
     // Every output that carried the old pattern now carries the new one.
-    let source = |m: &Model| m.patterns.iter().find(|p| p.key == "fleet_alert").unwrap().source.clone();
+    let source = |m: &Model| {
+        m.patterns
+            .iter()
+            .find(|p| p.key == "fleet_alert")
+            .unwrap()
+            .source
+            .clone()
+    };
     let (old_src, new_src) = (source(&real.model), source(&edited.model));
     assert_eq!(new_src, old_src.replace(OLD, NEW));
-    let carriers: Vec<&String> = real.files.iter().filter(|(_, text)| text.contains(&old_src)).map(|(p, _)| p).collect();
+    let carriers: Vec<&String> = real
+        .files
+        .iter()
+        .filter(|(_, text)| text.contains(&old_src))
+        .map(|(p, _)| p)
+        .collect();
     for required in ["rust/src/lib.rs", "python/agent_sentences/patterns.py"] {
-        assert!(carriers.iter().any(|p| *p == required), "{required} carries the pattern: {carriers:?}");
+        assert!(
+            carriers.iter().any(|p| *p == required),
+            "{required} carries the pattern: {carriers:?}"
+        );
     }
     for path in &carriers {
         let text = &edited.files[*path];
-        assert!(text.contains(&new_src) && !text.contains(&old_src), "{path} was not updated with the pattern");
+        assert!(
+            text.contains(&new_src) && !text.contains(&old_src),
+            "{path} was not updated with the pattern"
+        );
     }
-    assert!(edited.files["rust/src/lib.rs"].contains(&format!(r"\A(?:{new_src})\z")), "the crate full-matches the edited pattern");
-    for path in ["rust/src/lib.rs", "python/agent_sentences/patterns.py", "python/agent_sentences/sentences.py"] {
+    assert!(
+        edited.files["rust/src/lib.rs"].contains(&format!(r"\A(?:{new_src})\z")),
+        "the crate full-matches the edited pattern"
+    );
+    for path in [
+        "rust/src/lib.rs",
+        "python/agent_sentences/patterns.py",
+        "python/agent_sentences/sentences.py",
+    ] {
         assert_ne!(real.files[path], edited.files[path], "{path} changed");
     }
 
     // Rust (through the reference parser): exactly that vector now fails.
     let fails = failing(&edited.model);
     assert_eq!(fails.len(), 1, "{fails:#?}");
-    assert!(fails[0].starts_with(VECTOR) && fails[0].contains("reads as `fleet_alert`"), "{fails:#?}");
+    assert!(
+        fails[0].starts_with(VECTOR) && fails[0].contains("reads as `fleet_alert`"),
+        "{fails:#?}"
+    );
 
     // Python: the package generated from the edited spec fails the vector; the real one passes.
     // The generated package needs its compiled module: the installed one (built
@@ -163,15 +215,12 @@ fn a_pattern_change_reaches_every_output_and_fails_a_vector_in_both_languages() 
     // parsed in Python and the edit changes no structure, only a pattern.
     let out = tempfile::tempdir().unwrap();
     edited.sync(out.path(), Mode::Write).unwrap();
-    let native = Command::new(python())
-        .args(["-c", "import agent_sentences._native as n; print(n.__file__)"])
-        .output()
-        .expect("Python runs");
-    let native = PathBuf::from(String::from_utf8_lossy(&native.stdout).trim());
-    assert!(native.is_file(), "the package is installed with its native module (run `cargo xtask test`): {}", native.display());
-    std::fs::copy(&native, out.path().join("python/agent_sentences").join(native.file_name().unwrap())).unwrap();
+    common::copy_installed_native_module(&common::python(), &out.path().join("python"));
     let (ok, log) = python_vectors(Some(&out.path().join("python")));
-    assert!(!ok && log.contains(&format!("sentences/{VECTOR}: expected the error")), "{log}");
+    assert!(
+        !ok && log.contains(&format!("sentences/{VECTOR}: expected the error")),
+        "{log}"
+    );
     let (ok, log) = python_vectors(None);
     assert!(ok && log.contains(" 0 failed"), "{log}");
 }

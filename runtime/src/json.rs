@@ -53,7 +53,10 @@ pub struct Limits {
 impl Default for Limits {
     /// [`MAX_DEPTH`] levels, no size limit.
     fn default() -> Self {
-        Limits { max_depth: MAX_DEPTH, max_bytes: usize::MAX }
+        Limits {
+            max_depth: MAX_DEPTH,
+            max_bytes: usize::MAX,
+        }
     }
 }
 
@@ -75,7 +78,9 @@ pub fn parse_object_with(text: &str, limits: Limits) -> Result<Map<String, Value
     check_integer_literals(text)?;
     match value {
         Value::Object(map) => Ok(map),
-        _ => Err(JsonError { message: "the arguments are not a JSON object".into() }),
+        _ => Err(JsonError {
+            message: "the arguments are not a JSON object".into(),
+        }),
     }
 }
 
@@ -83,13 +88,22 @@ pub fn parse_object_with(text: &str, limits: Limits) -> Result<Map<String, Value
 /// `serde_json` with duplicate keys and depth checked.
 fn parse_value(text: &str, limits: Limits) -> Result<Value, JsonError> {
     if text.len() > limits.max_bytes {
-        return Err(JsonError { message: format!("the arguments are longer than {} bytes", limits.max_bytes) });
+        return Err(JsonError {
+            message: format!("the arguments are longer than {} bytes", limits.max_bytes),
+        });
     }
     let mut de = serde_json::Deserializer::from_str(text);
-    let value = StrictValue { depth: 0, max_depth: limits.max_depth }
-        .deserialize(&mut de)
-        .map_err(|e| JsonError { message: e.to_string() })?;
-    de.end().map_err(|e| JsonError { message: e.to_string() })?;
+    let value = StrictValue {
+        depth: 0,
+        max_depth: limits.max_depth,
+    }
+    .deserialize(&mut de)
+    .map_err(|e| JsonError {
+        message: e.to_string(),
+    })?;
+    de.end().map_err(|e| JsonError {
+        message: e.to_string(),
+    })?;
     Ok(value)
 }
 
@@ -101,8 +115,9 @@ fn integer_out_of_range(token: &str) -> Option<JsonError> {
         return None;
     }
     let integer = !token.contains(['.', 'e', 'E']);
-    (integer && token.parse::<i64>().is_err() && token.parse::<u64>().is_err())
-        .then(|| JsonError { message: format!("integer `{token}` is outside the 64-bit range") })
+    (integer && token.parse::<i64>().is_err() && token.parse::<u64>().is_err()).then(|| JsonError {
+        message: format!("integer `{token}` is outside the 64-bit range"),
+    })
 }
 
 /// Why [`scan_object`] found no object.
@@ -137,7 +152,11 @@ pub fn syntax_end(text: &str, start: usize) -> Result<(usize, usize), (usize, bo
 /// [`syntax_end`], also noting in `big` the span of the first integer literal
 /// outside the 64-bit range (what [`check_integer_literals`] would reject),
 /// so the object need not be read a third time.
-fn syntax_end_with(text: &str, start: usize, big: &mut Option<(usize, usize)>) -> Result<(usize, usize), (usize, bool, String)> {
+fn syntax_end_with(
+    text: &str,
+    start: usize,
+    big: &mut Option<(usize, usize)>,
+) -> Result<(usize, usize), (usize, bool, String)> {
     let b = text.as_bytes();
     let n = b.len();
     let mut i = start;
@@ -145,7 +164,11 @@ fn syntax_end_with(text: &str, start: usize, big: &mut Option<(usize, usize)>) -
     let mut deepest = 0usize;
     let fail = |i: usize, what: &str| -> Result<(usize, usize), (usize, bool, String)> {
         if i >= n {
-            Err((n, true, format!("the text ends inside the JSON value (expected {what})")))
+            Err((
+                n,
+                true,
+                format!("the text ends inside the JSON value (expected {what})"),
+            ))
         } else {
             Err((i, false, format!("expected {what} at byte {i}")))
         }
@@ -207,7 +230,8 @@ fn syntax_end_with(text: &str, start: usize, big: &mut Option<(usize, usize)>) -
             }
             b'-' | b'0'..=b'9' => {
                 let from = i;
-                i = number_end(b, i).map_err(|at| (at, at >= n, format!("invalid number at byte {at}")))?;
+                i = number_end(b, i)
+                    .map_err(|at| (at, at >= n, format!("invalid number at byte {at}")))?;
                 if big.is_none() && integer_out_of_range(&text[from..i]).is_some() {
                     *big = Some((from, i));
                 }
@@ -216,7 +240,9 @@ fn syntax_end_with(text: &str, start: usize, big: &mut Option<(usize, usize)>) -
         }
         // After a value: close containers or continue with `,`.
         loop {
-            let Some(&top) = stack.last() else { return Ok((i, deepest)) };
+            let Some(&top) = stack.last() else {
+                return Ok((i, deepest));
+            };
             i = ws(i);
             if i >= n {
                 return fail(i, "`,` or a closing bracket");
@@ -232,7 +258,11 @@ fn syntax_end_with(text: &str, start: usize, big: &mut Option<(usize, usize)>) -
             }
             i = ws(i + 1);
             if i < n && b[i] == close {
-                return Err((i, false, format!("trailing comma before `{}` at byte {i}", close as char)));
+                return Err((
+                    i,
+                    false,
+                    format!("trailing comma before `{}` at byte {i}", close as char),
+                ));
             }
             if top == b'{' {
                 i = key_colon(i, "a string key")?;
@@ -265,19 +295,37 @@ fn string_end(text: &str, mut i: usize) -> Result<usize, (usize, bool, String)> 
                         match b.get(i + k) {
                             None => return truncated(),
                             Some(c) if c.is_ascii_hexdigit() => {}
-                            Some(_) => return Err((string_resume(b, i), false, format!("invalid `\\u` escape at byte {i}"))),
+                            Some(_) => {
+                                return Err((
+                                    string_resume(b, i),
+                                    false,
+                                    format!("invalid `\\u` escape at byte {i}"),
+                                ))
+                            }
                         }
                     }
                     i += 6;
                 }
                 Some(_) => {
                     let c = text[i + 1..].chars().next().expect("a byte follows");
-                    let shown = if c.is_control() { format!("U+{:04X}", u32::from(c)) } else { c.to_string() };
-                    return Err((string_resume(b, i), false, format!("invalid escape `\\{shown}` in a string at byte {i}")));
+                    let shown = if c.is_control() {
+                        format!("U+{:04X}", u32::from(c))
+                    } else {
+                        c.to_string()
+                    };
+                    return Err((
+                        string_resume(b, i),
+                        false,
+                        format!("invalid escape `\\{shown}` in a string at byte {i}"),
+                    ));
                 }
             },
             c if c < 0x20 => {
-                return Err((string_resume(b, i), false, format!("raw control character U+{:04X} in a string at byte {i}", c)));
+                return Err((
+                    string_resume(b, i),
+                    false,
+                    format!("raw control character U+{:04X} in a string at byte {i}", c),
+                ));
             }
             _ => i += 1,
         }
@@ -351,20 +399,38 @@ fn number_end(b: &[u8], mut i: usize) -> Result<usize, usize> {
 /// # Errors
 /// [`ScanError`]: at the first byte that cannot continue the value, or just
 /// after a well-formed value that is not an acceptable object.
-pub fn scan_object(text: &str, start: usize, limits: Limits) -> Result<(Map<String, Value>, usize), ScanError> {
+pub fn scan_object(
+    text: &str,
+    start: usize,
+    limits: Limits,
+) -> Result<(Map<String, Value>, usize), ScanError> {
     let mut big = None;
     let (end, depth) = match syntax_end_with(text, start, &mut big) {
         Ok(x) => x,
         Err((at, truncated, message)) => {
-            return Err(ScanError { at: at.max(start + 1), truncated, error: JsonError { message } })
+            return Err(ScanError {
+                at: at.max(start + 1),
+                truncated,
+                error: JsonError { message },
+            })
         }
     };
-    let err = |message: String| ScanError { at: end, truncated: false, error: JsonError { message } };
+    let err = |message: String| ScanError {
+        at: end,
+        truncated: false,
+        error: JsonError { message },
+    };
     if end - start > limits.max_bytes {
-        return Err(err(format!("the arguments are longer than {} bytes", limits.max_bytes)));
+        return Err(err(format!(
+            "the arguments are longer than {} bytes",
+            limits.max_bytes
+        )));
     }
     if depth > limits.max_depth {
-        return Err(err(format!("nested deeper than {} levels", limits.max_depth)));
+        return Err(err(format!(
+            "nested deeper than {} levels",
+            limits.max_depth
+        )));
     }
     // As `parse_object_with`, faults in the same order; the integers were
     // read by `syntax_end_with` in the order `check_integer_literals` reads them.
@@ -402,7 +468,9 @@ fn check_integer_literals(text: &str) -> Result<(), JsonError> {
         }
         if b == b'-' || b.is_ascii_digit() {
             let start = i;
-            while i < bytes.len() && matches!(bytes[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9') {
+            while i < bytes.len()
+                && matches!(bytes[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+            {
                 i += 1;
             }
             if let Some(e) = integer_out_of_range(&text[start..i]) {
@@ -443,7 +511,9 @@ impl<'de> Visitor<'de> for StrictValue {
         Ok(Value::Number(v.into()))
     }
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
-        Number::from_f64(v).map(Value::Number).ok_or_else(|| E::custom("number out of range"))
+        Number::from_f64(v)
+            .map(Value::Number)
+            .ok_or_else(|| E::custom("number out of range"))
     }
     fn visit_str<E>(self, v: &str) -> Result<Value, E> {
         Ok(Value::String(v.to_owned()))
@@ -457,10 +527,16 @@ impl<'de> Visitor<'de> for StrictValue {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let depth = self.depth + 1;
         if depth > self.max_depth {
-            return Err(de::Error::custom(format!("nested deeper than {} levels", self.max_depth)));
+            return Err(de::Error::custom(format!(
+                "nested deeper than {} levels",
+                self.max_depth
+            )));
         }
         let mut out = Vec::new();
-        while let Some(v) = seq.next_element_seed(StrictValue { depth, max_depth: self.max_depth })? {
+        while let Some(v) = seq.next_element_seed(StrictValue {
+            depth,
+            max_depth: self.max_depth,
+        })? {
             out.push(v);
         }
         Ok(Value::Array(out))
@@ -468,15 +544,23 @@ impl<'de> Visitor<'de> for StrictValue {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let depth = self.depth + 1;
         if depth > self.max_depth {
-            return Err(de::Error::custom(format!("nested deeper than {} levels", self.max_depth)));
+            return Err(de::Error::custom(format!(
+                "nested deeper than {} levels",
+                self.max_depth
+            )));
         }
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
             // One lookup: a duplicate fails before its value is read.
             match out.entry(key) {
-                serde_json::map::Entry::Occupied(e) => return Err(de::Error::custom(format!("duplicate key `{}`", e.key()))),
+                serde_json::map::Entry::Occupied(e) => {
+                    return Err(de::Error::custom(format!("duplicate key `{}`", e.key())))
+                }
                 serde_json::map::Entry::Vacant(e) => {
-                    e.insert(map.next_value_seed(StrictValue { depth, max_depth: self.max_depth })?);
+                    e.insert(map.next_value_seed(StrictValue {
+                        depth,
+                        max_depth: self.max_depth,
+                    })?);
                 }
             }
         }
@@ -537,7 +621,13 @@ fn write_value(v: &Value, out: &mut String) {
 /// Python writes them (`inf`, `nan`), for completeness.
 pub fn format_float(f: f64) -> String {
     if !f.is_finite() {
-        return if f.is_nan() { "nan".into() } else if f > 0.0 { "inf".into() } else { "-inf".into() };
+        return if f.is_nan() {
+            "nan".into()
+        } else if f > 0.0 {
+            "inf".into()
+        } else {
+            "-inf".into()
+        };
     }
     let (digits, exp) = shortest_digits(f.abs());
     let sign = if f.is_sign_negative() { "-" } else { "" };
@@ -547,13 +637,21 @@ pub fn format_float(f: f64) -> String {
     let n = digits.len() as i32;
     if decpt <= -4 || decpt > 16 {
         let rest = &digits[1..];
-        let dot = if rest.is_empty() { String::new() } else { format!(".{rest}") };
+        let dot = if rest.is_empty() {
+            String::new()
+        } else {
+            format!(".{rest}")
+        };
         let esign = if exp < 0 { '-' } else { '+' };
         format!("{sign}{}{dot}e{esign}{:02}", &digits[..1], exp.abs())
     } else if decpt <= 0 {
         format!("{sign}0.{}{digits}", "0".repeat((-decpt) as usize))
     } else if decpt < n {
-        format!("{sign}{}.{}", &digits[..decpt as usize], &digits[decpt as usize..])
+        format!(
+            "{sign}{}.{}",
+            &digits[..decpt as usize],
+            &digits[decpt as usize..]
+        )
     } else {
         format!("{sign}{digits}{}.0", "0".repeat((decpt - n) as usize))
     }
@@ -561,8 +659,13 @@ pub fn format_float(f: f64) -> String {
 
 /// Splits `{:e}` output into its digits (no point) and decimal exponent.
 fn split_sci(sci: &str) -> (String, i32) {
-    let (mantissa, exp) = sci.split_once('e').expect("`{:e}` always writes an exponent");
-    (mantissa.chars().filter(|c| *c != '.').collect(), exp.parse().expect("`{:e}` writes a decimal exponent"))
+    let (mantissa, exp) = sci
+        .split_once('e')
+        .expect("`{:e}` always writes an exponent");
+    (
+        mantissa.chars().filter(|c| *c != '.').collect(),
+        exp.parse().expect("`{:e}` writes a decimal exponent"),
+    )
 }
 
 /// The shortest digits that read back as `f` (finite, not negative) and the
@@ -580,7 +683,10 @@ fn shortest_digits(f: f64) -> (String, i32) {
     // A neighbour in the last place, when no carry or borrow is involved (a
     // shortest candidate never ends in 0, and a neighbour ending in 0 would be
     // a shorter candidate, which `{:e}` would have found).
-    let neighbours = [last.checked_sub(1).filter(|d| *d > 0), (last < 9).then_some(last + 1)];
+    let neighbours = [
+        last.checked_sub(1).filter(|d| *d > 0),
+        (last < 9).then_some(last + 1),
+    ];
     for n in neighbours.into_iter().flatten() {
         let other = with_last(n);
         let reads_back = format!("{}.{}e{exp}", &other[..1], &other[1..]).parse::<f64>() == Ok(f);
@@ -589,7 +695,11 @@ fn shortest_digits(f: f64) -> (String, i32) {
         }
         // A tie: the exact value (at most 767 significant digits) is the
         // midpoint, the lower candidate followed by a 5.
-        let lower = if n < last { other.clone() } else { digits.clone() };
+        let lower = if n < last {
+            other.clone()
+        } else {
+            digits.clone()
+        };
         let (exact, exact_exp) = split_sci(&format!("{f:.800e}"));
         if exact_exp == exp && exact.trim_end_matches('0') == format!("{lower}5") {
             return (other, exp);
@@ -610,13 +720,20 @@ mod tests {
 
     #[test]
     fn renders_like_python_json_dumps() {
-        let m = parse_object(r#"{"in_m":5,"prompt":"Recheck","n":[1,{"a":null}],"t":"é\n"}"#).unwrap();
-        assert_eq!(render_object(&m), r#"{"in_m": 5, "prompt": "Recheck", "n": [1, {"a": null}], "t": "é\n"}"#);
+        let m =
+            parse_object(r#"{"in_m":5,"prompt":"Recheck","n":[1,{"a":null}],"t":"é\n"}"#).unwrap();
+        assert_eq!(
+            render_object(&m),
+            r#"{"in_m": 5, "prompt": "Recheck", "n": [1, {"a": null}], "t": "é\n"}"#
+        );
     }
 
     #[test]
     fn rejects_duplicates_at_any_depth() {
-        assert!(parse_object(r#"{"a": 1, "a": 2}"#).unwrap_err().message.contains("duplicate key `a`"));
+        assert!(parse_object(r#"{"a": 1, "a": 2}"#)
+            .unwrap_err()
+            .message
+            .contains("duplicate key `a`"));
         assert!(parse_object(r#"{"x": {"a": 1, "a": 2}}"#).is_err());
     }
 
@@ -660,25 +777,69 @@ mod tests {
 
     #[test]
     fn syntax_end_reads_json_syntax_only() {
-        assert_eq!(syntax_end(r#"{"a": [1, -2.5e+3, true, null, "x\"}\u00e9"]} tail"#, 0), Ok((45, 2)));
+        assert_eq!(
+            syntax_end(r#"{"a": [1, -2.5e+3, true, null, "x\"}\u00e9"]} tail"#, 0),
+            Ok((45, 2))
+        );
         assert_eq!(syntax_end("[[[]]]", 0), Ok((6, 3)));
         // The first byte that cannot continue, and whether the text ran out.
         assert_eq!(syntax_end("{\"a\" 1}", 0).unwrap_err().0, 5);
         assert_eq!(syntax_end("{\"a\": 01}", 0).unwrap_err().0, 7);
         assert_eq!(syntax_end("{\"a\": 1.}", 0).unwrap_err().0, 8);
         // A string that fails resumes where it could end (P80).
-        assert_eq!(syntax_end("{\"a\": \"\\x\"}", 0).unwrap_err(), (10, false, "invalid escape `\\x` in a string at byte 7".to_owned()));
-        assert_eq!(syntax_end("{\"a\": \"\\u12g4\"}", 0).unwrap_err(), (14, false, "invalid `\\u` escape at byte 7".to_owned()));
-        assert_eq!(syntax_end("{\"a\": \"\\q \\\" [TOOL b {}]\"} tail", 0).unwrap_err().0, 25);
-        assert_eq!(syntax_end("{\"a\": \"\\\u{1}\"}", 0).unwrap_err(), (10, false, "invalid escape `\\U+0001` in a string at byte 7".to_owned()));
+        assert_eq!(
+            syntax_end("{\"a\": \"\\x\"}", 0).unwrap_err(),
+            (
+                10,
+                false,
+                "invalid escape `\\x` in a string at byte 7".to_owned()
+            )
+        );
+        assert_eq!(
+            syntax_end("{\"a\": \"\\u12g4\"}", 0).unwrap_err(),
+            (14, false, "invalid `\\u` escape at byte 7".to_owned())
+        );
+        assert_eq!(
+            syntax_end("{\"a\": \"\\q \\\" [TOOL b {}]\"} tail", 0)
+                .unwrap_err()
+                .0,
+            25
+        );
+        assert_eq!(
+            syntax_end("{\"a\": \"\\\u{1}\"}", 0).unwrap_err(),
+            (
+                10,
+                false,
+                "invalid escape `\\U+0001` in a string at byte 7".to_owned()
+            )
+        );
         assert_eq!(
             syntax_end("{\"a\": \"x\ty [TOOL b {}]\n[TOOL c {}]", 0).unwrap_err(),
-            (22, false, "raw control character U+0009 in a string at byte 8".to_owned())
+            (
+                22,
+                false,
+                "raw control character U+0009 in a string at byte 8".to_owned()
+            )
         );
-        assert_eq!(syntax_end("{\"a\": \"x\ny\"}", 0).unwrap_err(), (8, false, "raw control character U+000A in a string at byte 8".to_owned()));
+        assert_eq!(
+            syntax_end("{\"a\": \"x\ny\"}", 0).unwrap_err(),
+            (
+                8,
+                false,
+                "raw control character U+000A in a string at byte 8".to_owned()
+            )
+        );
         assert_eq!(syntax_end("{\"a\": tru}", 0).unwrap_err().0, 9);
         assert_eq!(syntax_end("{\"a\": [1,]}", 0).unwrap_err().0, 9);
-        assert_eq!(syntax_end("{\"a\": 1", 0).unwrap_err(), (7, true, "the text ends inside the JSON value (expected `,` or a closing bracket)".to_owned()));
+        assert_eq!(
+            syntax_end("{\"a\": 1", 0).unwrap_err(),
+            (
+                7,
+                true,
+                "the text ends inside the JSON value (expected `,` or a closing bracket)"
+                    .to_owned()
+            )
+        );
         // Deep nesting needs no recursion.
         let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
         assert_eq!(syntax_end(&deep, 0), Ok((200_000, 100_000)));
@@ -687,20 +848,38 @@ mod tests {
     #[test]
     fn limit_errors_resume_after_the_value() {
         let text = format!("{{\"a\": \"{} [TOOL x {{}}]\"}} tail", "y".repeat(100));
-        let e = scan_object(&text, 0, Limits { max_depth: 64, max_bytes: 50 }).unwrap_err();
-        assert_eq!(&text[e.at..], " tail", "the oversized object's strings are not rescanned");
+        let e = scan_object(
+            &text,
+            0,
+            Limits {
+                max_depth: 64,
+                max_bytes: 50,
+            },
+        )
+        .unwrap_err();
+        assert_eq!(
+            &text[e.at..],
+            " tail",
+            "the oversized object's strings are not rescanned"
+        );
         let deep = format!("{}1{} tail", "{\"a\": ".repeat(70), "}".repeat(70));
         let e = scan_object(&deep, 0, Limits::default()).unwrap_err();
         assert!(e.error.message.contains("deeper than 64"));
         assert_eq!(&deep[e.at..], " tail");
         let dup = r#"{"a": 1, "a": 2} tail"#;
-        assert_eq!(&dup[scan_object(dup, 0, Limits::default()).unwrap_err().at..], " tail");
+        assert_eq!(
+            &dup[scan_object(dup, 0, Limits::default()).unwrap_err().at..],
+            " tail"
+        );
     }
 
     #[test]
     fn scan_respects_the_size_limit() {
         let text = format!("{{\"a\": \"{}\"}}", "x".repeat(100));
-        let limits = Limits { max_depth: 64, max_bytes: 50 };
+        let limits = Limits {
+            max_depth: 64,
+            max_bytes: 50,
+        };
         let e = scan_object(&text, 0, limits).unwrap_err();
         assert!(e.error.message.contains("longer than 50 bytes"), "{e:?}");
         assert!(scan_object(&text, 0, Limits::default()).is_ok());
@@ -710,7 +889,10 @@ mod tests {
     fn scan_rejects_integers_outside_64_bits_and_resumes_after_the_object() {
         let text = r#"{"a": 18446744073709551616} tail"#;
         let e = scan_object(text, 0, Limits::default()).unwrap_err();
-        assert!(e.error.message.contains("outside the 64-bit range"), "{e:?}");
+        assert!(
+            e.error.message.contains("outside the 64-bit range"),
+            "{e:?}"
+        );
         assert_eq!(&text[e.at..], " tail");
     }
 
@@ -726,7 +908,9 @@ mod tests {
             r#"{"a": {"b": {"c": 100000000000000000000000}}}"#,
         ];
         for text in objects {
-            let scanned = scan_object(text, 0, Limits::default()).map(|(m, _)| m).map_err(|e| e.error);
+            let scanned = scan_object(text, 0, Limits::default())
+                .map(|(m, _)| m)
+                .map_err(|e| e.error);
             assert_eq!(scanned, parse_object(text), "{text}");
         }
     }
@@ -774,19 +958,43 @@ mod tests {
 
     #[test]
     fn rejects_integers_outside_64_bits() {
-        for bad in [r#"{"a": 18446744073709551616}"#, r#"{"a": [-9223372036854775809]}"#, r#"{"a": {"b": 100000000000000000000000}}"#] {
-            assert!(parse_object(bad).unwrap_err().message.contains("outside the 64-bit range"), "{bad}");
+        for bad in [
+            r#"{"a": 18446744073709551616}"#,
+            r#"{"a": [-9223372036854775809]}"#,
+            r#"{"a": {"b": 100000000000000000000000}}"#,
+        ] {
+            assert!(
+                parse_object(bad)
+                    .unwrap_err()
+                    .message
+                    .contains("outside the 64-bit range"),
+                "{bad}"
+            );
         }
         // Digits inside strings are text, and big numbers with a fraction or exponent are floats.
-        assert!(parse_object(r#"{"a": "18446744073709551616", "b\"": 1e30, "c": 18446744073709551616.0}"#).is_ok());
+        assert!(parse_object(
+            r#"{"a": "18446744073709551616", "b\"": 1e30, "c": 18446744073709551616.0}"#
+        )
+        .is_ok());
         assert!(parse_object(r#"{"a": 1e400}"#).is_err());
     }
 
     #[test]
     fn limits_depth() {
-        let deep = format!("{}{}", "{\"a\": ".repeat(MAX_DEPTH), "1".to_owned() + &"}".repeat(MAX_DEPTH));
+        let deep = format!(
+            "{}{}",
+            "{\"a\": ".repeat(MAX_DEPTH),
+            "1".to_owned() + &"}".repeat(MAX_DEPTH)
+        );
         assert!(parse_object(&deep).is_ok());
-        let deeper = format!("{}1{}", "{\"a\": ".repeat(MAX_DEPTH + 1), "}".repeat(MAX_DEPTH + 1));
-        assert!(parse_object(&deeper).unwrap_err().message.contains("deeper"));
+        let deeper = format!(
+            "{}1{}",
+            "{\"a\": ".repeat(MAX_DEPTH + 1),
+            "}".repeat(MAX_DEPTH + 1)
+        );
+        assert!(parse_object(&deeper)
+            .unwrap_err()
+            .message
+            .contains("deeper"));
     }
 }

@@ -9,6 +9,10 @@
 //! - `python` (feature `python`): building Python objects from scan results,
 //!   for the generated PyO3 module; the only module with `unsafe` code (two
 //!   CPython calls, documented where they are made).
+//!
+//! The crates the generated code uses are re-exported ([`regex`], [`serde`],
+//! [`serde_json`]), so a crate that generates the types in its `build.rs`
+//! (`agent_sentences_codegen::rust_module`) depends on this crate alone.
 
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
@@ -20,6 +24,19 @@ pub mod ops;
 #[allow(unsafe_code)]
 pub mod python;
 pub mod scan;
+
+/// The `regex` crate the generated patterns compile with (re-exported for generated code).
+pub use regex;
+/// The `serde` crate the generated types derive `Serialize`/`Deserialize` from
+/// (generated code names it with `#[serde(crate = "agent_sentences_runtime::serde")]`).
+pub use serde;
+/// The `serde_json` crate of tool arguments (`JsonObject` is its `Map`), with
+/// `preserve_order` and `float_roundtrip`.
+pub use serde_json;
+
+/// This crate's version, which the generator writes into the generated
+/// crate's dependency on it.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 use std::fmt;
 use std::sync::OnceLock;
@@ -131,7 +148,12 @@ impl std::error::Error for ParseError {}
 impl ParseError {
     /// An error for structure `structure` at byte `offset`.
     pub fn new(structure: &'static str, offset: usize, kind: ParseErrorKind) -> Self {
-        ParseError { structure: Some(structure), closest: None, offset, kind }
+        ParseError {
+            structure: Some(structure),
+            closest: None,
+            offset,
+            kind,
+        }
     }
 }
 
@@ -190,8 +212,14 @@ impl<'t> Groups<'t> for AutomataGroups<'_, 't> {
         // The pattern's few group names are compared in order: cheaper than
         // hashing the name (`get_group_by_name`).
         let pid = self.caps.pattern()?;
-        let index = self.caps.group_info().pattern_names(pid).position(|n| n == Some(name))?;
-        self.caps.get_group(index).map(|sp| Cap::new(sp.start, &self.text[sp.start..sp.end]))
+        let index = self
+            .caps
+            .group_info()
+            .pattern_names(pid)
+            .position(|n| n == Some(name))?;
+        self.caps
+            .get_group(index)
+            .map(|sp| Cap::new(sp.start, &self.text[sp.start..sp.end]))
     }
     fn end(&self) -> usize {
         self.caps.get_match().map_or(0, |m| m.end())
@@ -219,7 +247,11 @@ pub fn field_capture<'t>(
                     return Err(ParseError::new(
                         structure,
                         m.start(),
-                        ParseErrorKind::RepeatMismatch { field, first: f.as_str().to_owned(), other: m.as_str().to_owned() },
+                        ParseErrorKind::RepeatMismatch {
+                            field,
+                            first: f.as_str().to_owned(),
+                            other: m.as_str().to_owned(),
+                        },
                     ))
                 }
                 Some(_) => {}
@@ -246,11 +278,17 @@ pub struct Step {
 impl Step {
     /// A step; `const` so generated code can keep steps in statics.
     pub const fn new(pattern: &'static str, expected: &'static str) -> Self {
-        Step { pattern, expected, compiled: OnceLock::new() }
+        Step {
+            pattern,
+            expected,
+            compiled: OnceLock::new(),
+        }
     }
 
     fn regex(&self) -> Option<&Regex> {
-        self.compiled.get_or_init(|| Regex::new(self.pattern).ok()).as_ref()
+        self.compiled
+            .get_or_init(|| Regex::new(self.pattern).ok())
+            .as_ref()
     }
 }
 

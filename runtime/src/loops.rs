@@ -98,7 +98,12 @@ pub struct Config {
 impl Default for Config {
     /// 30 minutes to the deadline, a nudge every 15 minutes, 3 nudges.
     fn default() -> Self {
-        Config { sla_seconds: BTreeMap::new(), default_sla_seconds: 30 * 60, nudge_interval_seconds: 15 * 60, max_nudges: 3 }
+        Config {
+            sla_seconds: BTreeMap::new(),
+            default_sla_seconds: 30 * 60,
+            nudge_interval_seconds: 15 * 60,
+            max_nudges: 3,
+        }
     }
 }
 
@@ -195,17 +200,32 @@ pub struct Tracker {
 impl Tracker {
     /// A tracker with no loops.
     pub fn new(machine: &'static Machine, render_nudge: RenderNudge, config: Config) -> Self {
-        Tracker { machine, render_nudge, state: State { config, ..State::default() } }
+        Tracker {
+            machine,
+            render_nudge,
+            state: State {
+                config,
+                ..State::default()
+            },
+        }
     }
 
     /// A tracker resuming from `state` (as [`Tracker::state`] gave it).
     pub fn restore(machine: &'static Machine, render_nudge: RenderNudge, state: State) -> Self {
-        Tracker { machine, render_nudge, state }
+        Tracker {
+            machine,
+            render_nudge,
+            state,
+        }
     }
 
     /// A tracker with this one's machine resuming from `state`.
     pub fn with_state(&self, state: State) -> Tracker {
-        Tracker { machine: self.machine, render_nudge: self.render_nudge, state }
+        Tracker {
+            machine: self.machine,
+            render_nudge: self.render_nudge,
+            state,
+        }
     }
 
     /// The state: loops, rejected events, settings.
@@ -235,16 +255,35 @@ impl Tracker {
         let line = self.state.lines;
         if let Some(last) = self.state.last_at {
             if at < last {
-                self.reject(line, None, None, format!("the message is older than the last one ({last})"));
+                self.reject(
+                    line,
+                    None,
+                    None,
+                    format!("the message is older than the last one ({last})"),
+                );
                 return 0;
             }
         }
         self.state.last_at = Some(at);
-        events.iter().filter(|e| self.apply(line, at, from, e)).count()
+        events
+            .iter()
+            .filter(|e| self.apply(line, at, from, e))
+            .count()
     }
 
-    fn reject(&mut self, line: usize, id: Option<&str>, structure: Option<&str>, reason: String) -> bool {
-        self.state.rejected.push(Rejected { line, id: id.map(str::to_owned), structure: structure.map(str::to_owned), reason });
+    fn reject(
+        &mut self,
+        line: usize,
+        id: Option<&str>,
+        structure: Option<&str>,
+        reason: String,
+    ) -> bool {
+        self.state.rejected.push(Rejected {
+            line,
+            id: id.map(str::to_owned),
+            structure: structure.map(str::to_owned),
+            reason,
+        });
         false
     }
 
@@ -257,10 +296,28 @@ impl Tracker {
                 if !l.closed {
                     return self.reject(line, Some(id), Some(structure), reason);
                 }
-                return self.reject(line, Some(id), Some(structure), format!("loop `{id}` was closed; an id opens one loop"));
+                return self.reject(
+                    line,
+                    Some(id),
+                    Some(structure),
+                    format!("loop `{id}` was closed; an id opens one loop"),
+                );
             }
-            let sla = self.state.config.sla_seconds.get(structure).copied().unwrap_or(self.state.config.default_sla_seconds);
-            let step = Step { line, at, from: from.to_owned(), structure: structure.to_owned(), from_state: None, to_state: m.initial.to_owned() };
+            let sla = self
+                .state
+                .config
+                .sla_seconds
+                .get(structure)
+                .copied()
+                .unwrap_or(self.state.config.default_sla_seconds);
+            let step = Step {
+                line,
+                at,
+                from: from.to_owned(),
+                structure: structure.to_owned(),
+                from_state: None,
+                to_state: m.initial.to_owned(),
+            };
             let l = Loop {
                 id: id.to_owned(),
                 state: m.initial.to_owned(),
@@ -269,18 +326,30 @@ impl Tracker {
                 closed_at: None,
                 owner: None,
                 nudges: 0,
-                deadline: at.saturating_add(SignedDuration::from_secs(sla)).unwrap_or(at),
+                deadline: at
+                    .saturating_add(SignedDuration::from_secs(sla))
+                    .unwrap_or(at),
                 history: vec![step],
             };
             self.state.loops.insert(id.to_owned(), l);
             return true;
         }
         let Some(l) = self.state.loops.get(id) else {
-            return self.reject(line, Some(id), Some(structure), format!("no loop `{id}` is open"));
+            return self.reject(
+                line,
+                Some(id),
+                Some(structure),
+                format!("no loop `{id}` is open"),
+            );
         };
         if Some(structure) == m.nudge {
             if l.closed {
-                return self.reject(line, Some(id), Some(structure), format!("loop `{id}` is closed (`{}`)", l.state));
+                return self.reject(
+                    line,
+                    Some(id),
+                    Some(structure),
+                    format!("loop `{id}` is closed (`{}`)", l.state),
+                );
             }
             let count = e.count.unwrap_or(l.nudges + 1);
             let l = self.state.loops.get_mut(id).expect("looked up above");
@@ -288,7 +357,12 @@ impl Tracker {
             return true;
         }
         let Some(rule) = m.rule(structure) else {
-            return self.reject(line, Some(id), Some(structure), format!("`{structure}` moves no loop"));
+            return self.reject(
+                line,
+                Some(id),
+                Some(structure),
+                format!("`{structure}` moves no loop"),
+            );
         };
         // Ownership first: a claimed loop moves only for its owner.
         if let Some(owner) = &l.owner {
@@ -298,7 +372,12 @@ impl Tracker {
             }
         }
         if !rule.from.contains(&l.state.as_str()) {
-            let reason = format!("`{structure}` moves a loop from {} to `{}`, not from `{}`", one_of(rule.from), rule.to, l.state);
+            let reason = format!(
+                "`{structure}` moves a loop from {} to `{}`, not from `{}`",
+                one_of(rule.from),
+                rule.to,
+                l.state
+            );
             return self.reject(line, Some(id), Some(structure), reason);
         }
         let l = self.state.loops.get_mut(id).expect("looked up above");
@@ -331,16 +410,30 @@ impl Tracker {
         for l in self.state.loops.values().filter(|l| !l.closed) {
             let next = l.nudges + 1;
             if next > c.max_nudges {
-                let last = l.deadline.saturating_add(interval * i32::try_from(c.max_nudges).unwrap_or(i32::MAX)).unwrap_or(l.deadline);
+                let last = l
+                    .deadline
+                    .saturating_add(interval * i32::try_from(c.max_nudges).unwrap_or(i32::MAX))
+                    .unwrap_or(l.deadline);
                 if at >= last {
-                    due.push(Due { id: l.id.clone(), sentence: None, breached: true });
+                    due.push(Due {
+                        id: l.id.clone(),
+                        sentence: None,
+                        breached: true,
+                    });
                 }
                 continue;
             }
-            let when = l.deadline.saturating_add(interval * i32::try_from(next - 1).unwrap_or(i32::MAX)).unwrap_or(l.deadline);
+            let when = l
+                .deadline
+                .saturating_add(interval * i32::try_from(next - 1).unwrap_or(i32::MAX))
+                .unwrap_or(l.deadline);
             if at >= when {
                 let deadline = l.deadline.strftime("%Y-%m-%dT%H:%MZ").to_string();
-                due.push(Due { id: l.id.clone(), sentence: Some((self.render_nudge)(&l.id, next, c.max_nudges, &deadline)), breached: false });
+                due.push(Due {
+                    id: l.id.clone(),
+                    sentence: Some((self.render_nudge)(&l.id, next, c.max_nudges, &deadline)),
+                    breached: false,
+                });
             }
         }
         due
@@ -357,7 +450,11 @@ impl Tracker {
 }
 
 fn one_of(states: &[&str]) -> String {
-    states.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(" or ")
+    states
+        .iter()
+        .map(|s| format!("`{s}`"))
+        .collect::<Vec<_>>()
+        .join(" or ")
 }
 
 /// One message of a JSON Lines log (`{"at", "from", "text"}`; other keys are
@@ -377,7 +474,11 @@ pub struct Message {
 /// passed over; a line that is not a message (not JSON, a missing key, a bad
 /// time) is rejected with its number and why, and the others are still fed.
 /// Returns the numbers of the bad lines.
-pub fn replay(tracker: &mut Tracker, jsonl: &str, mut feed: impl FnMut(&mut Tracker, &Message)) -> Vec<usize> {
+pub fn replay(
+    tracker: &mut Tracker,
+    jsonl: &str,
+    mut feed: impl FnMut(&mut Tracker, &Message),
+) -> Vec<usize> {
     let mut bad = Vec::new();
     for line in jsonl.lines() {
         if line.trim().is_empty() {
@@ -387,33 +488,14 @@ pub fn replay(tracker: &mut Tracker, jsonl: &str, mut feed: impl FnMut(&mut Trac
         match serde_json::from_str::<Message>(line) {
             Ok(m) => feed(tracker, &m),
             Err(e) => {
-                tracker.skip_line(Some(format!("not a message `{{\"at\", \"from\", \"text\"}}`: {e}")));
+                tracker.skip_line(Some(format!(
+                    "not a message `{{\"at\", \"from\", \"text\"}}`: {e}"
+                )));
                 bad.push(tracker.state.lines);
             }
         }
     }
     bad
-}
-
-/// A loop as `box-docs loops --json` and the Python `report` write it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct LoopReport {
-    /// The loop id.
-    pub id: String,
-    /// Its state.
-    pub state: String,
-    /// True in a closed state.
-    pub closed: bool,
-    /// When it was opened.
-    pub opened_at: Timestamp,
-    /// When it was closed.
-    pub closed_at: Option<Timestamp>,
-    /// Who claimed it.
-    pub owner: Option<String>,
-    /// Nudges so far.
-    pub nudges: u32,
-    /// Every move, in order.
-    pub history: Vec<Step>,
 }
 
 /// A rejected event as the report writes it.
@@ -432,7 +514,7 @@ pub struct RejectedReport {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Report {
     /// Every loop, in id order.
-    pub loops: Vec<LoopReport>,
+    pub loops: Vec<Loop>,
     /// Every rejected event, in order.
     pub rejected: Vec<RejectedReport>,
     /// The nudges due at the time asked (empty without one).
@@ -444,22 +526,17 @@ impl Tracker {
     /// then.
     pub fn report(&self, due_at: Option<Timestamp>) -> Report {
         Report {
-            loops: self
+            loops: self.state.loops.values().cloned().collect(),
+            rejected: self
                 .state
-                .loops
-                .values()
-                .map(|l| LoopReport {
-                    id: l.id.clone(),
-                    state: l.state.clone(),
-                    closed: l.closed,
-                    opened_at: l.opened_at,
-                    closed_at: l.closed_at,
-                    owner: l.owner.clone(),
-                    nudges: l.nudges,
-                    history: l.history.clone(),
+                .rejected
+                .iter()
+                .map(|r| RejectedReport {
+                    line: r.line,
+                    id: r.id.clone(),
+                    reason: r.reason.clone(),
                 })
                 .collect(),
-            rejected: self.state.rejected.iter().map(|r| RejectedReport { line: r.line, id: r.id.clone(), reason: r.reason.clone() }).collect(),
             due: due_at.map(|at| self.due(at)).unwrap_or_default(),
         }
     }

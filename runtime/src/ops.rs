@@ -99,7 +99,11 @@ impl std::fmt::Display for ResolveError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}: {}", self.kind.as_str(), self.message)?;
         for e in &self.errors {
-            let at = if e.pointer.is_empty() { "(the arguments)" } else { e.pointer.as_str() };
+            let at = if e.pointer.is_empty() {
+                "(the arguments)"
+            } else {
+                e.pointer.as_str()
+            };
             write!(f, "; at {at}: {}", e.message)?;
         }
         Ok(())
@@ -149,13 +153,24 @@ pub struct Catalogue {
 
 impl Catalogue {
     /// A catalogue of `ops` with `aliases`.
-    pub const fn new(ops: &'static [OpSpec], aliases: &'static [(&'static str, &'static str)]) -> Self {
-        Catalogue { ops, aliases, validators: OnceLock::new() }
+    pub const fn new(
+        ops: &'static [OpSpec],
+        aliases: &'static [(&'static str, &'static str)],
+    ) -> Self {
+        Catalogue {
+            ops,
+            aliases,
+            validators: OnceLock::new(),
+        }
     }
 
     /// The op named `name` (an alias is applied first), and its index.
     pub fn get(&self, name: &str) -> Option<(usize, &'static OpSpec)> {
-        let name = self.aliases.iter().find(|(a, _)| *a == name).map_or(name, |(_, op)| op);
+        let name = self
+            .aliases
+            .iter()
+            .find(|(a, _)| *a == name)
+            .map_or(name, |(_, op)| op);
         self.ops.iter().enumerate().find(|(_, o)| o.name == name)
     }
 
@@ -181,49 +196,101 @@ impl Catalogue {
     /// # Errors
     /// The first check that fails, in the order of the module doc; for bad
     /// arguments, every fault.
-    pub fn check(&self, engine: &str, op: &str, args: &Map<String, Value>) -> Result<usize, ResolveError> {
-        let fail = |kind, op: &str, message: String, errors| ResolveError { kind, op: op.to_owned(), engine: engine.to_owned(), message, errors };
+    pub fn check(
+        &self,
+        engine: &str,
+        op: &str,
+        args: &Map<String, Value>,
+    ) -> Result<usize, ResolveError> {
+        let fail = |kind, op: &str, message: String, errors| ResolveError {
+            kind,
+            op: op.to_owned(),
+            engine: engine.to_owned(),
+            message,
+            errors,
+        };
         let Some((index, spec)) = self.get(op) else {
-            return Err(fail(ResolveErrorKind::UnknownOp, op, format!("`{op}` is not an op of the catalogue: not run"), Vec::new()));
+            return Err(fail(
+                ResolveErrorKind::UnknownOp,
+                op,
+                format!("`{op}` is not an op of the catalogue: not run"),
+                Vec::new(),
+            ));
         };
         if !spec.engines.contains(&engine) {
             let allowed = spec.engines.join(", ");
-            let message = format!("`{}` does not come through {engine} (allowed: {allowed}): not run", spec.name);
-            return Err(fail(ResolveErrorKind::EngineNotAllowed, spec.name, message, Vec::new()));
+            let message = format!(
+                "`{}` does not come through {engine} (allowed: {allowed}): not run",
+                spec.name
+            );
+            return Err(fail(
+                ResolveErrorKind::EngineNotAllowed,
+                spec.name,
+                message,
+                Vec::new(),
+            ));
         }
         let validator = match (spec.complete(), self.validator(index)) {
             (true, Some(v)) => v,
             _ => {
                 let why = spec.missing.unwrap_or("its argument schema does not build");
-                let message = format!("`{}` is incomplete in the catalogue: {why} Not run.", spec.name);
-                return Err(fail(ResolveErrorKind::Incomplete, spec.name, message, Vec::new()));
+                let message = format!(
+                    "`{}` is incomplete in the catalogue: {why} Not run.",
+                    spec.name
+                );
+                return Err(fail(
+                    ResolveErrorKind::Incomplete,
+                    spec.name,
+                    message,
+                    Vec::new(),
+                ));
             }
         };
         let instance = Value::Object(args.clone());
         let errors: Vec<ArgError> = validator
             .iter_errors(&instance)
-            .map(|e| ArgError { pointer: e.instance_path().as_str().to_owned(), message: e.to_string() })
+            .map(|e| ArgError {
+                pointer: e.instance_path().as_str().to_owned(),
+                message: e.to_string(),
+            })
             .collect();
         if errors.is_empty() {
             Ok(index)
         } else {
             let n = errors.len();
-            let message = format!("the arguments of `{}` do not fit its schema ({n} fault{}): not run", spec.name, if n == 1 { "" } else { "s" });
-            Err(fail(ResolveErrorKind::InvalidArgs, spec.name, message, errors))
+            let message = format!(
+                "the arguments of `{}` do not fit its schema ({n} fault{}): not run",
+                spec.name,
+                if n == 1 { "" } else { "s" }
+            );
+            Err(fail(
+                ResolveErrorKind::InvalidArgs,
+                spec.name,
+                message,
+                errors,
+            ))
         }
     }
 
     /// A typed-decoding failure after the schema accepted the arguments
     /// (the schema admits a value the generated type cannot hold, e.g. `5.0`
     /// for an integer): reported as bad arguments, never run.
-    pub fn decode_error(&self, index: usize, engine: &str, err: &serde_json::Error) -> ResolveError {
+    pub fn decode_error(
+        &self,
+        index: usize,
+        engine: &str,
+        err: &serde_json::Error,
+    ) -> ResolveError {
         let name = self.ops.get(index).map_or("", |o| o.name);
         ResolveError {
             kind: ResolveErrorKind::InvalidArgs,
             op: name.to_owned(),
             engine: engine.to_owned(),
             message: format!("the arguments of `{name}` do not fit its type (1 fault): not run"),
-            errors: vec![ArgError { pointer: String::new(), message: err.to_string() }],
+            errors: vec![ArgError {
+                pointer: String::new(),
+                message: err.to_string(),
+            }],
         }
     }
 
@@ -241,7 +308,10 @@ impl Catalogue {
                     engines: o.engines,
                     aliases: o.aliases,
                     runnable: o.complete(),
-                    args: o.args_schema.and_then(|s| serde_json::from_str(s).ok()).unwrap_or(Value::Null),
+                    args: o
+                        .args_schema
+                        .and_then(|s| serde_json::from_str(s).ok())
+                        .unwrap_or(Value::Null),
                     missing: o.missing,
                 })
                 .collect(),

@@ -40,7 +40,7 @@ use rayon::prelude::*;
 use serde::ser::{self, Serialize};
 use serde_json::{Map, Value};
 
-use crate::json::{parse_object_with, JsonError, Limits};
+use crate::json::{parse_object_with, render_object, JsonError, Limits};
 use crate::scan::{Found, Item, Skipped, ToolDirective};
 
 pyo3::create_exception!(
@@ -62,7 +62,13 @@ struct Shape {
 impl Shape {
     fn new(class: &Bound<'_, PyType>, fields: &[&str]) -> Self {
         let py = class.py();
-        Shape { class: class.clone().unbind(), fields: fields.iter().map(|f| PyString::intern(py, f).unbind()).collect() }
+        Shape {
+            class: class.clone().unbind(),
+            fields: fields
+                .iter()
+                .map(|f| PyString::intern(py, f).unbind())
+                .collect(),
+        }
     }
 }
 
@@ -103,25 +109,40 @@ impl Classes {
             // SAFETY: `class` is a live type object.
             let flags = unsafe { ffi::PyType_GetFlags(class.as_ptr().cast()) };
             let declared: Vec<String> = match dataclass_fields.call1((class,)) {
-                Ok(f) => f.try_iter()?.map(|f| f?.getattr("name")?.extract::<String>()).collect::<PyResult<_>>()?,
+                Ok(f) => f
+                    .try_iter()?
+                    .map(|f| f?.getattr("name")?.extract::<String>())
+                    .collect::<PyResult<_>>()?,
                 Err(_) => Vec::new(),
             };
             if flags & ffi::Py_TPFLAGS_HEAPTYPE == 0 || declared != fields {
-                return Err(PyTypeError::new_err(format!("{} is not a dataclass with the fields {fields:?}", class.name()?)));
+                return Err(PyTypeError::new_err(format!(
+                    "{} is not a dataclass with the fields {fields:?}",
+                    class.name()?
+                )));
             }
             Ok(())
         };
         check(span, &["start", "end", "char_start", "char_end"])?;
         check(found, &["span", "item"])?;
-        check(tool_directive, &["form", "engine", "op", "written_op", "args"])?;
+        check(
+            tool_directive,
+            &["form", "engine", "op", "written_op", "args"],
+        )?;
         check(skipped, &["span", "reason", "message"])?;
         for (class, fields) in sentences.values() {
-            check(class, &fields.iter().map(String::as_str).collect::<Vec<_>>())?;
+            check(
+                class,
+                &fields.iter().map(String::as_str).collect::<Vec<_>>(),
+            )?;
         }
         let classes = Classes {
             span: Shape::new(span, &["start", "end", "char_start", "char_end"]),
             found: Shape::new(found, &["span", "item"]),
-            tool_directive: Shape::new(tool_directive, &["form", "engine", "op", "written_op", "args"]),
+            tool_directive: Shape::new(
+                tool_directive,
+                &["form", "engine", "op", "written_op", "args"],
+            ),
             skipped: Shape::new(skipped, &["span", "reason", "message"]),
             sentences: sentences
                 .into_iter()
@@ -132,18 +153,28 @@ impl Classes {
                 })
                 .collect(),
         };
-        CLASSES.set(py, classes).map_err(|_| PyRuntimeError::new_err("the result classes are registered already"))
+        CLASSES
+            .set(py, classes)
+            .map_err(|_| PyRuntimeError::new_err("the result classes are registered already"))
     }
 
     fn get(py: Python<'_>) -> PyResult<&Classes> {
-        CLASSES.get(py).ok_or_else(|| PyRuntimeError::new_err("the result classes are not registered (import agent_sentences first)"))
+        CLASSES.get(py).ok_or_else(|| {
+            PyRuntimeError::new_err(
+                "the result classes are not registered (import agent_sentences first)",
+            )
+        })
     }
 }
 
 /// A new instance of `shape`'s class with its fields set to `values`, in
 /// order, without calling `__init__` (`object.__new__`, then
 /// `object.__setattr__` per field, as a frozen dataclass's `__init__` does).
-fn instance<'py>(py: Python<'py>, shape: &Shape, values: &[Bound<'py, PyAny>]) -> PyResult<Bound<'py, PyAny>> {
+fn instance<'py>(
+    py: Python<'py>,
+    shape: &Shape,
+    values: &[Bound<'py, PyAny>],
+) -> PyResult<Bound<'py, PyAny>> {
     if values.len() != shape.fields.len() {
         return Err(PyTypeError::new_err(format!(
             "{} takes {} fields, the native value has {}",
@@ -158,12 +189,16 @@ fn instance<'py>(py: Python<'py>, shape: &Shape, values: &[Bound<'py, PyAny>]) -
     // turns into `Err`.
     let obj = unsafe {
         let empty = PyTuple::empty(py);
-        Bound::from_owned_ptr_or_err(py, ffi::PyType_GenericNew(class.as_ptr().cast(), empty.as_ptr(), std::ptr::null_mut()))?
+        Bound::from_owned_ptr_or_err(
+            py,
+            ffi::PyType_GenericNew(class.as_ptr().cast(), empty.as_ptr(), std::ptr::null_mut()),
+        )?
     };
     for (name, value) in shape.fields.iter().zip(values) {
         // SAFETY: all three are live objects; the generic setter returns -1
         // with an exception set on failure (e.g. a name that is no slot).
-        let rc = unsafe { ffi::PyObject_GenericSetAttr(obj.as_ptr(), name.as_ptr(), value.as_ptr()) };
+        let rc =
+            unsafe { ffi::PyObject_GenericSetAttr(obj.as_ptr(), name.as_ptr(), value.as_ptr()) };
         if rc != 0 {
             return Err(PyErr::fetch(py));
         }
@@ -183,7 +218,12 @@ pub struct CharIndex<'t> {
 impl<'t> CharIndex<'t> {
     /// An index over `text`.
     pub fn new(text: &'t str) -> Self {
-        CharIndex { text: text.as_bytes(), ascii: text.is_ascii(), byte: 0, char: 0 }
+        CharIndex {
+            text: text.as_bytes(),
+            ascii: text.is_ascii(),
+            byte: 0,
+            char: 0,
+        }
     }
 
     /// The code point index of byte offset `at` (a char boundary of the text).
@@ -191,7 +231,7 @@ impl<'t> CharIndex<'t> {
         if self.ascii {
             return at;
         }
-        let count = |b: &[u8]| b.iter().filter(|&&b| (b as i8) >= -0x40).count();
+        let count = bytecount::num_chars;
         if at >= self.byte {
             self.char += count(&self.text[self.byte..at]);
         } else {
@@ -202,18 +242,38 @@ impl<'t> CharIndex<'t> {
     }
 }
 
-fn span<'py>(py: Python<'py>, classes: &Classes, range: &std::ops::Range<usize>, chars: &mut CharIndex<'_>) -> PyResult<Bound<'py, PyAny>> {
+fn span<'py>(
+    py: Python<'py>,
+    classes: &Classes,
+    range: &std::ops::Range<usize>,
+    chars: &mut CharIndex<'_>,
+) -> PyResult<Bound<'py, PyAny>> {
     let (cs, ce) = (chars.at(range.start), chars.at(range.end));
-    let values =
-        [range.start.into_pyobject(py)?.into_any(), range.end.into_pyobject(py)?.into_any(), cs.into_pyobject(py)?.into_any(), ce.into_pyobject(py)?.into_any()];
+    let values = [
+        range.start.into_pyobject(py)?.into_any(),
+        range.end.into_pyobject(py)?.into_any(),
+        cs.into_pyobject(py)?.into_any(),
+        ce.into_pyobject(py)?.into_any(),
+    ];
     instance(py, &classes.span, &values)
 }
 
-fn directive<'py>(py: Python<'py>, classes: &Classes, d: &ToolDirective) -> PyResult<Bound<'py, PyAny>> {
+fn directive<'py>(
+    py: Python<'py>,
+    classes: &Classes,
+    d: &ToolDirective,
+) -> PyResult<Bound<'py, PyAny>> {
     let op = PyString::new(py, &d.op).into_any();
-    let written_op = if d.written_op == d.op { op.clone() } else { PyString::new(py, &d.written_op).into_any() };
+    let written_op = if d.written_op == d.op {
+        op.clone()
+    } else {
+        PyString::new(py, &d.written_op).into_any()
+    };
     let values = [
-        d.form.serialize(PyValue { py, classes: Some(classes) })?,
+        d.form.serialize(PyValue {
+            py,
+            classes: Some(classes),
+        })?,
         PyString::intern(py, d.engine).into_any(),
         op,
         written_op,
@@ -225,12 +285,20 @@ fn directive<'py>(py: Python<'py>, classes: &Classes, d: &ToolDirective) -> PyRe
 /// The `Found` instances of a scan result, in order. Each Rust item is
 /// dropped as soon as its Python object exists, so the two copies of a large
 /// result are never both whole.
-fn found_list<'py, S: Serialize>(py: Python<'py>, classes: &Classes, text: &str, found: Vec<Found<S>>) -> PyResult<Bound<'py, PyList>> {
+fn found_list<'py, S: Serialize>(
+    py: Python<'py>,
+    classes: &Classes,
+    text: &str,
+    found: Vec<Found<S>>,
+) -> PyResult<Bound<'py, PyList>> {
     let mut chars = CharIndex::new(text);
     let list = PyList::empty(py);
     for f in found {
         let item = match &f.item {
-            Item::Sentence { value } => value.serialize(PyValue { py, classes: Some(classes) })?,
+            Item::Sentence { value } => value.serialize(PyValue {
+                py,
+                classes: Some(classes),
+            })?,
             Item::Directive { directive: d } => directive(py, classes, d)?,
         };
         let span = span(py, classes, &f.span, &mut chars)?;
@@ -240,24 +308,42 @@ fn found_list<'py, S: Serialize>(py: Python<'py>, classes: &Classes, text: &str,
 }
 
 /// The `Skipped` instances of a scan result, in order.
-fn skipped_list<'py>(py: Python<'py>, classes: &Classes, text: &str, skipped: Vec<Skipped>) -> PyResult<Bound<'py, PyList>> {
+fn skipped_list<'py>(
+    py: Python<'py>,
+    classes: &Classes,
+    text: &str,
+    skipped: Vec<Skipped>,
+) -> PyResult<Bound<'py, PyList>> {
     let mut chars = CharIndex::new(text);
     let list = PyList::empty(py);
     for s in skipped {
         let span = span(py, classes, &s.span, &mut chars)?;
-        let reason = s.reason.serialize(PyValue { py, classes: Some(classes) })?;
-        list.append(instance(py, &classes.skipped, &[span, reason, PyString::new(py, &s.message).into_any()])?)?;
+        let reason = s.reason.serialize(PyValue {
+            py,
+            classes: Some(classes),
+        })?;
+        list.append(instance(
+            py,
+            &classes.skipped,
+            &[span, reason, PyString::new(py, &s.message).into_any()],
+        )?)?;
     }
     Ok(list)
 }
 
-/// The UTF-8 bytes of a Python `str`, without leaving a copy behind: an
-/// ASCII `str` is read in place (its characters are its UTF-8); any other is
-/// encoded into a temporary `bytes`, dropped with this value, since asking
-/// CPython for the UTF-8 of such a `str` caches a copy inside it for the
-/// `str`'s whole life (a 1 GB text would hold 2 GB).
+/// Texts of at most this many characters are read through CPython's UTF-8
+/// cache, larger ones through a temporary copy (decision P115).
+pub const CACHED_UTF8_MAX_CHARS: usize = 1 << 20;
+
+/// The UTF-8 bytes of a Python `str` (decision P115). An ASCII `str` is read
+/// in place (its characters are its UTF-8). Any other up to
+/// [`CACHED_UTF8_MAX_CHARS`] characters through CPython's UTF-8 cache, as
+/// C extensions usually do: encoded once, kept inside the `str` for its life,
+/// so scanning the same text again costs no second encoding. A larger one is
+/// encoded into a temporary `bytes` dropped with this value, so that a 1 GB
+/// text does not hold 2 GB for the rest of its life.
 struct Utf8<'a, 'py> {
-    ascii: Option<&'a str>,
+    cached: Option<&'a str>,
     encoded: Option<Bound<'py, PyBytes>>,
 }
 
@@ -266,16 +352,28 @@ impl<'a, 'py> Utf8<'a, 'py> {
     /// `UnicodeEncodeError` for a lone surrogate.
     fn of(text: &'a Bound<'py, PyString>) -> PyResult<Self> {
         let py = text.py();
-        if text.call_method0(pyo3::intern!(py, "isascii"))?.is_truthy()? {
-            return Ok(Utf8 { ascii: Some(text.to_str()?), encoded: None });
+        if text.len()? <= CACHED_UTF8_MAX_CHARS
+            || text
+                .call_method0(pyo3::intern!(py, "isascii"))?
+                .is_truthy()?
+        {
+            return Ok(Utf8 {
+                cached: Some(text.to_str()?),
+                encoded: None,
+            });
         }
-        Ok(Utf8 { ascii: None, encoded: Some(text.encode_utf8()?) })
+        Ok(Utf8 {
+            cached: None,
+            encoded: Some(text.encode_utf8()?),
+        })
     }
 
-    fn as_str(&self) -> PyResult<&str> {
-        match (&self.ascii, &self.encoded) {
-            (Some(s), _) => Ok(s),
-            (None, Some(b)) => std::str::from_utf8(b.as_bytes()).map_err(|e| PyRuntimeError::new_err(format!("CPython's UTF-8 is not UTF-8: {e}"))),
+    fn as_str(&self) -> &str {
+        match (&self.cached, &self.encoded) {
+            (Some(s), _) => s,
+            // SAFETY: CPython's strict UTF-8 encoder (`str.encode("utf-8")`,
+            // which `encode_utf8` calls) writes valid UTF-8 or fails.
+            (None, Some(b)) => unsafe { std::str::from_utf8_unchecked(b.as_bytes()) },
             (None, None) => unreachable!("one of the two is set"),
         }
     }
@@ -299,7 +397,7 @@ pub fn scan<'py, S: Serialize + Send>(
     let py = text.py();
     let classes = Classes::get(py)?;
     let utf8 = Utf8::of(text)?;
-    let s = utf8.as_str()?;
+    let s = utf8.as_str();
     let (found, skipped) = py.detach(|| scan(s));
     result(py, classes, s, found, skipped, diagnostics)
 }
@@ -317,7 +415,9 @@ impl GcPause {
     fn new(_py: Python<'_>) -> Self {
         // SAFETY: called with the interpreter attached (the `Python` token);
         // `PyGC_Disable` returns the previous state and cannot fail.
-        GcPause { was_enabled: unsafe { ffi::PyGC_Disable() } != 0 }
+        GcPause {
+            was_enabled: unsafe { ffi::PyGC_Disable() } != 0,
+        }
     }
 }
 
@@ -341,7 +441,14 @@ fn result<'py, S: Serialize>(
     let _pause = GcPause::new(py);
     let found = found_list(py, classes, text, found)?;
     if diagnostics {
-        Ok(PyTuple::new(py, [found.into_any(), skipped_list(py, classes, text, skipped)?.into_any()])?.into_any())
+        Ok(PyTuple::new(
+            py,
+            [
+                found.into_any(),
+                skipped_list(py, classes, text, skipped)?.into_any(),
+            ],
+        )?
+        .into_any())
     } else {
         Ok(found.into_any())
     }
@@ -368,13 +475,19 @@ pub fn scan_many<'py, S: Serialize + Send>(
     scan: fn(&str) -> ScanResult<S>,
 ) -> PyResult<Bound<'py, PyList>> {
     let classes = Classes::get(py)?;
-    let holders = texts.iter().map(Utf8::of).collect::<PyResult<Vec<Utf8<'_, 'py>>>>()?;
-    let strs = holders.iter().map(Utf8::as_str).collect::<PyResult<Vec<&str>>>()?;
+    let holders = texts
+        .iter()
+        .map(Utf8::of)
+        .collect::<PyResult<Vec<Utf8<'_, 'py>>>>()?;
+    let strs: Vec<&str> = holders.iter().map(Utf8::as_str).collect();
     let pool = pool()?;
     // Chunks of texts, so that a batch of many tiny texts costs one message
     // per chunk, not per text; enough chunks that building objects can start
     // early and the cores stay busy.
-    let per_chunk = strs.len().div_ceil(pool.current_num_threads() * 16).clamp(1, 4096);
+    let per_chunk = strs
+        .len()
+        .div_ceil(pool.current_num_threads() * 16)
+        .clamp(1, 4096);
     let chunks: Vec<&[&str]> = strs.chunks(per_chunk).collect();
     let list = PyList::empty(py);
     let cancel = std::sync::atomic::AtomicBool::new(false);
@@ -383,16 +496,20 @@ pub fn scan_many<'py, S: Serialize + Send>(
         let (tx, mut rx) = std::sync::mpsc::channel::<(usize, Vec<ScanResult<S>>)>();
         let scanner = threads.spawn(move || {
             pool.install(|| {
-                chunks.par_iter().enumerate().for_each_with(tx, |tx, (i, chunk)| {
-                    if !cancel.load(std::sync::atomic::Ordering::Relaxed) {
-                        // The receiver is gone only after an error: stop quietly.
-                        let _ = tx.send((i, chunk.iter().map(|s| scan(s)).collect()));
-                    }
-                });
+                chunks
+                    .par_iter()
+                    .enumerate()
+                    .for_each_with(tx, |tx, (i, chunk)| {
+                        if !cancel.load(std::sync::atomic::Ordering::Relaxed) {
+                            // The receiver is gone only after an error: stop quietly.
+                            let _ = tx.send((i, chunk.iter().map(|s| scan(s)).collect()));
+                        }
+                    });
             });
         });
         let built = (|| -> PyResult<()> {
-            let mut pending: Vec<Option<Vec<ScanResult<S>>>> = (0..chunks.len()).map(|_| None).collect();
+            let mut pending: Vec<Option<Vec<ScanResult<S>>>> =
+                (0..chunks.len()).map(|_| None).collect();
             for (next, chunk) in chunks.iter().enumerate() {
                 while pending[next].is_none() {
                     // The receiver is moved into the detached wait and back (it
@@ -401,7 +518,9 @@ pub fn scan_many<'py, S: Serialize + Send>(
                     rx = back;
                     match got {
                         Ok((i, r)) => pending[i] = Some(r),
-                        Err(_) => return Err(PyRuntimeError::new_err("the scan threads stopped early")),
+                        Err(_) => {
+                            return Err(PyRuntimeError::new_err("the scan threads stopped early"))
+                        }
                     }
                     while let Ok((i, r)) = rx.try_recv() {
                         pending[i] = Some(r);
@@ -433,8 +552,11 @@ pub fn scan_many<'py, S: Serialize + Send>(
 /// whose id changed makes a new one and leaves the old one alone (dropping
 /// it would wait on threads that do not exist).
 fn pool() -> PyResult<std::sync::Arc<rayon::ThreadPool>> {
-    static POOL: std::sync::Mutex<Option<(u32, std::sync::Arc<rayon::ThreadPool>)>> = std::sync::Mutex::new(None);
-    let mut slot = POOL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    static POOL: std::sync::Mutex<Option<(u32, std::sync::Arc<rayon::ThreadPool>)>> =
+        std::sync::Mutex::new(None);
+    let mut slot = POOL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let pid = std::process::id();
     if let Some((owner, pool)) = slot.as_ref() {
         if *owner == pid {
@@ -459,13 +581,401 @@ fn pool() -> PyResult<std::sync::Arc<rayon::ThreadPool>> {
 ///
 /// # Errors
 /// `UnicodeEncodeError` for a lone surrogate.
-pub fn scan_json<S: Serialize + Send>(text: &Bound<'_, PyString>, scan: fn(&str) -> ScanResult<S>) -> PyResult<String> {
+pub fn scan_json<S: Serialize + Send>(
+    text: &Bound<'_, PyString>,
+    scan: fn(&str) -> ScanResult<S>,
+) -> PyResult<String> {
     let py = text.py();
     let utf8 = Utf8::of(text)?;
-    let s = utf8.as_str()?;
+    let s = utf8.as_str();
     let (found, skipped) = py.detach(|| scan(s));
     serde_json::to_string(&serde_json::json!({ "found": found, "skipped": skipped }))
         .map_err(|e| PyRuntimeError::new_err(format!("serializing the scan result: {e}")))
+}
+
+/// One row of a harvest table: a found item or, with diagnostics, a
+/// skipped candidate (see `harvest.py`'s schema).
+struct Row {
+    /// The message (text) the row comes from: its index in the batch.
+    index: usize,
+    start: usize,
+    end: usize,
+    kind: &'static str,
+    structure: Option<String>,
+    op: Option<String>,
+    /// Canonical JSON ([`render_object`]) of the sentence's fields, or of the
+    /// directive's form, engine, op and written op; `None` for a skip.
+    fields: Option<String>,
+    /// Canonical JSON of a directive's arguments.
+    args: Option<String>,
+    reason: Option<String>,
+    message: Option<String>,
+}
+
+/// The rows of one text's scan result, in text order (found items and
+/// skipped candidates merged by span start; a found item first on a tie).
+fn rows_of<S: Serialize>(
+    index: usize,
+    found: Vec<Found<S>>,
+    skipped: Vec<Skipped>,
+    diagnostics: bool,
+) -> Result<Vec<Row>, String> {
+    let mut rows = Vec::with_capacity(found.len() + if diagnostics { skipped.len() } else { 0 });
+    for f in found {
+        let row = match f.item {
+            Item::Sentence { value } => {
+                let mut map = match serde_json::to_value(&value).map_err(|e| e.to_string())? {
+                    Value::Object(map) => map,
+                    other => {
+                        return Err(format!("a sentence serialized as {other}, not an object"))
+                    }
+                };
+                let structure = match map.shift_remove(TAG) {
+                    Some(Value::String(s)) => s,
+                    _ => return Err("a sentence serialized without its `structure` tag".to_owned()),
+                };
+                Row {
+                    index,
+                    start: f.span.start,
+                    end: f.span.end,
+                    kind: "sentence",
+                    structure: Some(structure),
+                    op: None,
+                    fields: Some(render_object(&map)),
+                    args: None,
+                    reason: None,
+                    message: None,
+                }
+            }
+            Item::Directive { directive: d } => {
+                let mut map = Map::new();
+                map.insert(
+                    "form".to_owned(),
+                    serde_json::to_value(d.form).map_err(|e| e.to_string())?,
+                );
+                map.insert("engine".to_owned(), Value::String(d.engine.to_owned()));
+                map.insert("op".to_owned(), Value::String(d.op.clone()));
+                map.insert("written_op".to_owned(), Value::String(d.written_op));
+                Row {
+                    index,
+                    start: f.span.start,
+                    end: f.span.end,
+                    kind: "directive",
+                    structure: None,
+                    op: Some(d.op),
+                    fields: Some(render_object(&map)),
+                    args: Some(render_object(&d.args)),
+                    reason: None,
+                    message: None,
+                }
+            }
+        };
+        rows.push(row);
+    }
+    if diagnostics && !skipped.is_empty() {
+        for s in skipped {
+            let reason = match serde_json::to_value(s.reason).map_err(|e| e.to_string())? {
+                Value::String(r) => r,
+                other => return Err(format!("a skip reason serialized as {other}")),
+            };
+            rows.push(Row {
+                index,
+                start: s.span.start,
+                end: s.span.end,
+                kind: "skipped",
+                structure: None,
+                op: None,
+                fields: None,
+                args: None,
+                reason: Some(reason),
+                message: Some(s.message),
+            });
+        }
+        // Stable: a found item stays before a skip that starts where it does.
+        rows.sort_by_key(|r| r.start);
+    }
+    Ok(rows)
+}
+
+/// A string column in Arrow's layout (`utf8`): validity bitmap (bit `i` of
+/// byte `i / 8`, least significant first, set when row `i` is not null),
+/// `i32` offsets, and the bytes.
+struct StrCol {
+    validity: Vec<u8>,
+    offsets: Vec<i32>,
+    data: Vec<u8>,
+    nulls: usize,
+    len: usize,
+}
+
+impl StrCol {
+    fn with_capacity(rows: usize) -> Self {
+        let mut offsets = Vec::with_capacity(rows + 1);
+        offsets.push(0);
+        StrCol {
+            validity: Vec::with_capacity(rows.div_ceil(8)),
+            offsets,
+            data: Vec::new(),
+            nulls: 0,
+            len: 0,
+        }
+    }
+
+    fn push(&mut self, value: Option<&str>) -> Result<(), String> {
+        if self.len % 8 == 0 {
+            self.validity.push(0);
+        }
+        match value {
+            Some(v) => {
+                self.data.extend_from_slice(v.as_bytes());
+                if let Some(byte) = self.validity.last_mut() {
+                    *byte |= 1 << (self.len % 8);
+                }
+            }
+            None => self.nulls += 1,
+        }
+        self.offsets.push(
+            i32::try_from(self.data.len())
+                .map_err(|_| "a string column of a batch passed 2 GiB".to_owned())?,
+        );
+        self.len += 1;
+        Ok(())
+    }
+
+    /// `("utf8", validity or None, offsets, data, null count)`.
+    fn to_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let validity = if self.nulls == 0 {
+            py.None().into_bound(py)
+        } else {
+            PyBytes::new(py, &self.validity).into_any()
+        };
+        let offsets: Vec<u8> = self.offsets.iter().flat_map(|o| o.to_le_bytes()).collect();
+        (
+            PyString::intern(py, "utf8"),
+            validity,
+            PyBytes::new(py, &offsets),
+            PyBytes::new(py, &self.data),
+            self.nulls,
+        )
+            .into_pyobject(py)
+    }
+}
+
+/// `("int64", little-endian values)`.
+fn int_col<'py>(
+    py: Python<'py>,
+    values: impl Iterator<Item = i64>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let bytes: Vec<u8> = values.flat_map(i64::to_le_bytes).collect();
+    (PyString::intern(py, "int64"), PyBytes::new(py, &bytes)).into_pyobject(py)
+}
+
+/// Where the per-message columns of a harvest batch come from.
+struct Origin<'a> {
+    file: &'a str,
+    senders: &'a [(Option<String>, Option<String>)],
+}
+
+/// The string columns of `rows`, built without the interpreter: `kind`,
+/// `structure`, `op`, `fields`, `args`, `reason`, `message`, and with an
+/// origin `file`, `at`, `sender`.
+fn string_columns(
+    rows: &[Row],
+    origin: Option<&Origin<'_>>,
+) -> Result<Vec<(&'static str, StrCol)>, String> {
+    type Get = fn(&Row) -> Option<&str>;
+    let getters: [(&'static str, Get); 7] = [
+        ("kind", |r| Some(r.kind)),
+        ("structure", |r| r.structure.as_deref()),
+        ("op", |r| r.op.as_deref()),
+        ("fields", |r| r.fields.as_deref()),
+        ("args", |r| r.args.as_deref()),
+        ("reason", |r| r.reason.as_deref()),
+        ("message", |r| r.message.as_deref()),
+    ];
+    let mut cols = Vec::new();
+    for (name, get) in getters {
+        let mut col = StrCol::with_capacity(rows.len());
+        for r in rows {
+            col.push(get(r))?;
+        }
+        cols.push((name, col));
+    }
+    if let Some(o) = origin {
+        let mut file = StrCol::with_capacity(rows.len());
+        let mut at = StrCol::with_capacity(rows.len());
+        let mut sender = StrCol::with_capacity(rows.len());
+        for r in rows {
+            file.push(Some(o.file))?;
+            at.push(o.senders[r.index].0.as_deref())?;
+            sender.push(o.senders[r.index].1.as_deref())?;
+        }
+        cols.extend([("file", file), ("at", at), ("sender", sender)]);
+    }
+    Ok(cols)
+}
+
+/// The columns of harvest rows in Arrow's layout, by name (see
+/// [`StrCol::to_py`], [`int_col`]): `index` (the message's index in the
+/// batch), `span_start`, `span_end`, the string columns of
+/// [`string_columns`], and with an origin `line` (`first_line + index`).
+fn columns<'py>(
+    py: Python<'py>,
+    rows: &[Row],
+    strings: Vec<(&'static str, StrCol)>,
+    first_line: Option<i64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    let as_i64 = |v: usize| i64::try_from(v).unwrap_or(i64::MAX);
+    dict.set_item("index", int_col(py, rows.iter().map(|r| as_i64(r.index)))?)?;
+    dict.set_item(
+        "span_start",
+        int_col(py, rows.iter().map(|r| as_i64(r.start)))?,
+    )?;
+    dict.set_item("span_end", int_col(py, rows.iter().map(|r| as_i64(r.end)))?)?;
+    if let Some(first) = first_line {
+        dict.set_item(
+            "line",
+            int_col(
+                py,
+                rows.iter().map(|r| first.saturating_add(as_i64(r.index))),
+            )?,
+        )?;
+    }
+    for (name, col) in &strings {
+        dict.set_item(*name, col.to_py(py)?)?;
+    }
+    Ok(dict)
+}
+
+/// The harvest rows of every text of `texts`, scanned on all cores with the
+/// interpreter released, as `(row count, columns)` (see [`columns`]; no
+/// `file`, `line`, `at` or `sender`): `agent_sentences.harvest.scan_batch`
+/// builds its record batch from it.
+///
+/// # Errors
+/// `UnicodeEncodeError` for the first text holding a lone surrogate (then no
+/// text is scanned).
+pub fn scan_rows<'py, S: Serialize + Send>(
+    py: Python<'py>,
+    texts: &[Bound<'py, PyString>],
+    diagnostics: bool,
+    scan: fn(&str) -> ScanResult<S>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let holders = texts
+        .iter()
+        .map(Utf8::of)
+        .collect::<PyResult<Vec<Utf8<'_, 'py>>>>()?;
+    let strs: Vec<&str> = holders.iter().map(Utf8::as_str).collect();
+    let pool = pool()?;
+    let built = py.detach(|| -> Result<_, String> {
+        let rows = pool.install(|| {
+            strs.par_iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    let (found, skipped) = scan(s);
+                    rows_of(i, found, skipped, diagnostics)
+                })
+                .collect::<Result<Vec<Vec<Row>>, String>>()
+        })?;
+        let rows: Vec<Row> = rows.into_iter().flatten().collect();
+        let strings = string_columns(&rows, None)?;
+        Ok((rows, strings))
+    });
+    let (rows, strings) = built.map_err(PyRuntimeError::new_err)?;
+    let cols = columns(py, &rows, strings, None)?;
+    (rows.len(), cols).into_pyobject(py)
+}
+
+/// One JSON Lines message as `box-docs loops` writes it; other keys are
+/// ignored, a repeated key is an error (serde's derive rejects it).
+#[derive(serde::Deserialize)]
+struct Message {
+    at: Option<String>,
+    from: Option<String>,
+    text: String,
+}
+
+/// Reads one line (its `\n` or `\r\n` removed) as a message.
+fn read_message(line: &[u8]) -> Result<Message, String> {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    match line.iter().find(|b| !b" \t".contains(b)) {
+        Some(b'{') => {}
+        Some(_) => return Err("not a JSON object".to_owned()),
+        None => return Err("an empty line, not a JSON object".to_owned()),
+    }
+    serde_json::from_slice::<Message>(line).map_err(|e| e.to_string())
+}
+
+/// Reads each line of `lines` (raw bytes of a JSON Lines file, the first of
+/// them line `first_line` of `file`) as a message `{"at", "from", "text"}`
+/// and scans its text, on all cores with the interpreter released. Returns
+/// `(row count, columns, bad lines)`: the columns as [`columns`] builds them,
+/// with `file`, `line`, `at` and `sender`; the bad lines as `(index in
+/// lines, why)`, in order. A bad line (not UTF-8, not one JSON object, `text`
+/// missing or not a string, `at` or `from` neither a string nor null, a key
+/// repeated) yields no row.
+///
+/// # Errors
+/// `RuntimeError` when a scan result cannot be serialized (a bug) or a string
+/// column of the batch passes 2 GiB.
+pub fn harvest_lines<'py, S: Serialize + Send>(
+    py: Python<'py>,
+    lines: &[Bound<'py, PyBytes>],
+    diagnostics: bool,
+    file: &str,
+    first_line: i64,
+    scan: fn(&str) -> ScanResult<S>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let bytes: Vec<&[u8]> = lines.iter().map(|b| b.as_bytes()).collect();
+    type Read = Result<((Option<String>, Option<String>), Vec<Row>), String>;
+    let pool = pool()?;
+    let built = py.detach(|| -> Result<_, String> {
+        let read = pool.install(|| {
+            bytes
+                .par_iter()
+                .enumerate()
+                .map(|(i, line)| -> Result<Read, String> {
+                    let message = match read_message(line) {
+                        Ok(m) => m,
+                        Err(e) => return Ok(Err(e)),
+                    };
+                    let (found, skipped) = scan(&message.text);
+                    Ok(Ok((
+                        (message.at, message.from),
+                        rows_of(i, found, skipped, diagnostics)?,
+                    )))
+                })
+                .collect::<Result<Vec<Read>, String>>()
+        })?;
+        let mut senders = Vec::with_capacity(read.len());
+        let mut rows = Vec::new();
+        let mut errors = Vec::new();
+        for (i, r) in read.into_iter().enumerate() {
+            match r {
+                Ok((sender, mut r)) => {
+                    senders.push(sender);
+                    rows.append(&mut r);
+                }
+                Err(e) => {
+                    senders.push((None, None));
+                    errors.push((i, e));
+                }
+            }
+        }
+        let strings = string_columns(
+            &rows,
+            Some(&Origin {
+                file,
+                senders: &senders,
+            }),
+        )?;
+        Ok((rows, strings, errors))
+    });
+    let (rows, strings, errors) = built.map_err(PyRuntimeError::new_err)?;
+    let cols = columns(py, &rows, strings, Some(first_line))?;
+    (rows.len(), cols, PyList::new(py, errors)?).into_pyobject(py)
 }
 
 /// Reads `text` as exactly one strict JSON object within `limits`
@@ -474,17 +984,24 @@ pub fn scan_json<S: Serialize + Send>(text: &Bound<'_, PyString>, scan: fn(&str)
 /// # Errors
 /// [`NativeJsonError`] with the reader's message; `UnicodeEncodeError` for a
 /// lone surrogate.
-pub fn parse_object<'py>(text: &Bound<'py, PyString>, limits: Limits) -> PyResult<Bound<'py, PyDict>> {
+pub fn parse_object<'py>(
+    text: &Bound<'py, PyString>,
+    limits: Limits,
+) -> PyResult<Bound<'py, PyDict>> {
     let py = text.py();
     let utf8 = Utf8::of(text)?;
-    let s = utf8.as_str()?;
-    let map = parse_object_with(s, limits).map_err(|JsonError { message }| NativeJsonError::new_err(message))?;
+    let s = utf8.as_str();
+    let map = parse_object_with(s, limits)
+        .map_err(|JsonError { message }| NativeJsonError::new_err(message))?;
     object_to_py(py, &map)
 }
 
 /// A JSON object as a `dict` (keys in order), arrays as `list`, numbers as
 /// `int` or `float`.
-pub fn object_to_py<'py>(py: Python<'py>, map: &Map<String, Value>) -> PyResult<Bound<'py, PyDict>> {
+pub fn object_to_py<'py>(
+    py: Python<'py>,
+    map: &Map<String, Value>,
+) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
     for (k, v) in map {
         dict.set_item(PyString::new(py, k), value_to_py(py, v)?)?;
@@ -588,7 +1105,9 @@ pub struct StructOut<'py, 'c> {
 }
 
 fn unsupported<T>(what: &str) -> Result<T, ConvertError> {
-    Err(ConvertError(PyTypeError::new_err(format!("{what} has no Python form in the scan result"))))
+    Err(ConvertError(PyTypeError::new_err(format!(
+        "{what} has no Python form in the scan result"
+    ))))
 }
 
 impl<'py, 'c> ser::Serializer for PyValue<'py, 'c> {
@@ -660,19 +1179,36 @@ impl<'py, 'c> ser::Serializer for PyValue<'py, 'c> {
         // One of a few fixed names (a status, a form, a skip reason): shared.
         Ok(PyString::intern(self.py, variant).into_any())
     }
-    fn serialize_newtype_struct<T: ?Sized + Serialize>(self, _: &'static str, value: &T) -> Out<'py> {
+    fn serialize_newtype_struct<T: ?Sized + Serialize>(
+        self,
+        _: &'static str,
+        value: &T,
+    ) -> Out<'py> {
         value.serialize(self)
     }
-    fn serialize_newtype_variant<T: ?Sized + Serialize>(self, _: &'static str, _: u32, _: &'static str, _: &T) -> Out<'py> {
+    fn serialize_newtype_variant<T: ?Sized + Serialize>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: &T,
+    ) -> Out<'py> {
         unsupported("an externally tagged enum variant")
     }
     fn serialize_seq(self, _: Option<usize>) -> Result<SeqOut<'py, 'c>, ConvertError> {
-        Ok(SeqOut { to: self, items: PyList::empty(self.py) })
+        Ok(SeqOut {
+            to: self,
+            items: PyList::empty(self.py),
+        })
     }
     fn serialize_tuple(self, len: usize) -> Result<SeqOut<'py, 'c>, ConvertError> {
         self.serialize_seq(Some(len))
     }
-    fn serialize_tuple_struct(self, _: &'static str, len: usize) -> Result<SeqOut<'py, 'c>, ConvertError> {
+    fn serialize_tuple_struct(
+        self,
+        _: &'static str,
+        len: usize,
+    ) -> Result<SeqOut<'py, 'c>, ConvertError> {
         self.serialize_seq(Some(len))
     }
     fn serialize_tuple_variant(
@@ -685,10 +1221,23 @@ impl<'py, 'c> ser::Serializer for PyValue<'py, 'c> {
         unsupported("a tuple variant")
     }
     fn serialize_map(self, _: Option<usize>) -> Result<MapOut<'py, 'c>, ConvertError> {
-        Ok(MapOut { to: self, dict: PyDict::new(self.py), key: None })
+        Ok(MapOut {
+            to: self,
+            dict: PyDict::new(self.py),
+            key: None,
+        })
     }
-    fn serialize_struct(self, _: &'static str, len: usize) -> Result<StructOut<'py, 'c>, ConvertError> {
-        Ok(StructOut { to: self, tag: None, names: Vec::with_capacity(len), values: Vec::with_capacity(len) })
+    fn serialize_struct(
+        self,
+        _: &'static str,
+        len: usize,
+    ) -> Result<StructOut<'py, 'c>, ConvertError> {
+        Ok(StructOut {
+            to: self,
+            tag: None,
+            names: Vec::with_capacity(len),
+            values: Vec::with_capacity(len),
+        })
     }
     fn serialize_struct_variant(
         self,
@@ -742,7 +1291,10 @@ impl<'py> ser::SerializeMap for MapOut<'py, '_> {
         Ok(())
     }
     fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), ConvertError> {
-        let key = self.key.take().ok_or_else(|| <ConvertError as ser::Error>::custom("a map value without its key"))?;
+        let key = self
+            .key
+            .take()
+            .ok_or_else(|| <ConvertError as ser::Error>::custom("a map value without its key"))?;
         Ok(self.dict.set_item(key, value.serialize(self.to)?)?)
     }
     fn end(self) -> Out<'py> {
@@ -753,7 +1305,11 @@ impl<'py> ser::SerializeMap for MapOut<'py, '_> {
 impl<'py> ser::SerializeStruct for StructOut<'py, '_> {
     type Ok = Bound<'py, PyAny>;
     type Error = ConvertError;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, value: &T) -> Result<(), ConvertError> {
+    fn serialize_field<T: ?Sized + Serialize>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<(), ConvertError> {
         let value = value.serialize(self.to)?;
         if key == TAG && self.values.is_empty() && self.tag.is_none() {
             self.tag = Some(value.extract::<String>()?);
@@ -766,10 +1322,11 @@ impl<'py> ser::SerializeStruct for StructOut<'py, '_> {
     fn end(self) -> Out<'py> {
         let py = self.to.py;
         if let (Some(tag), Some(classes)) = (&self.tag, self.to.classes) {
-            let shape = classes
-                .sentences
-                .get(tag)
-                .ok_or_else(|| ConvertError(PyTypeError::new_err(format!("no class is registered for the structure `{tag}`"))))?;
+            let shape = classes.sentences.get(tag).ok_or_else(|| {
+                ConvertError(PyTypeError::new_err(format!(
+                    "no class is registered for the structure `{tag}`"
+                )))
+            })?;
             return Ok(instance(py, shape, &self.values)?);
         }
         let dict = PyDict::new(py);
@@ -785,7 +1342,58 @@ impl<'py> ser::SerializeStruct for StructOut<'py, '_> {
 
 #[cfg(test)]
 mod tests {
-    use super::CharIndex;
+    use super::{read_message, CharIndex, StrCol};
+
+    #[test]
+    fn string_columns_have_arrows_layout() {
+        let mut col = StrCol::with_capacity(10);
+        let values = [
+            Some("ab"),
+            None,
+            Some(""),
+            Some("é"),
+            None,
+            None,
+            None,
+            None,
+            Some("x"),
+        ];
+        for v in values {
+            col.push(v).unwrap();
+        }
+        assert_eq!(col.offsets, [0, 2, 2, 2, 4, 4, 4, 4, 4, 5]);
+        assert_eq!(col.data, "abéx".as_bytes());
+        assert_eq!(col.validity, [0b0000_1101, 0b0000_0001]);
+        assert_eq!((col.nulls, col.len), (5, 9));
+    }
+
+    #[test]
+    fn a_message_is_one_object_with_a_string_text() {
+        let m = read_message(
+            b"{\"at\": null, \"from\": \"a\", \"text\": \"[CLAIM 1]\", \"x\": [1]}\r\n",
+        )
+        .unwrap();
+        assert_eq!(
+            (m.at, m.from.as_deref(), m.text.as_str()),
+            (None, Some("a"), "[CLAIM 1]")
+        );
+        let cases: [(&[u8], &str); 7] = [
+            (b"\n", "an empty line"),
+            (b"[\"t\", \"f\", \"x\"]\n", "not a JSON object"),
+            (b"{\"text\": 1}", "expected a string"),
+            (b"{\"at\": \"t\"}", "missing field `text`"),
+            (
+                b"{\"text\": \"a\", \"text\": \"b\"}",
+                "duplicate field `text`",
+            ),
+            (b"{\"text\": \"\\ud800\"}", "hex escape"),
+            (b"{\"text\": \"\xff\"}", "invalid unicode"),
+        ];
+        for (line, why) in cases {
+            let e = read_message(line).err().unwrap_or_default();
+            assert!(e.contains(why), "{line:?}: {e}");
+        }
+    }
 
     #[test]
     fn char_indexes_count_code_points_both_ways() {
@@ -806,7 +1414,9 @@ mod tests {
 pub type FeedText = fn(&mut crate::loops::Tracker, crate::loops::Timestamp, &str, &str) -> usize;
 
 fn timestamp(at: &str) -> PyResult<crate::loops::Timestamp> {
-    at.parse().map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("`{at}` is not an RFC 3339 time: {e}")))
+    at.parse().map_err(|e| {
+        pyo3::exceptions::PyValueError::new_err(format!("`{at}` is not an RFC 3339 time: {e}"))
+    })
 }
 
 fn to_json<T: Serialize>(value: &T) -> PyResult<String> {
@@ -833,10 +1443,18 @@ impl PyTracker {
     ///
     /// # Errors
     /// `ValueError` when the JSON is not a saved state.
-    pub fn restore(like: crate::loops::Tracker, feed_text: FeedText, state_json: &str) -> PyResult<Self> {
-        let state: crate::loops::State =
-            serde_json::from_str(state_json).map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("not a saved tracker state: {e}")))?;
-        Ok(PyTracker { inner: like.with_state(state), feed_text })
+    pub fn restore(
+        like: crate::loops::Tracker,
+        feed_text: FeedText,
+        state_json: &str,
+    ) -> PyResult<Self> {
+        let state: crate::loops::State = serde_json::from_str(state_json).map_err(|e| {
+            pyo3::exceptions::PyValueError::new_err(format!("not a saved tracker state: {e}"))
+        })?;
+        Ok(PyTracker {
+            inner: like.with_state(state),
+            feed_text,
+        })
     }
 }
 
@@ -855,8 +1473,9 @@ impl PyTracker {
 
     /// Marks the nudges of `due_json` (as `due` wrote it) as sent.
     fn nudged(&mut self, due_json: &str) -> PyResult<()> {
-        let due: Vec<crate::loops::Due> =
-            serde_json::from_str(due_json).map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("not a list of due nudges: {e}")))?;
+        let due: Vec<crate::loops::Due> = serde_json::from_str(due_json).map_err(|e| {
+            pyo3::exceptions::PyValueError::new_err(format!("not a list of due nudges: {e}"))
+        })?;
         self.inner.nudged(&due);
         Ok(())
     }

@@ -101,6 +101,10 @@ pub struct StructureScan<S: 'static> {
     /// the group's end from there (same result; the tail is read once, by a
     /// byte search or a DFA).
     pub tail: Option<(&'static str, &'static str, &'static str)>,
+    /// With `tail`: the match goes on after the tail group over blanks and
+    /// line breaks (`[ \t\r\n]*`, a free-text field's trailer), which
+    /// belong to no group.
+    pub trailing_blanks: bool,
 }
 
 /// The directive grammar (generated from `schema/directives.json`).
@@ -275,11 +279,15 @@ pub struct Scanner<S: 'static> {
 fn op_byte_table(pattern: &str) -> Option<[bool; 256]> {
     use regex_syntax::hir::{Class, HirKind};
     let hir = regex_syntax::Parser::new().parse(pattern).ok()?;
-    let HirKind::Repetition(rep) = hir.kind() else { return None };
+    let HirKind::Repetition(rep) = hir.kind() else {
+        return None;
+    };
     if rep.min != 1 || rep.max.is_some() || !rep.greedy {
         return None;
     }
-    let HirKind::Class(Class::Unicode(class)) = rep.sub.kind() else { return None };
+    let HirKind::Class(Class::Unicode(class)) = rep.sub.kind() else {
+        return None;
+    };
     let mut table = [false; 256];
     for r in class.ranges() {
         if !r.end().is_ascii() {
@@ -299,7 +307,10 @@ enum TailEnd {
     /// characters that are none of `stop` (ASCII bytes; none at all: the run
     /// reaches the end of the text). E.g. `[^ \t].*` with `s`, or
     /// `[^ \t\r\n][^\r\n]*`: found without running a regex.
-    Run { first: regex_syntax::hir::ClassUnicode, stop: Vec<u8> },
+    Run {
+        first: regex_syntax::hir::ClassUnicode,
+        stop: Vec<u8>,
+    },
     /// Any other tail: its pattern as a fully built DFA, when that is small
     /// (the lazy DFA of a meta regex checks its cache at every byte).
     Dense(DenseTail),
@@ -343,7 +354,11 @@ fn dense_anchored(pattern: &str) -> Option<DenseDfa> {
         .start_kind(StartKind::Anchored)
         .dfa_size_limit(Some(1 << 20))
         .determinize_size_limit(Some(1 << 20));
-    dense::Builder::new().configure(config).build(pattern).ok().map(Box::new)
+    dense::Builder::new()
+        .configure(config)
+        .build(pattern)
+        .ok()
+        .map(Box::new)
 }
 
 /// The end of `dfa`'s leftmost-first match anchored at byte `from` of `text`.
@@ -351,7 +366,10 @@ fn dense_end(dfa: &DenseDfa, text: &str, from: usize) -> Option<usize> {
     use regex_automata::dfa::Automaton;
     let input = Input::new(text).range(from..).anchored(Anchored::Yes);
     // No quit bytes and no size-bounded cache: the search cannot fail.
-    dfa.try_search_fwd(&input).ok().flatten().map(|m| m.offset())
+    dfa.try_search_fwd(&input)
+        .ok()
+        .flatten()
+        .map(|m| m.offset())
 }
 
 /// A tail's DFA, with the states that loop on most bytes (in a result's
@@ -380,7 +398,9 @@ impl DenseTail {
         let mut queue: Vec<StateID> = Vec::new();
         let mut seen = std::collections::HashSet::new();
         for before in ["", "a", " ", "\n", "\r", "é"] {
-            let input = Input::new(before).range(before.len()..).anchored(Anchored::Yes);
+            let input = Input::new(before)
+                .range(before.len()..)
+                .anchored(Anchored::Yes);
             if let Ok(sid) = dfa.start_state_forward(&input) {
                 if seen.insert(sid) {
                     queue.push(sid);
@@ -400,7 +420,10 @@ impl DenseTail {
                 }
             }
             let dead = dfa.is_dead_state(sid) || dfa.is_quit_state(sid);
-            if !dead && stop.iter().filter(|&&x| !x).count() >= Self::MIN_LOOP_BYTES && loops.len() < Self::MAX_LOOPS {
+            if !dead
+                && stop.iter().filter(|&&x| !x).count() >= Self::MIN_LOOP_BYTES
+                && loops.len() < Self::MAX_LOOPS
+            {
                 loops.push((sid, Box::new(stop)));
             }
         }
@@ -425,7 +448,10 @@ impl DenseTail {
             let next = dfa.next_state(sid, hay[at]);
             if next == sid {
                 if let Some((_, stop)) = self.loops.iter().find(|l| l.0 == sid) {
-                    let n = hay[at..].iter().position(|&b| stop[usize::from(b)]).unwrap_or(hay.len() - at);
+                    let n = hay[at..]
+                        .iter()
+                        .position(|&b| stop[usize::from(b)])
+                        .unwrap_or(hay.len() - at);
                     if dfa.is_match_state(sid) {
                         mat = Some(at + n - 1);
                     }
@@ -458,7 +484,9 @@ impl TailEnd {
     /// The tail of inner pattern `inner` (flags inline); `None` when it does
     /// not compile.
     fn new(inner: &str) -> Option<Self> {
-        Self::run(inner).or_else(|| Self::dense(inner)).or_else(|| MetaRegex::new(inner).ok().map(TailEnd::Regex))
+        Self::run(inner)
+            .or_else(|| Self::dense(inner))
+            .or_else(|| MetaRegex::new(inner).ok().map(TailEnd::Regex))
     }
 
     /// The [`TailEnd::Dense`] of `inner`, when its DFA stays under a size
@@ -473,14 +501,24 @@ impl TailEnd {
     fn run(inner: &str) -> Option<Self> {
         use regex_syntax::hir::{Class, HirKind};
         let hir = regex_syntax::Parser::new().parse(inner).ok()?;
-        let HirKind::Concat(parts) = hir.kind() else { return None };
-        let [first, rest] = parts.as_slice() else { return None };
-        let HirKind::Class(Class::Unicode(first)) = first.kind() else { return None };
-        let HirKind::Repetition(rep) = rest.kind() else { return None };
+        let HirKind::Concat(parts) = hir.kind() else {
+            return None;
+        };
+        let [first, rest] = parts.as_slice() else {
+            return None;
+        };
+        let HirKind::Class(Class::Unicode(first)) = first.kind() else {
+            return None;
+        };
+        let HirKind::Repetition(rep) = rest.kind() else {
+            return None;
+        };
         if rep.min != 0 || rep.max.is_some() || !rep.greedy {
             return None;
         }
-        let HirKind::Class(Class::Unicode(run)) = rep.sub.kind() else { return None };
+        let HirKind::Class(Class::Unicode(run)) = rep.sub.kind() else {
+            return None;
+        };
         let mut stop = run.clone();
         stop.negate();
         let mut bytes = Vec::new();
@@ -490,7 +528,10 @@ impl TailEnd {
             }
             bytes.extend((r.start()..=r.end()).map(|c| c as u8));
         }
-        (bytes.len() <= 3).then(|| TailEnd::Run { first: first.clone(), stop: bytes })
+        (bytes.len() <= 3).then(|| TailEnd::Run {
+            first: first.clone(),
+            stop: bytes,
+        })
     }
 
     /// The end of the tail's match anchored at byte `from` of `text`, if it
@@ -499,7 +540,11 @@ impl TailEnd {
         match self {
             TailEnd::Run { first, stop } => {
                 let c = text[from..].chars().next()?;
-                if !first.ranges().iter().any(|r| r.start() <= c && c <= r.end()) {
+                if !first
+                    .ranges()
+                    .iter()
+                    .any(|r| r.start() <= c && c <= r.end())
+                {
                     return None;
                 }
                 let at = from + c.len_utf8();
@@ -514,14 +559,18 @@ impl TailEnd {
                 Some(n.map_or(text.len(), |n| at + n))
             }
             TailEnd::Dense(tail) => tail.end(text, from),
-            TailEnd::Regex(re) => re.search(&Input::new(text).range(from..).anchored(Anchored::Yes)).map(|m| m.end()),
+            TailEnd::Regex(re) => re
+                .search(&Input::new(text).range(from..).anchored(Anchored::Yes))
+                .map(|m| m.end()),
         }
     }
 }
 
 impl<S> fmt::Debug for Scanner<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Scanner").field("structures", &self.structures.len()).finish()
+        f.debug_struct("Scanner")
+            .field("structures", &self.structures.len())
+            .finish()
     }
 }
 
@@ -538,7 +587,9 @@ fn is_blank(b: u8) -> bool {
 #[inline]
 fn has_at(b: &[u8], at: usize, lit: &[u8]) -> bool {
     match (b.get(at), lit.first()) {
-        (Some(x), Some(y)) => x == y && b.len() - at >= lit.len() && b[at..].iter().zip(lit).all(|(x, y)| x == y),
+        (Some(x), Some(y)) => {
+            x == y && b.len() - at >= lit.len() && b[at..].iter().zip(lit).all(|(x, y)| x == y)
+        }
         (_, None) => at <= b.len(),
         (None, Some(_)) => false,
     }
@@ -549,23 +600,49 @@ impl<S: 'static> Scanner<S> {
     ///
     /// # Panics
     /// When a pattern does not compile; the generator has compiled every one.
-    pub fn new(structures: &'static [StructureScan<S>], directives: &'static DirectiveSpec) -> Self {
-        let with_bracket: Vec<usize> = (0..structures.len()).filter(|&i| structures[i].head.starts_with('[')).collect();
-        let bracketed = (0..=255u8)
-            .map(|b| with_bracket.iter().copied().filter(|&i| structures[i].head.as_bytes().get(1).is_none_or(|&c| c == b)).collect())
+    pub fn new(
+        structures: &'static [StructureScan<S>],
+        directives: &'static DirectiveSpec,
+    ) -> Self {
+        let with_bracket: Vec<usize> = (0..structures.len())
+            .filter(|&i| structures[i].head.starts_with('['))
             .collect();
-        let others: Vec<usize> = (0..structures.len()).filter(|&i| !structures[i].head.starts_with('[')).collect();
-        let singles = structures.iter().map(|s| MetaRegex::new(s.source).expect("compiled by the generator")).collect();
+        let bracketed = (0..=255u8)
+            .map(|b| {
+                with_bracket
+                    .iter()
+                    .copied()
+                    .filter(|&i| structures[i].head.as_bytes().get(1).is_none_or(|&c| c == b))
+                    .collect()
+            })
+            .collect();
+        let others: Vec<usize> = (0..structures.len())
+            .filter(|&i| !structures[i].head.starts_with('['))
+            .collect();
+        let singles = structures
+            .iter()
+            .map(|s| MetaRegex::new(s.source).expect("compiled by the generator"))
+            .collect();
         let tails = structures
             .iter()
             .map(|s| {
-                s.tail.and_then(|(g, before, inner)| Some((g, MetaRegex::new(before).ok()?, TailEnd::new(inner)?)))
+                s.tail.and_then(|(g, before, inner)| {
+                    Some((g, MetaRegex::new(before).ok()?, TailEnd::new(inner)?))
+                })
             })
             .collect();
         let op = MetaRegex::new(directives.op_pattern).expect("compiled by the generator");
         let mut after_bracket = [false; 256];
-        let keywords = directives.bracket_engines.iter().copied().chain(directives.shorthands.iter().map(|s| s.0));
-        for head in with_bracket.iter().map(|&i| &structures[i].head[1..]).chain(keywords) {
+        let keywords = directives
+            .bracket_engines
+            .iter()
+            .copied()
+            .chain(directives.shorthands.iter().map(|s| s.0));
+        for head in with_bracket
+            .iter()
+            .map(|&i| &structures[i].head[1..])
+            .chain(keywords)
+        {
             match head.as_bytes().first() {
                 Some(&b) => after_bracket[usize::from(b)] = true,
                 None => after_bracket = [true; 256],
@@ -573,7 +650,18 @@ impl<S: 'static> Scanner<S> {
         }
         let op_bytes = op_byte_table(directives.op_pattern);
         let quick = structures.iter().map(|_| OnceLock::new()).collect();
-        Scanner { structures, bracketed, others, singles, tails, quick, op, directives, after_bracket, op_bytes }
+        Scanner {
+            structures,
+            bracketed,
+            others,
+            singles,
+            tails,
+            quick,
+            op,
+            directives,
+            after_bracket,
+            op_bytes,
+        }
     }
 
     /// Every sentence and directive in `text`, in order.
@@ -603,21 +691,33 @@ impl<S: 'static> Scanner<S> {
     fn op_end(&self, text: &str, from: usize, to: usize) -> Option<usize> {
         match &self.op_bytes {
             Some(table) => {
-                let n = text.as_bytes()[from..to].iter().take_while(|&&b| table[usize::from(b)]).count();
+                let n = text.as_bytes()[from..to]
+                    .iter()
+                    .take_while(|&&b| table[usize::from(b)])
+                    .count();
                 (n > 0).then_some(from + n)
             }
-            None => self.op.search(&Input::new(text).range(from..to).anchored(Anchored::Yes)).map(|m| m.end()),
+            None => self
+                .op
+                .search(&Input::new(text).range(from..to).anchored(Anchored::Yes))
+                .map(|m| m.end()),
         }
     }
 
     /// The DFA of structure `k`'s whole pattern (see `Scanner::quick`),
     /// built on first use.
     fn quick_dfa(&self, k: usize) -> Option<&DenseDfa> {
-        self.quick[k].get_or_init(|| dense_anchored(self.structures[k].source)).as_ref()
+        self.quick[k]
+            .get_or_init(|| dense_anchored(self.structures[k].source))
+            .as_ref()
     }
 
     fn resolve(&self, op: &str) -> String {
-        self.directives.aliases.iter().find(|(a, _)| *a == op).map_or_else(|| op.to_owned(), |(_, o)| (*o).to_owned())
+        self.directives
+            .aliases
+            .iter()
+            .find(|(a, _)| *a == op)
+            .map_or_else(|| op.to_owned(), |(_, o)| (*o).to_owned())
     }
 }
 
@@ -707,18 +807,43 @@ impl<S: 'static> Run<'_, S> {
     }
 
     fn skip(&mut self, span: Range<usize>, reason: SkipReason, message: impl Into<String>) {
-        self.skipped.push(Skipped { span, reason, message: message.into() });
+        self.skipped.push(Skipped {
+            span,
+            reason,
+            message: message.into(),
+        });
     }
 
-    fn directive(&mut self, span: Range<usize>, form: DirectiveForm, engine: &'static str, written: &str, args: Map<String, Value>) {
+    fn directive(
+        &mut self,
+        span: Range<usize>,
+        form: DirectiveForm,
+        engine: &'static str,
+        written: &str,
+        args: Map<String, Value>,
+    ) {
         let op = self.s.resolve(written);
-        self.found.push(Found { span, item: Item::Directive { directive: ToolDirective { form, engine, op, written_op: written.to_owned(), args } } });
+        self.found.push(Found {
+            span,
+            item: Item::Directive {
+                directive: ToolDirective {
+                    form,
+                    engine,
+                    op,
+                    written_op: written.to_owned(),
+                    args,
+                },
+            },
+        });
     }
 
     fn all(&mut self) {
         let mut pos = 0;
         while pos < self.bytes.len() {
-            if let Some(line) = self.line_of(pos).filter(|&l| LINE_OPENERS[usize::from(self.bytes[l])]) {
+            if let Some(line) = self
+                .line_of(pos)
+                .filter(|&l| LINE_OPENERS[usize::from(self.bytes[l])])
+            {
                 if let Some(next) = self.line_start(line) {
                     pos = next;
                     continue;
@@ -767,7 +892,10 @@ impl<S: 'static> Run<'_, S> {
         }
         let blank = b[pos..].iter().take_while(|&&c| is_blank(c)).count();
         let at = pos + blank;
-        if pos >= self.curl_end && b[at..].starts_with(b"curl") && b.get(at + 4).is_some_and(|&c| is_blank(c)) {
+        if pos >= self.curl_end
+            && b[at..].starts_with(b"curl")
+            && b.get(at + 4).is_some_and(|&c| is_blank(c))
+        {
             return self.curl(at);
         }
         None
@@ -804,7 +932,8 @@ impl<S: 'static> Run<'_, S> {
                             let l = &b[line..end];
                             let lead = l.iter().take_while(|&&c| c == b' ').count();
                             let m = l[lead..].iter().take_while(|&&c| c == ch).count();
-                            if m >= run && l[lead + m..].iter().all(|&c| is_blank(c) || c == b'\r') {
+                            if m >= run && l[lead + m..].iter().all(|&c| is_blank(c) || c == b'\r')
+                            {
                                 return Some((end + 1).min(n));
                             }
                             line = end + 1;
@@ -814,8 +943,10 @@ impl<S: 'static> Run<'_, S> {
                 }
             }
         }
-        let indented = |i: usize| b.get(i) == Some(&b'\t') || (i + 4 <= n && &b[i..i + 4] == b"    ");
-        let blank_line = |start: usize, end: usize| b[start..end].iter().all(|&c| is_blank(c) || c == b'\r');
+        let indented =
+            |i: usize| b.get(i) == Some(&b'\t') || (i + 4 <= n && &b[i..i + 4] == b"    ");
+        let blank_line =
+            |start: usize, end: usize| b[start..end].iter().all(|&c| is_blank(c) || c == b'\r');
         if indented(pos) && !blank_line(pos, self.line_end(pos)) {
             let prev_blank = pos == 0 || {
                 let prev_end = pos - 1;
@@ -868,13 +999,23 @@ impl<S: 'static> Run<'_, S> {
             }
             line = end + 1;
         }
-        let engine = self.s.directives.fences.iter().find(|(w, _)| *w == word).map(|(_, e)| *e);
+        let engine = self
+            .s
+            .directives
+            .fences
+            .iter()
+            .find(|(w, _)| *w == word)
+            .map(|(_, e)| *e);
         match (engine, close) {
             (None, Some((_, end))) => Some((end + 1).min(b.len())),
             (None, None) => Some(b.len()),
             (Some(_), None) => {
                 let run = &self.text[at..at + n];
-                self.skip(at..b.len(), SkipReason::UnclosedFence, format!("the {run}{word} fence is never closed"));
+                self.skip(
+                    at..b.len(),
+                    SkipReason::UnclosedFence,
+                    format!("the {run}{word} fence is never closed"),
+                );
                 Some(b.len())
             }
             (Some(engine), Some((cl, end))) => {
@@ -893,20 +1034,34 @@ impl<S: 'static> Run<'_, S> {
         }
         let op_end = match self.s.op_end(body, p, to) {
             Some(end) => end,
-            None => return self.skip(span, SkipReason::FenceBody, "the fence body does not start with an op"),
+            None => {
+                return self.skip(
+                    span,
+                    SkipReason::FenceBody,
+                    "the fence body does not start with an op",
+                )
+            }
         };
         let mut q = op_end;
         while q < to && is_ws(self.bytes[q]) {
             q += 1;
         }
         if q == op_end || q >= to || self.bytes[q] != b'{' {
-            return self.skip(span, SkipReason::FenceBody, "the op is not followed by whitespace and a JSON object");
+            return self.skip(
+                span,
+                SkipReason::FenceBody,
+                "the op is not followed by whitespace and a JSON object",
+            );
         }
         match scan_object(body, q, self.s.directives.limits) {
             Err(e) => self.skip(span, SkipReason::InvalidJson, e.error.message),
             Ok((args, end)) => {
                 if !self.bytes[end..to].iter().all(|&c| is_ws(c)) {
-                    return self.skip(span, SkipReason::FenceBody, "text after the JSON object in the fence body");
+                    return self.skip(
+                        span,
+                        SkipReason::FenceBody,
+                        "text after the JSON object in the fence body",
+                    );
                 }
                 let text = self.text;
                 self.directive(span, DirectiveForm::Fence, engine, &text[p..op_end], args);
@@ -952,7 +1107,13 @@ impl<S: 'static> Run<'_, S> {
                     next[k] = long.insert(n, k);
                 }
             }
-            self.code = Some(CodeIndex { line, checked: i, runs, next, cursor: 0 });
+            self.code = Some(CodeIndex {
+                line,
+                checked: i,
+                runs,
+                next,
+                cursor: 0,
+            });
         }
         let idx = self.code.as_mut().expect("indexed above");
         while idx.cursor < idx.runs.len() && idx.runs[idx.cursor].0 < i {
@@ -973,7 +1134,11 @@ impl<S: 'static> Run<'_, S> {
         if let Some(next) = self.before_bracket(i) {
             return next;
         }
-        if !self.bytes.get(i + 1).is_some_and(|&b| self.s.after_bracket[usize::from(b)]) {
+        if !self
+            .bytes
+            .get(i + 1)
+            .is_some_and(|&b| self.s.after_bracket[usize::from(b)])
+        {
             return i + 1;
         }
         if let Some(next) = self.bracket_directive(i) {
@@ -992,7 +1157,10 @@ impl<S: 'static> Run<'_, S> {
                 // A match whose fields are invalid is passed over whole, as quoted
                 // text: its markers are not read one by one (P71).
                 if let Some(v) = value {
-                    self.found.push(Found { span: i..end, item: Item::Sentence { value: v } });
+                    self.found.push(Found {
+                        span: i..end,
+                        item: Item::Sentence { value: v },
+                    });
                 }
                 return end.max(i + 1);
             }
@@ -1024,7 +1192,11 @@ impl<S: 'static> Run<'_, S> {
         if self.caps.is_empty() {
             self.caps = (0..self.s.structures.len()).map(|_| (None, 0)).collect();
         }
-        let quick = if self.caps[k].1 >= MISSES_BEFORE_DFA { self.s.quick_dfa(k) } else { None };
+        let quick = if self.caps[k].1 >= MISSES_BEFORE_DFA {
+            self.s.quick_dfa(k)
+        } else {
+            None
+        };
         let known_end = match quick {
             Some(dfa) => Some(dense_end(dfa, self.text, start)?),
             None => None,
@@ -1038,7 +1210,12 @@ impl<S: 'static> Run<'_, S> {
 
     /// [`Run::sentence_at`] for structure `k` at `start`, given the end of
     /// the whole pattern's match when a DFA found it.
-    fn capture_at(&mut self, k: usize, start: usize, known_end: Option<usize>) -> Option<(usize, Option<S>)> {
+    fn capture_at(
+        &mut self,
+        k: usize,
+        start: usize,
+        known_end: Option<usize>,
+    ) -> Option<(usize, Option<S>)> {
         let st = &self.s.structures[k];
         let input = Input::new(self.text).anchored(Anchored::Yes);
         let input = match known_end {
@@ -1052,10 +1229,25 @@ impl<S: 'static> Run<'_, S> {
             // No match of the head: no match of the whole pattern either.
             let split = caps.get_match()?.end();
             // (With the whole match's end known, the tail must end there.)
-            if let Some(end) = tail.end(self.text, split).filter(|&e| known_end.is_none_or(|known| known == e)) {
+            let ends = tail.end(self.text, split).map(|group_end| {
+                let b = self.text.as_bytes();
+                let mut end = group_end;
+                if st.trailing_blanks {
+                    while end < b.len() && is_ws(b[end]) {
+                        end += 1;
+                    }
+                }
+                (group_end, end)
+            });
+            if let Some((group_end, end)) =
+                ends.filter(|&(_, e)| known_end.is_none_or(|known| known == e))
+            {
                 let groups = TailGroups {
-                    head: AutomataGroups { caps, text: self.text },
-                    tail: (group, Cap::new(split, &self.text[split..end])),
+                    head: AutomataGroups {
+                        caps,
+                        text: self.text,
+                    },
+                    tail: (group, Cap::new(split, &self.text[split..group_end])),
                     end,
                 };
                 return Some((end, (st.from_groups)(&groups).ok()));
@@ -1064,13 +1256,29 @@ impl<S: 'static> Run<'_, S> {
             let mut caps = single.create_captures();
             single.search_captures(&input, &mut caps);
             let end = caps.get_match()?.end();
-            return Some((end, (st.from_groups)(&AutomataGroups { caps: &caps, text: self.text }).ok()));
+            return Some((
+                end,
+                (st.from_groups)(&AutomataGroups {
+                    caps: &caps,
+                    text: self.text,
+                })
+                .ok(),
+            ));
         }
         let single = &self.s.singles[k];
-        let caps = self.caps[k].0.get_or_insert_with(|| single.create_captures());
+        let caps = self.caps[k]
+            .0
+            .get_or_insert_with(|| single.create_captures());
         single.search_captures(&input, caps);
         let end = caps.get_match()?.end();
-        Some((end, (st.from_groups)(&AutomataGroups { caps, text: self.text }).ok()))
+        Some((
+            end,
+            (st.from_groups)(&AutomataGroups {
+                caps,
+                text: self.text,
+            })
+            .ok(),
+        ))
     }
 
     /// Structures whose head (e.g. `Reply:`) precedes the `[` at `i`.
@@ -1085,7 +1293,9 @@ impl<S: 'static> Run<'_, S> {
         }
         for &k in &self.s.others {
             let st = &self.s.structures[k];
-            let Some(start) = p.checked_sub(st.head.len()) else { continue };
+            let Some(start) = p.checked_sub(st.head.len()) else {
+                continue;
+            };
             if !has_at(b, start, st.head.as_bytes()) || !self.text.is_char_boundary(start) {
                 continue;
             }
@@ -1096,7 +1306,10 @@ impl<S: 'static> Run<'_, S> {
             if let Some((end, value)) = self.sentence_at(k, start) {
                 // Fields invalid (a footer whose ids differ): passed over whole (P71).
                 if let Some(v) = value {
-                    self.found.push(Found { span: start..end, item: Item::Sentence { value: v } });
+                    self.found.push(Found {
+                        span: start..end,
+                        item: Item::Sentence { value: v },
+                    });
                 }
                 return Some(end);
             }
@@ -1127,7 +1340,11 @@ impl<S: 'static> Run<'_, S> {
                 _ => {}
             }
         }
-        self.skip(i..end, SkipReason::UnclosedDirective, format!("a `{key}` that does not close; its text is quoted to the end of the line"));
+        self.skip(
+            i..end,
+            SkipReason::UnclosedDirective,
+            format!("a `{key}` that does not close; its text is quoted to the end of the line"),
+        );
         end
     }
 
@@ -1172,7 +1389,9 @@ impl<S: 'static> Run<'_, S> {
     fn bracket_directive(&mut self, i: usize) -> Option<usize> {
         let b = self.bytes;
         let d = self.s.directives;
-        if let Some(engine) = d.bracket_engines.iter().find(|e| has_at(b, i + 1, e.as_bytes()) && b.get(i + 1 + e.len()).is_some_and(|&c| is_ws(c))) {
+        if let Some(engine) = d.bracket_engines.iter().find(|e| {
+            has_at(b, i + 1, e.as_bytes()) && b.get(i + 1 + e.len()).is_some_and(|&c| is_ws(c))
+        }) {
             let mut p = i + 1 + engine.len();
             while p < b.len() && is_ws(b[p]) {
                 p += 1;
@@ -1216,7 +1435,11 @@ impl<S: 'static> Run<'_, S> {
             if b[p] == b'{' {
                 // `[DM{…}]`: the keyword runs into the object, as `[TOOL a{}]`'s op does (P84).
                 let end = self.bracket_close(p);
-                self.skip(i..end, SkipReason::ShorthandWithoutObject, format!("`[{kw}` is not followed by whitespace and a JSON object"));
+                self.skip(
+                    i..end,
+                    SkipReason::ShorthandWithoutObject,
+                    format!("`[{kw}` is not followed by whitespace and a JSON object"),
+                );
                 return Some(end);
             }
             while p < b.len() && is_ws(b[p]) {
@@ -1225,7 +1448,11 @@ impl<S: 'static> Run<'_, S> {
             if p >= b.len() || b[p] != b'{' {
                 // The candidate runs to its closing `]` (P81).
                 let end = self.bracket_close(i + 1 + kw.len());
-                self.skip(i..end, SkipReason::ShorthandWithoutObject, format!("`[{kw}` without a JSON object is ignored (D3)"));
+                self.skip(
+                    i..end,
+                    SkipReason::ShorthandWithoutObject,
+                    format!("`[{kw}` without a JSON object is ignored (D3)"),
+                );
                 return Some(end);
             }
             return Some(self.object_then_close(i, p, DirectiveForm::Shorthand, engine, op));
@@ -1246,19 +1473,34 @@ impl<S: 'static> Run<'_, S> {
         let limit = read.min(end);
         let mut from = start;
         while from < limit {
-            let Some(k) = memchr::memchr(b'\n', &b[from..limit]) else { break };
+            let Some(k) = memchr::memchr(b'\n', &b[from..limit]) else {
+                break;
+            };
             let line = from + k + 1;
             match self.quoted_lines(line) {
                 Some(quoted) if quoted > end => return quoted,
                 // A block that ends inside the candidate: go on after it.
-                Some(quoted) if quoted > line => from = if b.get(quoted) == Some(&b'\n') { quoted } else { quoted - 1 },
+                Some(quoted) if quoted > line => {
+                    from = if b.get(quoted) == Some(&b'\n') {
+                        quoted
+                    } else {
+                        quoted - 1
+                    }
+                }
                 _ => from = line,
             }
         }
         end
     }
 
-    fn object_then_close(&mut self, i: usize, brace: usize, form: DirectiveForm, engine: &'static str, written: &str) -> usize {
+    fn object_then_close(
+        &mut self,
+        i: usize,
+        brace: usize,
+        form: DirectiveForm,
+        engine: &'static str,
+        written: &str,
+    ) -> usize {
         let b = self.bytes;
         match scan_object(self.text, brace, self.s.directives.limits) {
             Err(e) => {
@@ -1310,7 +1552,10 @@ impl<S: 'static> Run<'_, S> {
             while p < b.len() && is_blank(b[p]) {
                 p += 1;
             }
-            if p + 1 < b.len() && b[p] == b'\\' && (b[p + 1] == b'\n' || (b[p + 1] == b'\r' && b.get(p + 2) == Some(&b'\n'))) {
+            if p + 1 < b.len()
+                && b[p] == b'\\'
+                && (b[p + 1] == b'\n' || (b[p + 1] == b'\r' && b.get(p + 2) == Some(&b'\n')))
+            {
                 p += if b[p + 1] == b'\r' { 3 } else { 2 };
                 blank = true;
                 continue;
@@ -1347,8 +1592,11 @@ impl<S: 'static> Run<'_, S> {
         self.curl_end = end;
         let word = |t: &(usize, usize, u8, bool)| &self.text[t.0..t.1];
         let exact = |w: &str| {
-            let rest = w.strip_prefix("https://").or_else(|| w.strip_prefix("http://"));
-            rest.and_then(|r| r.find('/').map(|k| &r[k..])).is_some_and(|path| path == d.curl_path)
+            let rest = w
+                .strip_prefix("https://")
+                .or_else(|| w.strip_prefix("http://"));
+            rest.and_then(|r| r.find('/').map(|k| &r[k..]))
+                .is_some_and(|path| path == d.curl_path)
         };
         // Read the words as curl would: options in the value list take the
         // next word; the URL is the positional word (or --url's value).
@@ -1373,7 +1621,9 @@ impl<S: 'static> Run<'_, S> {
                     continue;
                 }
                 if !d.curl_flag_options.contains(&w) {
-                    problem.get_or_insert_with(|| format!("unknown curl option `{w}` (it might take a value)"));
+                    problem.get_or_insert_with(|| {
+                        format!("unknown curl option `{w}` (it might take a value)")
+                    });
                 }
             } else {
                 urls.push(t);
@@ -1393,14 +1643,22 @@ impl<S: 'static> Run<'_, S> {
             Some(end)
         };
         if unclosed {
-            return reject(self, "an unclosed quote: the command is read to the end of its first line and not run".into());
+            return reject(
+                self,
+                "an unclosed quote: the command is read to the end of its first line and not run"
+                    .into(),
+            );
         }
         if tokens.iter().skip(1).any(|t| t.3) {
             return reject(self, "a word joins quoted and unquoted text".into());
         }
         for t in &tokens {
             let w = word(t);
-            if t.2 == 0 && (w.starts_with('#') || w.contains([';', '|', '&', '<', '>', '`']) || w.contains("$(")) {
+            if t.2 == 0
+                && (w.starts_with('#')
+                    || w.contains([';', '|', '&', '<', '>', '`'])
+                    || w.contains("$("))
+            {
                 return reject(self, format!("shell syntax outside quotes: `{w}`"));
             }
         }
@@ -1409,32 +1667,61 @@ impl<S: 'static> Run<'_, S> {
         }
         match urls.as_slice() {
             [u] if exact(word(u)) => {}
-            [_] => return reject(self, format!("the URL's path is not exactly `{}`", d.curl_path)),
-            _ => return reject(self, format!("{} URLs; a directive posts to exactly one", urls.len())),
+            [_] => {
+                return reject(
+                    self,
+                    format!("the URL's path is not exactly `{}`", d.curl_path),
+                )
+            }
+            _ => {
+                return reject(
+                    self,
+                    format!("{} URLs; a directive posts to exactly one", urls.len()),
+                )
+            }
         }
         if methods.iter().any(|m| word(m) != "POST") {
             return reject(self, "the method is not POST".into());
         }
         let payload = match payloads.as_slice() {
             [one] if one.2 == b'\'' => *one,
-            [one] if one.2 == b'"' => return reject(self, "the payload is double-quoted; only single-quoted payloads are read".into()),
+            [one] if one.2 == b'"' => {
+                return reject(
+                    self,
+                    "the payload is double-quoted; only single-quoted payloads are read".into(),
+                )
+            }
             [_] => return reject(self, "the payload is not single-quoted".into()),
             [] => return reject(self, "no payload after a data flag".into()),
             _ => return reject(self, "more than one payload".into()),
         };
         let text = &self.text[payload.0..payload.1];
-        let obj = match crate::json::parse_object_with(text.trim_matches([' ', '\t', '\r', '\n']), d.limits) {
+        let obj = match crate::json::parse_object_with(
+            text.trim_matches([' ', '\t', '\r', '\n']),
+            d.limits,
+        ) {
             Ok(o) => o,
             Err(e) => {
                 self.skip(span, SkipReason::InvalidJson, e.message);
                 return Some(end);
             }
         };
-        if obj.len() != 2 || !obj.contains_key(d.curl_op_key) || !obj.contains_key(d.curl_args_key) {
-            return reject(self, format!("the payload must hold exactly `{}` and `{}`", d.curl_op_key, d.curl_args_key));
+        if obj.len() != 2 || !obj.contains_key(d.curl_op_key) || !obj.contains_key(d.curl_args_key)
+        {
+            return reject(
+                self,
+                format!(
+                    "the payload must hold exactly `{}` and `{}`",
+                    d.curl_op_key, d.curl_args_key
+                ),
+            );
         }
         let op = match obj.get(d.curl_op_key) {
-            Some(Value::String(op)) if !op.is_empty() && self.s.op_end(op, 0, op.len()) == Some(op.len()) => op.clone(),
+            Some(Value::String(op))
+                if !op.is_empty() && self.s.op_end(op, 0, op.len()) == Some(op.len()) =>
+            {
+                op.clone()
+            }
             _ => return reject(self, format!("`{}` is not a valid op name", d.curl_op_key)),
         };
         let args = match obj.get(d.curl_args_key) {
@@ -1452,18 +1739,36 @@ mod tests {
 
     /// The tail's end as the DFA finds it, for comparison.
     fn by_regex(inner: &str, text: &str, from: usize) -> Option<usize> {
-        MetaRegex::new(inner).unwrap().search(&Input::new(text).range(from..).anchored(Anchored::Yes)).map(|m| m.end())
+        MetaRegex::new(inner)
+            .unwrap()
+            .search(&Input::new(text).range(from..).anchored(Anchored::Yes))
+            .map(|m| m.end())
     }
 
     #[test]
     fn free_text_tails_are_read_without_a_regex() {
-        let texts = ["", " ", "a", "\t x", "ab\ncd", "x\r\ny", "é—\n", "a \t\r", "\n", "—body runs on\n[WO:x] more"];
+        let texts = [
+            "",
+            " ",
+            "a",
+            "\t x",
+            "ab\ncd",
+            "x\r\ny",
+            "é—\n",
+            "a \t\r",
+            "\n",
+            "—body runs on\n[WO:x] more",
+        ];
         for inner in [r"(?ms)[^ \t].*", r"[^ \t\r\n][^\r\n]*", r"(?s)[a-z][^\n]*"] {
             let tail = TailEnd::new(inner).unwrap();
             assert!(matches!(tail, TailEnd::Run { .. }), "{inner}");
             for text in texts {
                 for from in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
-                    assert_eq!(tail.end(text, from), by_regex(inner, text, from), "{inner} on {text:?} from {from}");
+                    assert_eq!(
+                        tail.end(text, from),
+                        by_regex(inner, text, from),
+                        "{inner} on {text:?} from {from}"
+                    );
                 }
             }
         }
@@ -1471,17 +1776,46 @@ mod tests {
 
     #[test]
     fn other_tails_run_a_dfa() {
-        let texts = ["", " ", "a", "ab c\n", "x[RESULT y", "é[R[RE[RES \t", "[RESULT\t", "aé✓—\r\n[", "acccc b", "[x"];
-        for inner in [r"[^ \t].+", r"(?s)[^ \t].*?", r"[^ \t][^\r\n\]\[x]*", r"(?:a|b)c*", r"[^ \t][^é]*", r"(?s)(?:[^\[]|\[[^R])*", r"\w+\b"] {
+        let texts = [
+            "",
+            " ",
+            "a",
+            "ab c\n",
+            "x[RESULT y",
+            "é[R[RE[RES \t",
+            "[RESULT\t",
+            "aé✓—\r\n[",
+            "acccc b",
+            "[x",
+        ];
+        for inner in [
+            r"[^ \t].+",
+            r"(?s)[^ \t].*?",
+            r"[^ \t][^\r\n\]\[x]*",
+            r"(?:a|b)c*",
+            r"[^ \t][^é]*",
+            r"(?s)(?:[^\[]|\[[^R])*",
+            r"\w+\b",
+        ] {
             let tail = TailEnd::new(inner).unwrap();
-            assert!(matches!(tail, TailEnd::Dense(_) | TailEnd::Regex(_)), "{inner}");
+            assert!(
+                matches!(tail, TailEnd::Dense(_) | TailEnd::Regex(_)),
+                "{inner}"
+            );
             for text in texts {
                 for from in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
-                    assert_eq!(tail.end(text, from), by_regex(inner, text, from), "{inner} on {text:?} from {from}");
+                    assert_eq!(
+                        tail.end(text, from),
+                        by_regex(inner, text, from),
+                        "{inner} on {text:?} from {from}"
+                    );
                 }
             }
         }
-        assert!(matches!(TailEnd::new(r"\w+\b").unwrap(), TailEnd::Regex(_)), "a Unicode word boundary needs the lazy DFA");
+        assert!(
+            matches!(TailEnd::new(r"\w+\b").unwrap(), TailEnd::Regex(_)),
+            "a Unicode word boundary needs the lazy DFA"
+        );
     }
 
     /// A result's summary: the tail the generated crate hands the scanner for
@@ -1490,11 +1824,25 @@ mod tests {
     /// loop states are passed over by byte search.
     fn summary_tail() -> String {
         let lib = include_str!("../../generated/rust/src/lib.rs");
-        let at = lib.find("from_groups: parse_result,").expect("the generated crate scans results");
-        let tail = &lib[at..][lib[at..].find("tail: Some((").expect("the result pattern ends in a free-text tail")..];
+        let at = lib
+            .find("from_groups: parse_result,")
+            .expect("the generated crate scans results");
+        let tail = &lib[at..][lib[at..]
+            .find("tail: Some((")
+            .expect("the result pattern ends in a free-text tail")..];
         // The third string literal of the tail: (group, head, inner).
-        let literals: Vec<&str> = tail.split("r#\"").skip(1).take(3).map(|l| &l[..l.find("\"#").expect("a closed raw string")]).collect();
-        assert!(tail.trim_start_matches("tail: Some((").trim_start().starts_with("\"summary\""), "the tail is the summary");
+        let literals: Vec<&str> = tail
+            .split("r#\"")
+            .skip(1)
+            .take(3)
+            .map(|l| &l[..l.find("\"#").expect("a closed raw string")])
+            .collect();
+        assert!(
+            tail.trim_start_matches("tail: Some((")
+                .trim_start()
+                .starts_with("\"summary\""),
+            "the tail is the summary"
+        );
         literals[1].to_owned()
     }
 
@@ -1502,10 +1850,18 @@ mod tests {
     fn loop_states_are_passed_over_exactly() {
         let summary = summary_tail();
         assert!(summary.contains("\\[") && summary.len() > 20, "{summary}");
-        let TailEnd::Dense(tail) = TailEnd::new(&summary).unwrap() else { panic!("the summary's DFA is small") };
-        assert!(!tail.loops.is_empty(), "the summary's DFA loops on text without `[`");
+        let TailEnd::Dense(tail) = TailEnd::new(&summary).unwrap() else {
+            panic!("the summary's DFA is small")
+        };
+        assert!(
+            !tail.loops.is_empty(),
+            "the summary's DFA loops on text without `[`"
+        );
         let meta = MetaRegex::new(&summary).unwrap();
-        let pieces = ["a", "b", " ", "\t", "\n", "\r\n", "[", "R", "E", "S", "U", "L", "T", "[RESULT ", "[RESUL", "é", "✓", "—", "ok done"];
+        let pieces = [
+            "a", "b", " ", "\t", "\n", "\r\n", "[", "R", "E", "S", "U", "L", "T", "[RESULT ",
+            "[RESUL", "é", "✓", "—", "ok done",
+        ];
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         for _ in 0..5_000 {
             let mut text = String::new();
@@ -1513,10 +1869,14 @@ mod tests {
             seed ^= seed >> 7;
             seed ^= seed << 17;
             for k in 0..(seed % 80) {
-                text.push_str(pieces[((seed >> (k % 50)) as usize ^ (k as usize * 7)) % pieces.len()]);
+                text.push_str(
+                    pieces[((seed >> (k % 50)) as usize ^ (k as usize * 7)) % pieces.len()],
+                );
             }
             for from in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
-                let expected = meta.search(&Input::new(&text).range(from..).anchored(Anchored::Yes)).map(|m| m.end());
+                let expected = meta
+                    .search(&Input::new(&text).range(from..).anchored(Anchored::Yes))
+                    .map(|m| m.end());
                 assert_eq!(tail.end(&text, from), expected, "{text:?} from {from}");
             }
         }

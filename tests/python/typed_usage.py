@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import agent_sentences as A
 from agent_sentences import Found, ParseError, Skipped, ToolDirective, scan, scan_many, scan_with_diagnostics
+from agent_sentences.harvest import COLUMNS, FileReport, harvest
 
 
 def calls_to_run(text: str) -> list[tuple[str, dict[str, object]]]:
@@ -47,6 +48,13 @@ def safe_scan(text: str) -> list[Found] | ParseError:
         return scan(text)
     except ParseError as e:
         return e
+
+
+def harvest_or_explain(logs: list[str], out: str) -> list[str]:
+    """A harvest's bad lines (typed without PyArrow's types: the package's own are enough)."""
+    summary = harvest(logs, out, diagnostics=True)
+    reports: list[FileReport] = summary.files
+    return [e for r in reports for e in r.errors] + [name for name, _, _ in COLUMNS if name == "file"]
 
 
 def test_typed_usage_runs() -> None:

@@ -2,7 +2,9 @@
 //! package (through its native module: `scan` in a loop and `scan_many`), the
 //! pure-Python scanner it replaced and the seed approach in Python, on one
 //! corpus in one run, printed as tables; and the peak memory of a Python scan
-//! of one 16 MiB text.
+//! of one 16 MiB text; and the harvest (`bench/python/harvest_bench.py`):
+//! throughput against `scan_many` on the same texts, peak memory from 100 MB
+//! to 1 GB of input (`HARVEST_SIZES=100,1000` in MB).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -26,7 +28,9 @@ fn cargo() -> Command {
 
 fn run(cmd: &mut Command) -> Result<(), String> {
     eprintln!("== {cmd:?}");
-    let status = cmd.status().map_err(|e| format!("cannot run {cmd:?}: {e}"))?;
+    let status = cmd
+        .status()
+        .map_err(|e| format!("cannot run {cmd:?}: {e}"))?;
     if status.success() {
         Ok(())
     } else {
@@ -36,10 +40,15 @@ fn run(cmd: &mut Command) -> Result<(), String> {
 
 /// Mean time in seconds of one criterion benchmark.
 fn criterion_mean(id: &str) -> Result<f64, String> {
-    let path = Path::new("target/criterion").join(id).join("new/estimates.json");
+    let path = Path::new("target/criterion")
+        .join(id)
+        .join("new/estimates.json");
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let v: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
-    v["mean"]["point_estimate"].as_f64().map(|ns| ns / 1e9).ok_or_else(|| format!("{}: no mean", path.display()))
+    v["mean"]["point_estimate"]
+        .as_f64()
+        .map(|ns| ns / 1e9)
+        .ok_or_else(|| format!("{}: no mean", path.display()))
 }
 
 fn mb_s(bytes: f64, secs: f64) -> String {
@@ -68,10 +77,17 @@ fn extract_baseline() -> Result<(), String> {
     let _ = std::fs::remove_dir_all(dest);
     std::fs::create_dir_all(dest).map_err(|e| e.to_string())?;
     let tar = dest.join("pure.tar");
-    run(Command::new("git").args(["archive", "--format=tar", "-o"]).arg(&tar).args([PURE_PYTHON_COMMIT, "generated/python/agent_sentences"]))
-        .map_err(|e| format!("{e} (the baseline needs the repository's history: a full clone)"))?;
+    run(Command::new("git")
+        .args(["archive", "--format=tar", "-o"])
+        .arg(&tar)
+        .args([PURE_PYTHON_COMMIT, "generated/python/agent_sentences"]))
+    .map_err(|e| format!("{e} (the baseline needs the repository's history: a full clone)"))?;
     run(Command::new("tar").arg("-xf").arg(&tar).arg("-C").arg(dest))?;
-    std::fs::rename(dest.join("generated/python/agent_sentences"), dest.join("agent_sentences_pure")).map_err(|e| e.to_string())?;
+    std::fs::rename(
+        dest.join("generated/python/agent_sentences"),
+        dest.join("agent_sentences_pure"),
+    )
+    .map_err(|e| e.to_string())?;
     Ok(())
 }
 
@@ -87,48 +103,114 @@ pub fn run_all(python: &Path) -> Result<String, String> {
     let _ = std::fs::remove_dir_all(clean);
     run(cargo().args(["fetch", "--quiet"]))?;
     let t = Instant::now();
-    run(cargo().args(["build", "--quiet", "--offline", "-p", "agent-sentences", "--target-dir"]).arg(clean))?;
+    run(cargo()
+        .args([
+            "build",
+            "--quiet",
+            "--offline",
+            "-p",
+            "agent-sentences",
+            "--target-dir",
+        ])
+        .arg(clean))?;
     let build_secs = t.elapsed().as_secs_f64();
     let _ = std::fs::remove_dir_all(clean);
 
     std::fs::create_dir_all("target/bench").map_err(|e| e.to_string())?;
-    run(cargo().args(["run", "--quiet", "--release", "-p", "agent-sentences-bench", "--bin", "corpus", "--", CORPUS]))?;
-    run(cargo().args(["bench", "-p", "agent-sentences-bench", "--bench", "scan", "--", "--warm-up-time", "1", "--measurement-time", "3"]))?;
+    run(cargo().args([
+        "run",
+        "--quiet",
+        "--release",
+        "-p",
+        "agent-sentences-bench",
+        "--bin",
+        "corpus",
+        "--",
+        CORPUS,
+    ]))?;
+    run(cargo().args([
+        "bench",
+        "-p",
+        "agent-sentences-bench",
+        "--bench",
+        "scan",
+        "--",
+        "--warm-up-time",
+        "1",
+        "--measurement-time",
+        "3",
+    ]))?;
     if !crate::python::install_package(python) {
         return Err("the generated package did not build".into());
     }
     extract_baseline()?;
     eprintln!("== python bench (installed package, pure-Python baseline, seed approach, {PY_TIMEOUT} s per hostile case)");
     let out = Command::new(python)
-        .args(["bench/python/bench.py", CORPUS, "schema", BASELINE_DIR, PY_TIMEOUT])
+        .args([
+            "bench/python/bench.py",
+            CORPUS,
+            "schema",
+            BASELINE_DIR,
+            PY_TIMEOUT,
+        ])
         .output()
         .map_err(|e| format!("cannot run {}: {e}", python.display()))?;
     if !out.status.success() {
-        return Err(format!("the Python bench failed:\n{}", String::from_utf8_lossy(&out.stderr)));
+        return Err(format!(
+            "the Python bench failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
     }
-    let py: Value = serde_json::from_slice(&out.stdout).map_err(|e| format!("the Python bench printed no JSON: {e}"))?;
+    let py: Value = serde_json::from_slice(&out.stdout)
+        .map_err(|e| format!("the Python bench printed no JSON: {e}"))?;
 
-    let corpus: Value = serde_json::from_str(&std::fs::read_to_string(CORPUS).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+    let corpus: Value =
+        serde_json::from_str(&std::fs::read_to_string(CORPUS).map_err(|e| e.to_string())?)
+            .map_err(|e| e.to_string())?;
     let messages = corpus["realistic"].as_array().map_or(0, Vec::len) as f64;
     let bytes = py["realistic_bytes"].as_f64().unwrap_or(0.0);
     let prose_bytes = py["generated"]["prose_bytes"].as_f64().unwrap_or(0.0);
     let rust = criterion_mean("realistic/scan")?;
     let rust_prose = criterion_mean("prose/scan")?;
-    let gen_py = py["generated"]["realistic_seconds"].as_f64().unwrap_or(f64::NAN);
+    let gen_py = py["generated"]["realistic_seconds"]
+        .as_f64()
+        .unwrap_or(f64::NAN);
     let seed_py = py["seed"]["realistic_seconds"].as_f64().unwrap_or(f64::NAN);
     let pure_py = py["pure"]["realistic_seconds"].as_f64().unwrap_or(f64::NAN);
-    let many_py = py["scan_many"]["realistic_seconds"].as_f64().unwrap_or(f64::NAN);
+    let many_py = py["scan_many"]["realistic_seconds"]
+        .as_f64()
+        .unwrap_or(f64::NAN);
 
     let mut t = String::new();
-    let _ = writeln!(t, "Realistic corpus: {messages} messages, {:.2} MB (Python {})\n", bytes / 1e6, py["python"].as_str().unwrap_or("?"));
-    let _ = writeln!(t, "| implementation | messages/s | MB/s | prose MB/s | time ÷ Rust time |");
+    let _ = writeln!(
+        t,
+        "Realistic corpus: {messages} messages, {:.2} MB (Python {})\n",
+        bytes / 1e6,
+        py["python"].as_str().unwrap_or("?")
+    );
+    let _ = writeln!(
+        t,
+        "| implementation | messages/s | MB/s | prose MB/s | time ÷ Rust time |"
+    );
     let _ = writeln!(t, "| --- | ---: | ---: | ---: | ---: |");
     let prose_of = |k: &str| py[k]["prose_seconds"].as_f64().unwrap_or(f64::NAN);
     for (name, secs, prose) in [
         ("Rust scanner (generated crate)", rust, rust_prose),
-        ("Python, generated package: `scan` in a loop (native)", gen_py, prose_of("generated")),
-        ("Python, generated package: `scan_many` (native, all cores)", many_py, f64::NAN),
-        (&format!("Python, the pure-Python scanner it replaced ({PURE_PYTHON_COMMIT})"), pure_py, prose_of("pure")),
+        (
+            "Python, generated package: `scan` in a loop (native)",
+            gen_py,
+            prose_of("generated"),
+        ),
+        (
+            "Python, generated package: `scan_many` (native, all cores)",
+            many_py,
+            f64::NAN,
+        ),
+        (
+            &format!("Python, the pure-Python scanner it replaced ({PURE_PYTHON_COMMIT})"),
+            pure_py,
+            prose_of("pure"),
+        ),
         ("Python, seed approach", seed_py, prose_of("seed")),
     ] {
         let _ = writeln!(
@@ -148,7 +230,9 @@ pub fn run_all(python: &Path) -> Result<String, String> {
         py["scan_many"]["cores"].as_u64().unwrap_or(0),
         gen_py / many_py
     );
-    if let (Ok(track), Ok(scan_only)) = (criterion_mean("loops/track"), criterion_mean("loops/scan")) {
+    if let (Ok(track), Ok(scan_only)) =
+        (criterion_mean("loops/track"), criterion_mean("loops/scan"))
+    {
         let _ = writeln!(
             t,
             "Loop tracker (Rust) over the corpus as a conversation of 500 loops (bench/src/lib.rs `conversation`): {:.2} ms, scanning the same texts alone {:.2} ms: the tracker runs at {:.2}× the scan's speed\n",
@@ -157,7 +241,11 @@ pub fn run_all(python: &Path) -> Result<String, String> {
             scan_only / track
         );
     }
-    if let (Ok(resolve), Ok(both), Ok(scan_only)) = (criterion_mean("ops/resolve"), criterion_mean("ops/scan+resolve"), criterion_mean("realistic/scan")) {
+    if let (Ok(resolve), Ok(both), Ok(scan_only)) = (
+        criterion_mean("ops/resolve"),
+        criterion_mean("ops/scan+resolve"),
+        criterion_mean("realistic/scan"),
+    ) {
         let _ = writeln!(
             t,
             "`ops::resolve` (Rust) on every directive of the corpus: {:.2} ms for all of them; scanning the corpus and resolving what it finds {:.2} ms, against {:.2} ms for the scan alone (which never resolves)\n",
@@ -167,7 +255,10 @@ pub fn run_all(python: &Path) -> Result<String, String> {
         );
     }
     let _ = writeln!(t, "Peak memory of one Python `scan` of a 16 MiB text (RSS above the process's before the scan)\n");
-    let _ = writeln!(t, "| text | items | seconds | peak above before | ÷ input | kept by the result |");
+    let _ = writeln!(
+        t,
+        "| text | items | seconds | peak above before | ÷ input | kept by the result |"
+    );
     let _ = writeln!(t, "| --- | ---: | ---: | ---: | ---: | ---: |");
     for m in py["memory"].as_array().cloned().unwrap_or_default() {
         let input = m["input_bytes"].as_f64().unwrap_or(f64::NAN);
@@ -184,7 +275,10 @@ pub fn run_all(python: &Path) -> Result<String, String> {
         );
     }
     let _ = writeln!(t, "\nHostile inputs: milliseconds at each size, and the growth factor per doubling (≈2 is linear)\n");
-    let _ = writeln!(t, "| input | implementation | 256 KiB | 512 KiB | 1 MiB | 2 MiB | growth |");
+    let _ = writeln!(
+        t,
+        "| input | implementation | 256 KiB | 512 KiB | 1 MiB | 2 MiB | growth |"
+    );
     let _ = writeln!(t, "| --- | --- | ---: | ---: | ---: | ---: | --- |");
     let rows = py["hostile"].as_array().cloned().unwrap_or_default();
     let mut kinds: Vec<String> = Vec::new();
@@ -207,7 +301,11 @@ pub fn run_all(python: &Path) -> Result<String, String> {
                 })
                 .collect()
         };
-        for (label, key) in [("Rust", "rust"), ("Python generated", "generated"), ("Python seed", "seed")] {
+        for (label, key) in [
+            ("Rust", "rust"),
+            ("Python generated", "generated"),
+            ("Python seed", "seed"),
+        ] {
             let v = of(key);
             let g: Vec<String> = v.windows(2).map(|w| growth(w[0], w[1])).collect();
             let _ = writeln!(
@@ -218,6 +316,21 @@ pub fn run_all(python: &Path) -> Result<String, String> {
             );
         }
     }
+    // Issue 17: the harvest against `scan_many` on the same texts, and its
+    // peak memory from 100 MB to 1 GB of input (HARVEST_SIZES overrides).
+    let sizes = std::env::var("HARVEST_SIZES").unwrap_or_else(|_| "100,1000".to_owned());
+    eprintln!("== harvest bench (bench/python/harvest_bench.py --sizes {sizes})");
+    let out = Command::new(python)
+        .args(["bench/python/harvest_bench.py", "--sizes", &sizes])
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", python.display()))?;
+    if !out.status.success() {
+        return Err(format!(
+            "the harvest bench failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let _ = writeln!(t, "\n{}", String::from_utf8_lossy(&out.stdout).trim_end());
     let _ = writeln!(t, "\n`cargo xtask gen` (after build): {:.3} s; clean build of the generated crate (default features): {:.1} s", gen_secs, build_secs);
     println!("{t}");
     std::fs::write("target/bench/report.md", &t).map_err(|e| e.to_string())?;

@@ -32,7 +32,11 @@ fn venv_bin() -> PathBuf {
 fn venv_path() -> std::ffi::OsString {
     let bin = std::fs::canonicalize(venv_bin()).unwrap_or_else(|_| venv_bin());
     let mut paths = vec![bin];
-    paths.extend(std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect::<Vec<_>>()).unwrap_or_default());
+    paths.extend(
+        std::env::var_os("PATH")
+            .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+            .unwrap_or_default(),
+    );
     std::env::join_paths(paths).unwrap_or_default()
 }
 
@@ -72,13 +76,19 @@ pub fn ensure_tools() -> Option<PathBuf> {
     let python = venv_python();
     if !python.exists() {
         let base = std::env::var_os("PYTHON").unwrap_or_else(|| "python3".into());
-        if !run("create .tools/venv", Command::new(&base).args(["-m", "venv", VENV])) {
+        if !run(
+            "create .tools/venv",
+            Command::new(&base).args(["-m", "venv", VENV]),
+        ) {
             eprintln!("a Python 3.11+ interpreter with the venv module is needed (set PYTHON to pick one)");
             return None;
         }
     }
     let version_ok = Command::new(&python)
-        .args(["-c", "import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)"])
+        .args([
+            "-c",
+            "import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)",
+        ])
         .status()
         .is_ok_and(|s| s.success());
     if !step("Python 3.11 or newer in .tools/venv", version_ok) {
@@ -99,7 +109,15 @@ pub fn ensure_tools() -> Option<PathBuf> {
     }
     let installed = run(
         "install pinned Python tools",
-        Command::new(&python).args(["-m", "pip", "install", "--disable-pip-version-check", "--quiet", "-r", REQUIREMENTS]),
+        Command::new(&python).args([
+            "-m",
+            "pip",
+            "install",
+            "--disable-pip-version-check",
+            "--quiet",
+            "-r",
+            REQUIREMENTS,
+        ]),
     );
     if !installed {
         return None;
@@ -117,22 +135,72 @@ pub fn prepare() -> Option<PathBuf> {
     install_package(&python).then_some(python)
 }
 
-/// Runs mypy --strict on the installed package and on user-style code, and
-/// pytest on `tests/python/`; true when all pass.
-pub fn run_tests(python: PathBuf) -> bool {
-    // From tests/python, so that the package mypy reads is the installed one
-    // (the venv's interpreter by its absolute path, not resolved: it is a link).
-    let python = std::env::current_dir().map(|d| d.join(&python)).unwrap_or(python);
-    let mypy = |what: &[&str]| {
-        let mut cmd = Command::new(&python);
-        cmd.args(["-m", "mypy", "--strict", "--cache-dir", "../../.tools/mypy_cache"]).args(what).current_dir("tests/python");
-        cmd
-    };
-    let package_ok = run("mypy --strict on the installed package", &mut mypy(&["-p", "agent_sentences"]));
-    let usage_ok = run("mypy --strict on user code (tests/python/typed_usage.py)", &mut mypy(&["typed_usage.py"]));
-    let mypy_ok = package_ok && usage_ok;
+/// Runs mypy --strict on the installed package and on user-style code
+/// (unless `mypy` is false) and pytest on `tests/python/` (only the tests
+/// matching `filter`, if any, and with `env` set); the outcome of each step
+/// that ran, by name.
+pub fn run_tests(
+    python: PathBuf,
+    mypy: bool,
+    filter: Option<&str>,
+    env: &[(&str, &str)],
+) -> Vec<(String, bool)> {
+    let mut out = Vec::new();
+    if mypy {
+        // From tests/python, so that the package mypy reads is the installed
+        // one (the venv's interpreter by its absolute path, not resolved: it
+        // is a link).
+        let python = std::env::current_dir()
+            .map(|d| d.join(&python))
+            .unwrap_or_else(|_| python.clone());
+        let mypy = |what: &[&str]| {
+            let mut cmd = Command::new(&python);
+            cmd.args([
+                "-m",
+                "mypy",
+                "--strict",
+                "--cache-dir",
+                "../../.tools/mypy_cache",
+            ])
+            .args(what)
+            .current_dir("tests/python");
+            cmd
+        };
+        let name = "mypy --strict on the installed package";
+        out.push((
+            name.to_owned(),
+            run(name, &mut mypy(&["-p", "agent_sentences"])),
+        ));
+        let name = "mypy --strict on user code (tests/python/typed_usage.py)";
+        out.push((name.to_owned(), run(name, &mut mypy(&["typed_usage.py"]))));
+    }
     let mut pytest = Command::new(&python);
-    pytest.args(["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/python"]).env("PYTHONDONTWRITEBYTECODE", "1");
-    let pytest_ok = run("pytest", &mut pytest);
-    mypy_ok && pytest_ok
+    pytest
+        .args([
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "tests/python",
+        ])
+        .env("PYTHONDONTWRITEBYTECODE", "1");
+    if let Some(f) = filter {
+        pytest.args(["-k", f]);
+    }
+    pytest.envs(env.iter().copied());
+    let ok = match filter {
+        None => run("pytest", &mut pytest),
+        Some(_) => {
+            // Exit 5: the filter selected no Python test, which is no failure.
+            eprintln!("== pytest: {pytest:?}");
+            let code = pytest.status().map(|s| s.code()).unwrap_or_else(|e| {
+                eprintln!("cannot run pytest: {e}");
+                Some(1)
+            });
+            step("pytest", matches!(code, Some(0 | 5)))
+        }
+    };
+    out.push(("pytest".to_owned(), ok));
+    out
 }

@@ -1,18 +1,29 @@
 //! `cargo xtask test`: every test the project has, in one command.
 //!
-//! 1. the spec lint and the drift check (`cargo xtask check`);
-//! 2. the Python package built and installed into `.tools/venv` (`python.rs`),
-//!    with pinned tools installed there when missing;
-//! 3. `cargo test --workspace`;
-//! 4. `cargo clippy` and `cargo doc` on the generated crate, and clippy on the
-//!    Python binding (the runtime's `python` feature and the PyO3 crate
-//!    `generated/python/native`), warnings denied;
-//! 5. `mypy --strict` on the installed package and on user code, and pytest.
+//! 1. the spec lint and the drift check (`cargo xtask check --deny-warnings`:
+//!    a warning `/known_findings` does not acknowledge fails, P93);
+//! 2. `cargo fmt --check` on every package but the generated ones (the
+//!    generator formats those);
+//! 3. the Python package built and installed into `.tools/venv` (`python.rs`),
+//!    with pinned tools installed there when missing (some Rust tests run
+//!    the Python vector runner on it);
+//! 4. `cargo test --workspace --all-targets --no-fail-fast`: every test
+//!    binary runs, whichever fails;
+//! 5. `cargo clippy --workspace --all-targets` (the Python binding included,
+//!    with the runtime's `python` feature) and `cargo doc` on the generated
+//!    crate, warnings denied; the doctests (generated crate, README); `cargo
+//!    package` of the published crates (runtime, generated crate, generator
+//!    library and binary);
+//! 6. `mypy --strict` on the installed package and on user code, and pytest.
+//!
+//! Every step runs whatever the others did; a summary ends the run, one line
+//! per step. `--quick` and a name filter make the inner loop (README, "The
+//! two commands").
 
 use std::path::Path;
 use std::process::Command;
 
-use crate::Format;
+use agent_sentences_gen::{run_check, CheckArgs, Context, Format, GenArgs};
 
 fn cargo() -> Command {
     Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
@@ -34,48 +45,248 @@ pub(crate) fn run(name: &str, cmd: &mut Command) -> bool {
     step(name, ok)
 }
 
-/// Runs every step, even after a failure, and reports each; true when all pass.
-pub fn run_all() -> bool {
-    let mut results = Vec::new();
-    results.push(("lint and drift check", step("lint and drift check", crate::check(Path::new("schema"), Path::new("generated"), Format::Human, false))));
-    // The Python package first: some Rust tests (codegen/tests/spec_change.rs)
-    // run the Python vector runner on it.
-    let python = if Path::new("generated/python").exists() { crate::python::prepare() } else { None };
-    results.push(("Python package built and installed into .tools/venv", python.is_some()));
-    results.push(("cargo test", run("cargo test", cargo().args(["test", "--workspace", "--all-targets"]))));
+/// Where `cargo package` builds what it verifies ([`forget_packaged_sources`]).
+pub const PACKAGE_TARGET_DIR: &str = "target/package-verify";
+
+/// `cargo package` of the published crates: the runtime, the generated
+/// crate, the generator library and the standalone generator.
+pub const PACKAGE_ARGS: &[&str] = &[
+    "package",
+    "--quiet",
+    "--allow-dirty",
+    "--target-dir",
+    PACKAGE_TARGET_DIR,
+    "-p",
+    "agent-sentences-runtime",
+    "-p",
+    "agent-sentences",
+    "-p",
+    "agent-sentences-codegen",
+    "-p",
+    "agent-sentences-gen",
+];
+
+/// Removes cargo's extracted copies of this repository's own packages from
+/// its registry folders. `cargo package` of several packages verifies each
+/// against the others through a local overlay that cargo extracts under
+/// `$CARGO_HOME/registry/src`; an extract left by an earlier run of the same
+/// version is reused as it is, so a changed runtime of an unchanged version
+/// would be verified against its old source, or against what was compiled
+/// from it under `target/package` (registry sources count as immutable, so
+/// cargo never rebuilds them; seen: "no field named `trailing_blanks`").
+fn forget_packaged_sources() {
+    let _ = std::fs::remove_dir_all("target/package");
+    // Our own crates' artifacts in the verification target dir (dependencies
+    // stay compiled there from run to run).
+    for dir in ["debug/.fingerprint", "debug/deps", "debug/build"] {
+        let Ok(entries) = std::fs::read_dir(Path::new(PACKAGE_TARGET_DIR).join(dir)) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.contains("agent-sentences") || name.contains("agent_sentences") {
+                let path = entry.path();
+                let _ = if path.is_dir() {
+                    std::fs::remove_dir_all(&path)
+                } else {
+                    std::fs::remove_file(&path)
+                };
+            }
+        }
+    }
+    let home = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")));
+    let Some(home) = home else { return };
+    let names: Vec<&str> = PACKAGE_ARGS
+        .iter()
+        .copied()
+        .filter(|a| a.starts_with("agent-sentences"))
+        .collect();
+    for kind in ["src", "cache"] {
+        let Ok(indexes) = std::fs::read_dir(home.join("registry").join(kind)) else {
+            continue;
+        };
+        for index in indexes.flatten() {
+            let Ok(entries) = std::fs::read_dir(index.path()) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let ours = names.iter().any(|n| {
+                    name.strip_prefix(n).is_some_and(|rest| {
+                        rest.starts_with('-') && rest[1..].starts_with(|c: char| c.is_ascii_digit())
+                    })
+                });
+                if ours {
+                    let path = entry.path();
+                    let _ = if path.is_dir() {
+                        std::fs::remove_dir_all(&path)
+                    } else {
+                        std::fs::remove_file(&path)
+                    };
+                }
+            }
+        }
+    }
+}
+
+/// The workspace's packages but the generated ones, whose formatting is the
+/// generator's (prettyplease and templates; the drift check holds them to the spec).
+fn hand_written_packages() -> Vec<String> {
+    let out = cargo()
+        .args(["metadata", "--no-deps", "--format-version", "1"])
+        .output();
+    let meta: serde_json::Value = out
+        .ok()
+        .and_then(|o| serde_json::from_slice(&o.stdout).ok())
+        .unwrap_or_default();
+    meta["packages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|p| {
+            !p["manifest_path"]
+                .as_str()
+                .unwrap_or_default()
+                .replace('\\', "/")
+                .contains("/generated/")
+        })
+        .filter_map(|p| p["name"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// The environment variable that sets the near-miss size of
+/// `tests/python/test_near_miss.py` and `tests/downstream/tests/near_miss.rs`.
+pub const NEAR_MISS_BYTES: &str = "AGENT_SENTENCES_NEAR_MISS_BYTES";
+
+/// Runs every step, even after a failure, and reports each; true when all
+/// pass. `quick` leaves out fmt, clippy, rustdoc, the doctests, packaging and
+/// mypy and reads 64 KiB near-misses; `filter` runs only the tests whose names
+/// contain it (and implies `quick`'s leaving out).
+pub fn run_all(ctx: &Context, quick: bool, filter: Option<&str>) -> bool {
+    let full = !quick && filter.is_none();
+    let env: Vec<(&str, &str)> = if quick {
+        vec![(NEAR_MISS_BYTES, "65536")]
+    } else {
+        vec![]
+    };
+    let mut results: Vec<(String, bool)> = Vec::new();
+    let check = CheckArgs {
+        paths: GenArgs {
+            spec: None,
+            out: None,
+            runtime_path: None,
+        },
+        format: Format::Human,
+        deny_warnings: true,
+        python: "python3".to_owned(),
+        against: None,
+    };
     results.push((
-        "clippy on the generated crate",
-        run("clippy on the generated crate", cargo().args(["clippy", "-p", "agent-sentences", "--all-targets", "--", "-D", "warnings"])),
+        "lint and drift check".to_owned(),
+        step("lint and drift check", run_check(ctx, &check)),
     ));
+    if full {
+        let mut fmt = cargo();
+        fmt.args(["fmt", "--check"]);
+        for p in hand_written_packages() {
+            fmt.args(["-p", &p]);
+        }
+        results.push((
+            "cargo fmt --check".to_owned(),
+            run("cargo fmt --check", &mut fmt),
+        ));
+    }
+    // The Python package before the Rust tests: codegen/tests/spec_change.rs
+    // and tests/python's cross-language checks run against it.
+    let python = if Path::new("generated/python").exists() {
+        crate::python::prepare()
+    } else {
+        None
+    };
     results.push((
-        "clippy on the Python binding (runtime `python` feature, generated/python/native)",
-        run(
-            "clippy on the Python binding",
-            cargo().args([
+        "Python package built and installed into .tools/venv".to_owned(),
+        python.is_some(),
+    ));
+    let mut test = cargo();
+    test.args(["test", "--workspace", "--no-fail-fast"]);
+    if full {
+        test.arg("--all-targets");
+    }
+    if let Some(f) = filter {
+        test.arg(f);
+    }
+    test.envs(env.iter().copied());
+    results.push(("cargo test".to_owned(), run("cargo test", &mut test)));
+    if full {
+        results.push((
+            "clippy".to_owned(),
+            run(
                 "clippy",
-                "-p",
-                "agent-sentences-runtime",
-                "-p",
-                "agent-sentences-native",
-                "--features",
-                "agent-sentences-runtime/python",
-                "--all-targets",
-                "--",
-                "-D",
-                "warnings",
-            ]),
-        ),
-    ));
-    results.push((
-        "rustdoc on the generated crate",
-        run("rustdoc on the generated crate", cargo().args(["doc", "--quiet", "--no-deps", "-p", "agent-sentences"]).env("RUSTDOCFLAGS", "-D warnings")),
-    ));
+                cargo().args([
+                    "clippy",
+                    "--workspace",
+                    "--all-targets",
+                    "--",
+                    "-D",
+                    "warnings",
+                ]),
+            ),
+        ));
+        results.push((
+            "rustdoc on the generated crate".to_owned(),
+            run(
+                "rustdoc on the generated crate",
+                cargo()
+                    .args(["doc", "--quiet", "--no-deps", "-p", "agent-sentences"])
+                    .env("RUSTDOCFLAGS", "-D warnings"),
+            ),
+        ));
+        // `--all-targets` leaves doctests out: the generated crate's entry
+        // points and the README's Rust examples (included by tests/downstream).
+        results.push((
+            "doctests".to_owned(),
+            run(
+                "doctests",
+                cargo().args([
+                    "test",
+                    "--quiet",
+                    "--doc",
+                    "-p",
+                    "agent-sentences",
+                    "-p",
+                    "downstream-example",
+                ]),
+            ),
+        ));
+        // Every crate a user gets from a registry, packaged and verified together
+        // (each verification builds against the ones packaged before it, from a
+        // local registry cargo makes under target/package).
+        forget_packaged_sources();
+        results.push((
+            "cargo package".to_owned(),
+            run("cargo package", cargo().args(PACKAGE_ARGS)),
+        ));
+    }
     if let Some(python) = python {
-        results.push(("python: mypy --strict and pytest", crate::python::run_tests(python)));
+        results.extend(crate::python::run_tests(python, full, filter, &env));
     }
     eprintln!();
+    eprintln!("summary:");
     for (name, ok) in &results {
         eprintln!("{:>7}  {name}", if *ok { "ok" } else { "FAILED" });
     }
-    results.iter().all(|(_, ok)| *ok)
+    let failed = results.iter().filter(|(_, ok)| !ok).count();
+    eprintln!(
+        "{} of {} steps passed{}",
+        results.len() - failed,
+        results.len(),
+        if full {
+            ""
+        } else {
+            " (a partial run: see `cargo xtask test --help`)"
+        }
+    );
+    failed == 0
 }

@@ -4,7 +4,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_owned()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_owned()
 }
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -38,7 +41,11 @@ fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 }
 
 fn xtask(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_xtask")).args(args).env_remove("RUST_BACKTRACE").output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(args)
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .unwrap()
 }
 
 #[test]
@@ -52,53 +59,143 @@ fn broken_spec_reports_every_fault_and_writes_nothing() {
     std::fs::write(out.join("rust/Cargo.toml"), "stale").unwrap();
     let before = snapshot(&out);
     let s = std::fs::read_to_string(spec.join("structures.json")).unwrap();
-    let s = s.replace("\"regex_ref\": \"ack\"", "\"regex_ref\": \"akc\"").replace("\"[fleet-alert] {severity}: {message}\"", "\"[fleet-alert] {severity}: {msg}\"");
+    let s = s
+        .replace("\"regex_ref\": \"ack\"", "\"regex_ref\": \"akc\"")
+        .replace(
+            "\"[fleet-alert] {severity}: {message}\"",
+            "\"[fleet-alert] {severity}: {msg}\"",
+        );
     std::fs::write(spec.join("structures.json"), s).unwrap();
 
-    let o = xtask(&["gen", "--spec", spec.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let o = xtask(&[
+        "gen",
+        "--spec",
+        spec.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("error[unknown-regex-ref]") && stderr.contains("/structures/ack/regex_ref"), "{stderr}");
-    assert!(stderr.contains("error[placeholder-not-field]") && stderr.contains("/structures/fleet_alert/template"), "{stderr}");
+    assert!(
+        stderr.contains("error[unknown-regex-ref]") && stderr.contains("/structures/ack/regex_ref"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("error[placeholder-not-field]")
+            && stderr.contains("/structures/fleet_alert/template"),
+        "{stderr}"
+    );
     assert!(stderr.contains("structures.json:"), "{stderr}");
-    assert!(!stderr.contains("panicked") && !stderr.contains("backtrace"), "{stderr}");
+    assert!(
+        !stderr.contains("panicked") && !stderr.contains("backtrace"),
+        "{stderr}"
+    );
     assert!(stderr.contains("nothing was written"), "{stderr}");
     assert_eq!(snapshot(&out), before, "a bad spec writes nothing");
 }
 
 #[test]
 fn check_reports_a_hand_edit_with_a_diff_and_gen_repairs_it() {
-    let tmp = tempfile::tempdir().unwrap();
-    let out = tmp.path().join("generated");
-    copy_dir(&root().join("generated"), &out);
+    let (_tmp, out) = generated_copy();
     let spec = root().join("schema");
     let (spec, out_s) = (spec.to_str().unwrap(), out.to_str().unwrap());
     let ok = xtask(&["check", "--spec", spec, "--out", out_s]);
-    assert_eq!(ok.status.code(), Some(0), "{}", String::from_utf8_lossy(&ok.stderr));
+    assert_eq!(
+        ok.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
 
     let lib = out.join("rust/src/lib.rs");
     let text = std::fs::read_to_string(&lib).unwrap();
-    std::fs::write(&lib, text.replacen("pub struct WorkOrder {", "pub struct WorkOrder { // hand edit", 1)).unwrap();
+    std::fs::write(
+        &lib,
+        text.replacen(
+            "pub struct WorkOrder {",
+            "pub struct WorkOrder { // hand edit",
+            1,
+        ),
+    )
+    .unwrap();
     std::fs::write(out.join("orphan.txt"), "left over\n").unwrap();
     let bad = xtask(&["check", "--spec", spec, "--out", out_s]);
     let stderr = String::from_utf8_lossy(&bad.stderr);
     assert_eq!(bad.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("generated/rust/src/lib.rs is stale"), "{stderr}");
-    assert!(stderr.contains("-pub struct WorkOrder { // hand edit"), "{stderr}");
-    assert!(stderr.contains("generated/orphan.txt is not produced by the generator (orphan)"), "{stderr}");
-    assert!(stderr.contains(&format!("run `cargo xtask gen --spec {spec} --out {out_s}` and commit the result")), "{stderr}");
+    assert!(
+        stderr.contains("generated/rust/src/lib.rs is stale"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("-pub struct WorkOrder { // hand edit"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("generated/orphan.txt is not produced by the generator (orphan)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "run `cargo xtask gen --spec {spec} --out {out_s}` and commit the result"
+        )),
+        "{stderr}"
+    );
 
     let fix = xtask(&["gen", "--spec", spec, "--out", out_s]);
     assert_eq!(fix.status.code(), Some(0));
     let again = xtask(&["check", "--spec", spec, "--out", out_s]);
-    assert_eq!(again.status.code(), Some(0), "{}", String::from_utf8_lossy(&again.stderr));
+    assert_eq!(
+        again.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
 }
 
-/// A fresh copy of `generated/` in a temporary directory.
+/// A fresh copy of `generated/` in a temporary directory: a copy, then
+/// `gen` into it, which rewrites only `rust/Cargo.toml` and
+/// `python/native/Cargo.toml` (their path to the runtime is relative to where
+/// the crate is).
 fn generated_copy() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("generated");
     copy_dir(&root().join("generated"), &out);
+    let o = xtask(&["gen", "--out", out.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    // The two manifests that name the runtime by path: the crate's and the Python binding's.
+    let unchanged = agent_sentences_codegen::generate(&root().join("schema"))
+        .unwrap_or_else(|r| panic!("{r}"))
+        .files
+        .len()
+        - 2;
+    assert!(
+        stderr.contains(&format!(
+            "wrote {}/python/native/Cargo.toml (changed)\n",
+            out.display()
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains(&format!("wrote {}/rust/Cargo.toml (changed)\n2 written, 0 removed (orphans), {unchanged} unchanged", out.display())), "{stderr}");
+    // The runtime's path, absolute or relative to the crate (P103: relative
+    // when the two share more than `/`, as a clone and a temporary folder
+    // both under /tmp do), leads to this repository's runtime.
+    let manifest = std::fs::read_to_string(out.join("rust/Cargo.toml")).unwrap();
+    let line = manifest
+        .lines()
+        .find(|l| l.starts_with("agent-sentences-runtime = "))
+        .expect("the runtime dependency");
+    let path = line
+        .split("path = \"")
+        .nth(1)
+        .and_then(|p| p.split('"').next())
+        .unwrap_or_else(|| panic!("no path in {line}"));
+    let resolved = out.join("rust").join(path);
+    assert_eq!(
+        std::fs::canonicalize(&resolved).unwrap(),
+        std::fs::canonicalize(root().join("runtime")).unwrap(),
+        "{manifest}"
+    );
     (tmp, out)
 }
 
@@ -108,9 +205,21 @@ fn check_fails_on_each_kind_of_drift_alone_and_writes_nothing() {
     let spec = spec.to_str().unwrap();
     type Damage = fn(&Path);
     let cases: [(&str, Damage, &str); 4] = [
-        ("stale", |o| std::fs::write(o.join("rust/Cargo.toml"), "stale\n").unwrap(), "rust/Cargo.toml is stale"),
-        ("missing", |o| std::fs::remove_file(o.join("rust/tests/spec_examples.rs")).unwrap(), "rust/tests/spec_examples.rs is missing"),
-        ("orphan", |o| std::fs::write(o.join("rust/src/old.rs"), "x\n").unwrap(), "rust/src/old.rs is not produced by the generator (orphan)"),
+        (
+            "stale",
+            |o| std::fs::write(o.join("rust/Cargo.toml"), "stale\n").unwrap(),
+            "rust/Cargo.toml is stale",
+        ),
+        (
+            "missing",
+            |o| std::fs::remove_file(o.join("rust/tests/spec_examples.rs")).unwrap(),
+            "rust/tests/spec_examples.rs is missing",
+        ),
+        (
+            "orphan",
+            |o| std::fs::write(o.join("rust/src/old.rs"), "x\n").unwrap(),
+            "rust/src/old.rs is not produced by the generator (orphan)",
+        ),
         (
             "crlf",
             |o| {
@@ -125,18 +234,39 @@ fn check_fails_on_each_kind_of_drift_alone_and_writes_nothing() {
         let (_tmp, out) = generated_copy();
         damage(&out);
         let before = snapshot(&out);
-        let o = xtask(&["check", "--spec", spec, "--out", out.to_str().unwrap(), "--python", "off"]);
+        let o = xtask(&[
+            "check",
+            "--spec",
+            spec,
+            "--out",
+            out.to_str().unwrap(),
+            "--python",
+            "off",
+        ]);
         let stderr = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(1), "{name}: {stderr}");
-        assert!(stderr.contains(&format!("{}/{says}\n", out.display())), "{name}: {stderr}");
         assert!(
-            stderr.contains(&format!("1 file(s) under {} differ from what {spec} produces: run `cargo xtask gen --spec {spec} --out {}` and commit the result", out.display(), out.display())),
+            stderr.contains(&format!("{}/{says}\n", out.display())),
             "{name}: {stderr}"
         );
+        assert!(
+            stderr.contains(&format!("1 file(s) under {} differ from what schema produces: run `cargo xtask gen --spec {spec} --out {}` and commit the result", out.display(), out.display())),
+            "{name}: {stderr}"
+        );
+        if name == "stale" {
+            // An absolute output directory: no `a/`, `b/` before it.
+            let o = out.display();
+            assert!(stderr.contains(&format!("--- {o}/rust/Cargo.toml\t(on disk)\n+++ {o}/rust/Cargo.toml\t(generated from the spec)\n")), "{stderr}");
+        }
         if name == "crlf" {
             assert!(stderr.contains("only line endings differ"), "{stderr}");
         }
-        assert_eq!(snapshot(&out), before, "{name}: the check wrote to {}", out.display());
+        assert_eq!(
+            snapshot(&out),
+            before,
+            "{name}: the check wrote to {}",
+            out.display()
+        );
     }
 }
 
@@ -146,7 +276,9 @@ fn check_json_reports_findings_and_drift_in_one_object() {
     std::fs::write(out.join("rust/Cargo.toml"), "stale\n").unwrap();
     let spec = root().join("schema");
     let (spec, out_s) = (spec.to_str().unwrap(), out.to_str().unwrap());
-    let o = xtask(&["check", "--spec", spec, "--out", out_s, "--format", "json", "--python", "off"]);
+    let o = xtask(&[
+        "check", "--spec", spec, "--out", out_s, "--format", "json", "--python", "off",
+    ]);
     assert_eq!(o.status.code(), Some(1));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["ok"], false);
@@ -156,26 +288,106 @@ fn check_json_reports_findings_and_drift_in_one_object() {
     // Sorted by file: ops.json's findings (P140) come first.
     assert_eq!(v["diagnostics"][0]["code"], "op-incomplete");
     assert_eq!(v["diagnostics"][0]["pointer"], "/ops/dm.send");
-    let first = v["diagnostics"].as_array().unwrap().iter().find(|d| d["code"] != "op-incomplete").unwrap();
+    let first = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] != "op-incomplete")
+        .unwrap();
     assert_eq!(first["severity"], "warning");
     assert_eq!(first["code"], "optional-field-not-captured");
     assert_eq!(first["pointer"], "/structures/work_order/optional_fields/0");
-    assert_eq!((first["line"].as_u64(), first["column"].as_u64()), (Some(19), Some(9)));
+    assert_eq!(
+        (first["line"].as_u64(), first["column"].as_u64()),
+        (Some(19), Some(9))
+    );
     assert!(first["hint"].is_string());
     assert_eq!(v["drift"].as_array().unwrap().len(), 1);
     assert_eq!(v["drift"][0]["path"], "rust/Cargo.toml");
+    assert_eq!(v["drift"][0]["file"], format!("{out_s}/rust/Cargo.toml"));
     assert_eq!(v["drift"][0]["kind"], "stale");
-    assert!(v["drift"][0]["diff"].as_str().unwrap().contains("\n-stale\n"));
-    assert_eq!(v["fix"], format!("cargo xtask gen --spec {spec} --out {out_s}"));
+    assert!(v["drift"][0]["diff"]
+        .as_str()
+        .unwrap()
+        .contains("\n-stale\n"));
+    assert_eq!(
+        v["fix"],
+        format!("cargo xtask gen --spec {spec} --out {out_s}")
+    );
 }
 
 #[test]
-fn warnings_fail_only_with_deny_warnings() {
+fn warnings_fail_with_deny_warnings_only_when_no_acknowledgement_covers_them() {
+    // The real spec's warnings are all acknowledged in /known_findings (P93):
+    // one count line, and --deny-warnings passes.
     let o = xtask(&["check", "--python", "off"]);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let o = xtask(&["check", "--python", "off", "--deny-warnings"]);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("0 error(s), 20 warning(s)"));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("20 known finding(s) acknowledged in /known_findings"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("warning["),
+        "acknowledged findings are not printed one by one:\n{stderr}"
+    );
+    // Without its acknowledgement, a finding is new: printed, and denied.
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = tmp.path().join("schema");
+    copy_dir(&root().join("schema"), &spec);
+    let path = spec.join("regex_patterns.json");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let dropped = v["known_findings"].as_array_mut().unwrap().pop().unwrap();
+    std::fs::write(&path, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let out = tmp.path().join("generated");
+    let (spec_s, out_s) = (spec.to_str().unwrap(), out.to_str().unwrap());
+    let o = xtask(&["gen", "--spec", spec_s, "--out", out_s]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let o = xtask(&["check", "--python", "off", "--spec", spec_s, "--out", out_s]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let o = xtask(&[
+        "check",
+        "--python",
+        "off",
+        "--deny-warnings",
+        "--spec",
+        spec_s,
+        "--out",
+        out_s,
+    ]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    let new: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("warning["))
+        .collect();
+    assert_eq!(new.len(), 1, "{stderr}");
+    assert!(
+        new[0].contains(dropped["pointer"].as_str().unwrap()),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("19 known finding(s) acknowledged"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -193,10 +405,17 @@ fn a_spec_with_errors_skips_the_drift_check() {
     let spec = tmp.path().join("schema");
     copy_dir(&root().join("schema"), &spec);
     let s = std::fs::read_to_string(spec.join("structures.json")).unwrap();
-    std::fs::write(spec.join("structures.json"), s.replace("\"regex_ref\": \"ack\"", "\"regex_ref\": \"akc\"")).unwrap();
+    std::fs::write(
+        spec.join("structures.json"),
+        s.replace("\"regex_ref\": \"ack\"", "\"regex_ref\": \"akc\""),
+    )
+    .unwrap();
     let o = xtask(&["check", "--spec", spec.to_str().unwrap(), "--python", "off"]);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("error[unknown-regex-ref]"), "{stderr}");
-    assert!(stderr.contains("drift check skipped: the spec has errors"), "{stderr}");
+    assert!(
+        stderr.contains("drift check skipped: the spec has errors"),
+        "{stderr}"
+    );
 }

@@ -9,5 +9,6 @@ fn main() {
         "prose": agent_sentences_bench::prose_only(1 << 20),
         "hostile": agent_sentences_bench::hostile(),
     });
-    std::fs::write(&path, serde_json::to_vec(&doc).expect("serializes")).expect("writes the corpus");
+    std::fs::write(&path, serde_json::to_vec(&doc).expect("serializes"))
+        .expect("writes the corpus");
 }

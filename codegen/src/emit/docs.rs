@@ -20,11 +20,26 @@ use crate::lower::{FieldIr, GroupIr, Model, PatternIr, SentenceIr};
 /// The templates, compiled into the generator so that a build script needs
 /// no file but the spec. Names are the file names under `codegen/templates/docs/`.
 const TEMPLATES: [(&str, &str); 5] = [
-    ("ops.md.tera", include_str!("../../templates/docs/ops.md.tera")),
-    ("directives.md.tera", include_str!("../../templates/docs/directives.md.tera")),
-    ("sentence-structure.md.tera", include_str!("../../templates/docs/sentence-structure.md.tera")),
-    ("regex-patterns.md.tera", include_str!("../../templates/docs/regex-patterns.md.tera")),
-    ("box-docs.md.tera", include_str!("../../templates/docs/box-docs.md.tera")),
+    (
+        "ops.md.tera",
+        include_str!("../../templates/docs/ops.md.tera"),
+    ),
+    (
+        "directives.md.tera",
+        include_str!("../../templates/docs/directives.md.tera"),
+    ),
+    (
+        "sentence-structure.md.tera",
+        include_str!("../../templates/docs/sentence-structure.md.tera"),
+    ),
+    (
+        "regex-patterns.md.tera",
+        include_str!("../../templates/docs/regex-patterns.md.tera"),
+    ),
+    (
+        "box-docs.md.tera",
+        include_str!("../../templates/docs/box-docs.md.tera"),
+    ),
 ];
 
 /// The structure key of the conversational contract footer, which
@@ -153,7 +168,12 @@ pub struct Bound<'a> {
 
 /// The marker word of a protocol tag: `[ACK:]` → `ACK`, `[CLAIM ]` → `CLAIM`.
 fn tag_word(tag: &str) -> &str {
-    tag.trim().trim_start_matches('[').trim_end_matches(']').trim().trim_end_matches(':').trim()
+    tag.trim()
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .trim()
+        .trim_end_matches(':')
+        .trim()
 }
 
 /// Keys of the structures whose marker the footer's template names as
@@ -167,7 +187,8 @@ pub fn footer_replies<'a>(model: &'a Model, footer: &SentenceIr) -> Vec<&'a str>
             let word = tag_word(&s.tag);
             !word.is_empty()
                 && !word.contains(char::is_whitespace)
-                && (footer.template.contains(&format!("[{word} ")) || footer.template.contains(&format!("[{word}:")))
+                && (footer.template.contains(&format!("[{word} "))
+                    || footer.template.contains(&format!("[{word}:")))
         })
         .map(|s| s.key.as_str())
         .collect()
@@ -179,19 +200,42 @@ fn sentence_doc<'a>(model: &'a Model, s: &'a SentenceIr) -> SentenceDoc<'a> {
         .fields
         .iter()
         .map(|f| {
-            let group = pattern.and_then(|p| p.groups.iter().find(|g| f.groups.first() == Some(&g.name)));
-            FieldDoc { ir: f, values: group.map_or(&[][..], |g| g.values.as_slice()) }
+            let group =
+                pattern.and_then(|p| p.groups.iter().find(|g| f.groups.first() == Some(&g.name)));
+            FieldDoc {
+                ir: f,
+                values: group.map_or(&[][..], |g| g.values.as_slice()),
+            }
         })
         .collect();
-    let trailing = s.example.strip_prefix(s.example_sentence.as_str()).map(str::trim).filter(|t| !t.is_empty());
+    let trailing = s
+        .example
+        .strip_prefix(s.example_sentence.as_str())
+        .map(str::trim)
+        .filter(|t| !t.is_empty());
     let transition = lifecycle::parse(&s.lifecycle_transition);
     let transition_edges = transition.edges();
-    let replies = if s.key == FOOTER_KEY { footer_replies(model, s) } else { Vec::new() };
-    SentenceDoc { ir: s, field_docs, trailing_prose: trailing, transition, transition_edges, replies }
+    let replies = if s.key == FOOTER_KEY {
+        footer_replies(model, s)
+    } else {
+        Vec::new()
+    };
+    SentenceDoc {
+        ir: s,
+        field_docs,
+        trailing_prose: trailing,
+        transition,
+        transition_edges,
+        replies,
+    }
 }
 
 fn pattern_doc<'a>(model: &'a Model, p: &'a PatternIr) -> PatternDoc<'a> {
-    let bound: Vec<&SentenceIr> = model.sentences.iter().filter(|s| s.pattern_key == p.key).collect();
+    let bound: Vec<&SentenceIr> = model
+        .sentences
+        .iter()
+        .filter(|s| s.pattern_key == p.key)
+        .collect();
     let group_docs = p
         .groups
         .iter()
@@ -202,7 +246,11 @@ fn pattern_doc<'a>(model: &'a Model, p: &'a PatternIr) -> PatternDoc<'a> {
                 .map(|s| Fill {
                     structure: &s.key,
                     field: s.field_of_group(&g.name).map(|f| f.name.as_str()),
-                    fixed: s.fixed.iter().find(|(fg, _)| fg == &g.name).map(|(_, v)| v.as_str()),
+                    fixed: s
+                        .fixed
+                        .iter()
+                        .find(|(fg, _)| fg == &g.name)
+                        .map(|(_, v)| v.as_str()),
                 })
                 .collect(),
         })
@@ -219,7 +267,12 @@ fn pattern_doc<'a>(model: &'a Model, p: &'a PatternIr) -> PatternDoc<'a> {
         group_docs,
         bound_by: bound
             .iter()
-            .map(|s| Bound { structure: &s.key, regex_ref: &s.regex_ref, fixed: &s.fixed, note: s.binding_note.as_deref() })
+            .map(|s| Bound {
+                structure: &s.key,
+                regex_ref: &s.regex_ref,
+                fixed: &s.fixed,
+                note: s.binding_note.as_deref(),
+            })
             .collect(),
         referenced_by: model
             .sentences
@@ -242,9 +295,21 @@ pub fn context<'a>(spec: &'a Spec, model: &'a Model) -> DocsContext<'a> {
         patterns_version: &spec.patterns.version,
         lifecycle: &model.lifecycle,
         machine: model.machine.as_ref(),
-        sentences: model.sentences.iter().map(|s| sentence_doc(model, s)).collect(),
-        patterns: model.patterns.iter().map(|p| pattern_doc(model, p)).collect(),
-        footer: model.sentences.iter().find(|s| s.key == FOOTER_KEY).map(|s| sentence_doc(model, s)),
+        sentences: model
+            .sentences
+            .iter()
+            .map(|s| sentence_doc(model, s))
+            .collect(),
+        patterns: model
+            .patterns
+            .iter()
+            .map(|p| pattern_doc(model, p))
+            .collect(),
+        footer: model
+            .sentences
+            .iter()
+            .find(|s| s.key == FOOTER_KEY)
+            .map(|s| sentence_doc(model, s)),
         directives: &model.directives,
         ops: model.ops.as_ref(),
         ops_title: spec.ops.as_ref().map(|o| o.title.as_str()),
@@ -323,7 +388,6 @@ pub fn rustdoc(text: &str) -> String {
     out
 }
 
-
 /// Spec prose (which may hold `` `code` `` spans) as Markdown that renders
 /// as written: outside code spans, `\ < * ~ |`, stray backticks, `_` at a word
 /// boundary and `(` right after `]` are backslash-escaped. In a table `cell`,
@@ -338,7 +402,11 @@ pub fn md(text: &str, cell: bool) -> Result<String, String> {
     let mut out = String::with_capacity(text.len() + 8);
     for (is_code, piece) in code_runs(text) {
         if is_code {
-            out.push_str(&if cell { piece.replace('|', "\\|") } else { piece.to_owned() });
+            out.push_str(&if cell {
+                piece.replace('|', "\\|")
+            } else {
+                piece.to_owned()
+            });
             continue;
         }
         let chars: Vec<char> = piece.chars().collect();
@@ -347,7 +415,10 @@ pub fn md(text: &str, cell: bool) -> Result<String, String> {
             let next = chars.get(k + 1).copied();
             let escape = match c {
                 '\\' | '<' | '*' | '~' | '|' | '`' => true,
-                '_' => !(prev.is_some_and(char::is_alphanumeric) && next.is_some_and(char::is_alphanumeric)),
+                '_' => {
+                    !(prev.is_some_and(char::is_alphanumeric)
+                        && next.is_some_and(char::is_alphanumeric))
+                }
                 '(' => prev == Some(']'),
                 _ => false,
             };
@@ -376,11 +447,21 @@ pub fn code_span(text: &str, cell: bool) -> Result<String, String> {
         return Err(format!("a code span cannot show {text:?}"));
     }
     if text.contains(['\n', '\r']) {
-        return Err(format!("a code span cannot show a line break: {text:?}; use a fenced block"));
+        return Err(format!(
+            "a code span cannot show a line break: {text:?}; use a fenced block"
+        ));
     }
     let fence = "`".repeat(longest_backtick_run(text) + 1);
-    let pad = if text.starts_with(['`', ' ']) || text.ends_with(['`', ' ']) { " " } else { "" };
-    let body = if cell { text.replace('|', "\\|") } else { text.to_owned() };
+    let pad = if text.starts_with(['`', ' ']) || text.ends_with(['`', ' ']) {
+        " "
+    } else {
+        ""
+    };
+    let body = if cell {
+        text.replace('|', "\\|")
+    } else {
+        text.to_owned()
+    };
     Ok(format!("{fence}{pad}{body}{pad}{fence}"))
 }
 
@@ -397,7 +478,9 @@ pub fn mermaid_label(text: &str) -> String {
 }
 
 fn arg_str<'v>(value: &'v Value, filter: &str) -> tera::Result<&'v str> {
-    value.as_str().ok_or_else(|| tera::Error::msg(format!("filter `{filter}` takes a string, got {value}")))
+    value
+        .as_str()
+        .ok_or_else(|| tera::Error::msg(format!("filter `{filter}` takes a string, got {value}")))
 }
 
 fn flag(args: &HashMap<String, Value>, name: &str) -> bool {
@@ -406,10 +489,14 @@ fn flag(args: &HashMap<String, Value>, name: &str) -> bool {
 
 fn register_filters(tera: &mut Tera) {
     tera.register_filter("md", |v: &Value, args: &HashMap<String, Value>| {
-        md(arg_str(v, "md")?, flag(args, "cell")).map(Value::String).map_err(tera::Error::msg)
+        md(arg_str(v, "md")?, flag(args, "cell"))
+            .map(Value::String)
+            .map_err(tera::Error::msg)
     });
     tera.register_filter("code", |v: &Value, args: &HashMap<String, Value>| {
-        code_span(arg_str(v, "code")?, flag(args, "cell")).map(Value::String).map_err(tera::Error::msg)
+        code_span(arg_str(v, "code")?, flag(args, "cell"))
+            .map(Value::String)
+            .map_err(tera::Error::msg)
     });
     tera.register_filter("fence", |v: &Value, args: &HashMap<String, Value>| {
         let info = args.get("info").and_then(Value::as_str).unwrap_or("");
@@ -417,18 +504,24 @@ fn register_filters(tera: &mut Tera) {
     });
     tera.register_filter("shell", |v: &Value, _: &HashMap<String, Value>| {
         let text = arg_str(v, "shell")?;
-        shlex::try_quote(text).map(|q| Value::String(q.into_owned())).map_err(|e| tera::Error::msg(format!("cannot quote {text:?}: {e}")))
+        shlex::try_quote(text)
+            .map(|q| Value::String(q.into_owned()))
+            .map_err(|e| tera::Error::msg(format!("cannot quote {text:?}: {e}")))
     });
-    tera.register_filter("mermaid", |v: &Value, _: &HashMap<String, Value>| Ok(Value::String(mermaid_label(arg_str(v, "mermaid")?))));
+    tera.register_filter("mermaid", |v: &Value, _: &HashMap<String, Value>| {
+        Ok(Value::String(mermaid_label(arg_str(v, "mermaid")?)))
+    });
 }
 
 fn render(template: &str, ctx: &DocsContext<'_>) -> String {
     let mut tera = Tera::default();
     tera.autoescape_on(Vec::new());
     register_filters(&mut tera);
-    tera.add_raw_templates(TEMPLATES).unwrap_or_else(|e| panic!("the docs templates do not parse: {}", error_chain(&e)));
+    tera.add_raw_templates(TEMPLATES)
+        .unwrap_or_else(|e| panic!("the docs templates do not parse: {}", error_chain(&e)));
     let context = Context::from_serialize(ctx).expect("the docs context serializes");
-    tera.render(template, &context).unwrap_or_else(|e| panic!("rendering {template} failed: {}", error_chain(&e)))
+    tera.render(template, &context)
+        .unwrap_or_else(|e| panic!("rendering {template} failed: {}", error_chain(&e)))
 }
 
 fn error_chain(e: &tera::Error) -> String {
@@ -462,7 +555,10 @@ pub fn directives_md(spec: &Spec, model: &Model) -> String {
 /// `OPS.md`: the op catalogue, every op with its flag, engines, aliases,
 /// argument schema and examples; `None` when the spec has no `ops.json`.
 pub fn ops_md(spec: &Spec, model: &Model) -> Option<String> {
-    model.ops.is_some().then(|| render("ops.md.tera", &context(spec, model)))
+    model
+        .ops
+        .is_some()
+        .then(|| render("ops.md.tera", &context(spec, model)))
 }
 
 #[cfg(test)]
@@ -471,11 +567,23 @@ mod tests {
 
     #[test]
     fn prose_is_escaped_outside_code_spans_only() {
-        assert_eq!(md("[WO:<id>] [from <sender>]", false).unwrap(), r"[WO:\<id>] [from \<sender>]");
-        assert_eq!(md("not by the first `}]`", false).unwrap(), "not by the first `}]`");
-        assert_eq!(md("[ACK|CLAIM <id>] and `a|b`", true).unwrap(), r"[ACK\|CLAIM \<id>] and `a\|b`");
+        assert_eq!(
+            md("[WO:<id>] [from <sender>]", false).unwrap(),
+            r"[WO:\<id>] [from \<sender>]"
+        );
+        assert_eq!(
+            md("not by the first `}]`", false).unwrap(),
+            "not by the first `}]`"
+        );
+        assert_eq!(
+            md("[ACK|CLAIM <id>] and `a|b`", true).unwrap(),
+            r"[ACK\|CLAIM \<id>] and `a\|b`"
+        );
         assert_eq!(md("[ACK|CLAIM]", false).unwrap(), r"[ACK\|CLAIM]");
-        assert_eq!(md("dm_id _x_ *y* ~z~ a\\b", false).unwrap(), r"dm_id \_x\_ \*y\* \~z\~ a\\b");
+        assert_eq!(
+            md("dm_id _x_ *y* ~z~ a\\b", false).unwrap(),
+            r"dm_id \_x\_ \*y\* \~z\~ a\\b"
+        );
         assert_eq!(md("[x](y) a `stray", false).unwrap(), r"[x]\(y) a \`stray");
         assert_eq!(md("``a ` b`` c", false).unwrap(), "``a ` b`` c");
         assert!(md("two\nlines", true).is_err());
@@ -489,14 +597,20 @@ mod tests {
         assert_eq!(code_span("a | b", false).unwrap(), "`a | b`");
         assert_eq!(code_span("x `y` z", false).unwrap(), "``x `y` z``");
         assert_eq!(code_span("`y`", false).unwrap(), "`` `y` ``");
-        assert_eq!(code_span("[DECLINE 7fce46e0] ", false).unwrap(), "` [DECLINE 7fce46e0]  `");
+        assert_eq!(
+            code_span("[DECLINE 7fce46e0] ", false).unwrap(),
+            "` [DECLINE 7fce46e0]  `"
+        );
         assert!(code_span(" ", false).is_err());
         assert!(code_span("a\nb", false).is_err());
     }
 
     #[test]
     fn fences_outgrow_the_backticks_inside() {
-        assert_eq!(fence("[ACK:7fce46e0]", "text"), "```text\n[ACK:7fce46e0]\n```");
+        assert_eq!(
+            fence("[ACK:7fce46e0]", "text"),
+            "```text\n[ACK:7fce46e0]\n```"
+        );
         assert_eq!(fence("a\n```\nb", "text"), "````text\na\n```\nb\n````");
     }
 

@@ -32,39 +32,106 @@ pub const MD_HEADER: &str =
 
 /// Every output file, keyed by its path relative to the output directory
 /// (`generated/`), with `/` separators.
-pub fn emit_all(spec: &Spec, model: &Model) -> BTreeMap<String, String> {
+pub fn emit_all(spec: &Spec, model: &Model, options: &crate::Options) -> BTreeMap<String, String> {
     let mut files = BTreeMap::new();
-    files.insert("docs/SENTENCE-STRUCTURE.md".to_owned(), docs::sentence_structure_md(spec, model));
-    files.insert("docs/REGEX-PATTERNS.md".to_owned(), docs::regex_patterns_md(spec, model));
-    files.insert("docs/DIRECTIVES.md".to_owned(), docs::directives_md(spec, model));
+    files.insert(
+        "docs/SENTENCE-STRUCTURE.md".to_owned(),
+        docs::sentence_structure_md(spec, model),
+    );
+    files.insert(
+        "docs/REGEX-PATTERNS.md".to_owned(),
+        docs::regex_patterns_md(spec, model),
+    );
+    files.insert(
+        "docs/DIRECTIVES.md".to_owned(),
+        docs::directives_md(spec, model),
+    );
     if let Some(ops) = docs::ops_md(spec, model) {
         files.insert("docs/OPS.md".to_owned(), ops);
     }
-    files.insert("schema/structures.schema.json".to_owned(), schema::structures_schema());
-    files.insert("schema/regex_patterns.schema.json".to_owned(), schema::patterns_schema());
-    files.insert("schema/directives.schema.json".to_owned(), schema::directives_schema());
-    files.insert("schema/loops.schema.json".to_owned(), schema::loops_schema());
+    files.insert(
+        "schema/structures.schema.json".to_owned(),
+        schema::structures_schema(),
+    );
+    files.insert(
+        "schema/regex_patterns.schema.json".to_owned(),
+        schema::patterns_schema(),
+    );
+    files.insert(
+        "schema/directives.schema.json".to_owned(),
+        schema::directives_schema(),
+    );
+    files.insert(
+        "schema/loops.schema.json".to_owned(),
+        schema::loops_schema(),
+    );
     files.insert("schema/ops.schema.json".to_owned(), schema::ops_schema());
-    files.insert("rust/Cargo.toml".to_owned(), rust::cargo_toml(model));
+    files.insert(
+        "rust/Cargo.toml".to_owned(),
+        rust::cargo_toml(model, options.runtime_path.as_deref()),
+    );
     files.insert("rust/src/lib.rs".to_owned(), rust::lib_rs(model));
-    files.insert("rust/tests/spec_examples.rs".to_owned(), rust::spec_examples_rs(model));
-    files.insert("rust/tests/roundtrip.rs".to_owned(), rust::roundtrip_rs(model));
-    files.insert("python/pyproject.toml".to_owned(), python::pyproject_toml(model));
-    files.insert("python/agent_sentences/py.typed".to_owned(), python::py_typed(model));
-    files.insert("python/agent_sentences/__init__.py".to_owned(), python::init_py(model));
-    files.insert("python/agent_sentences/errors.py".to_owned(), python::errors_py(model));
-    files.insert("python/agent_sentences/strict_json.py".to_owned(), python::strict_json_py(model));
-    files.insert("python/agent_sentences/patterns.py".to_owned(), python::patterns_py(model));
-    files.insert("python/agent_sentences/sentences.py".to_owned(), python::sentences_py(model));
-    files.insert("python/agent_sentences/scanner.py".to_owned(), python::scanner_py(model));
-    files.insert("python/agent_sentences/_native.pyi".to_owned(), python::native_pyi(model));
+    files.insert(
+        "rust/tests/spec_examples.rs".to_owned(),
+        rust::spec_examples_rs(model),
+    );
+    files.insert(
+        "rust/tests/roundtrip.rs".to_owned(),
+        rust::roundtrip_rs(model),
+    );
+    files.insert(
+        "python/pyproject.toml".to_owned(),
+        python::pyproject_toml(model),
+    );
+    files.insert(
+        "python/agent_sentences/py.typed".to_owned(),
+        python::py_typed(model),
+    );
+    files.insert(
+        "python/agent_sentences/__init__.py".to_owned(),
+        python::init_py(model),
+    );
+    files.insert(
+        "python/agent_sentences/errors.py".to_owned(),
+        python::errors_py(model),
+    );
+    files.insert(
+        "python/agent_sentences/strict_json.py".to_owned(),
+        python::strict_json_py(model),
+    );
+    files.insert(
+        "python/agent_sentences/patterns.py".to_owned(),
+        python::patterns_py(model),
+    );
+    files.insert(
+        "python/agent_sentences/sentences.py".to_owned(),
+        python::sentences_py(model),
+    );
+    files.insert(
+        "python/agent_sentences/scanner.py".to_owned(),
+        python::scanner_py(model),
+    );
+    files.insert(
+        "python/agent_sentences/harvest.py".to_owned(),
+        python::harvest_py(model),
+    );
+    files.insert(
+        "python/agent_sentences/_native.pyi".to_owned(),
+        python::native_pyi(model),
+    );
     if let Some(loops) = python::loops_py(model) {
         files.insert("python/agent_sentences/loops.py".to_owned(), loops);
     }
     if let Some(ops) = python::ops_py(model) {
         files.insert("python/agent_sentences/ops.py".to_owned(), ops);
     }
-    files.insert("python/native/Cargo.toml".to_owned(), python::native_cargo_toml(model));
-    files.insert("python/native/src/lib.rs".to_owned(), python::native_lib_rs(model));
+    files.insert(
+        "python/native/Cargo.toml".to_owned(),
+        python::native_cargo_toml(model, options.runtime_path.as_deref()),
+    );
+    files.insert(
+        "python/native/src/lib.rs".to_owned(),
+        python::native_lib_rs(model),
+    );
     files
 }

@@ -21,20 +21,66 @@ use crate::template::Piece;
 
 /// The templates, by name, as compiled into the generator.
 const TEMPLATES: &[(&str, &str)] = &[
-    ("macros.tera", include_str!("../../templates/python/macros.tera")),
-    ("pyproject.toml.tera", include_str!("../../templates/python/pyproject.toml.tera")),
-    ("py.typed.tera", include_str!("../../templates/python/py.typed.tera")),
-    ("__init__.py.tera", include_str!("../../templates/python/__init__.py.tera")),
-    ("errors.py.tera", include_str!("../../templates/python/errors.py.tera")),
-    ("strict_json.py.tera", include_str!("../../templates/python/strict_json.py.tera")),
-    ("patterns.py.tera", include_str!("../../templates/python/patterns.py.tera")),
-    ("sentences.py.tera", include_str!("../../templates/python/sentences.py.tera")),
-    ("scanner.py.tera", include_str!("../../templates/python/scanner.py.tera")),
-    ("_native.pyi.tera", include_str!("../../templates/python/_native.pyi.tera")),
-    ("loops.py.tera", include_str!("../../templates/python/loops.py.tera")),
-    ("ops.py.tera", include_str!("../../templates/python/ops.py.tera")),
-    ("native/Cargo.toml.tera", include_str!("../../templates/python/native/Cargo.toml.tera")),
-    ("native/lib.rs.tera", include_str!("../../templates/python/native/lib.rs.tera")),
+    (
+        "macros.tera",
+        include_str!("../../templates/python/macros.tera"),
+    ),
+    (
+        "pyproject.toml.tera",
+        include_str!("../../templates/python/pyproject.toml.tera"),
+    ),
+    (
+        "py.typed.tera",
+        include_str!("../../templates/python/py.typed.tera"),
+    ),
+    (
+        "__init__.py.tera",
+        include_str!("../../templates/python/__init__.py.tera"),
+    ),
+    (
+        "errors.py.tera",
+        include_str!("../../templates/python/errors.py.tera"),
+    ),
+    (
+        "strict_json.py.tera",
+        include_str!("../../templates/python/strict_json.py.tera"),
+    ),
+    (
+        "patterns.py.tera",
+        include_str!("../../templates/python/patterns.py.tera"),
+    ),
+    (
+        "sentences.py.tera",
+        include_str!("../../templates/python/sentences.py.tera"),
+    ),
+    (
+        "scanner.py.tera",
+        include_str!("../../templates/python/scanner.py.tera"),
+    ),
+    (
+        "harvest.py.tera",
+        include_str!("../../templates/python/harvest.py.tera"),
+    ),
+    (
+        "_native.pyi.tera",
+        include_str!("../../templates/python/_native.pyi.tera"),
+    ),
+    (
+        "loops.py.tera",
+        include_str!("../../templates/python/loops.py.tera"),
+    ),
+    (
+        "ops.py.tera",
+        include_str!("../../templates/python/ops.py.tera"),
+    ),
+    (
+        "native/Cargo.toml.tera",
+        include_str!("../../templates/python/native/Cargo.toml.tera"),
+    ),
+    (
+        "native/lib.rs.tera",
+        include_str!("../../templates/python/native/lib.rs.tera"),
+    ),
 ];
 
 /// A Python string literal with the value `s`: raw (`r"…"`) when that is
@@ -43,7 +89,9 @@ const TEMPLATES: &[(&str, &str)] = &[
 pub fn py_str(s: &str) -> String {
     let raw_ok = s.contains('\\')
         && !s.contains('"')
-        && !s.chars().any(|c| c.is_control() || c == '\u{2028}' || c == '\u{2029}')
+        && !s
+            .chars()
+            .any(|c| c.is_control() || c == '\u{2028}' || c == '\u{2029}')
         && s.chars().rev().take_while(|c| *c == '\\').count() % 2 == 0;
     if raw_ok {
         format!("r\"{s}\"")
@@ -73,12 +121,19 @@ pub fn py_doc(s: &str, indent: usize) -> String {
 }
 
 fn filter_py_str(v: &Value, _: &std::collections::HashMap<String, Value>) -> tera::Result<Value> {
-    let s = v.as_str().ok_or_else(|| tera::Error::msg("py_str takes a string"))?;
+    let s = v
+        .as_str()
+        .ok_or_else(|| tera::Error::msg("py_str takes a string"))?;
     Ok(Value::String(py_str(s)))
 }
 
-fn filter_py_doc(v: &Value, args: &std::collections::HashMap<String, Value>) -> tera::Result<Value> {
-    let s = v.as_str().ok_or_else(|| tera::Error::msg("py_doc takes a string"))?;
+fn filter_py_doc(
+    v: &Value,
+    args: &std::collections::HashMap<String, Value>,
+) -> tera::Result<Value> {
+    let s = v
+        .as_str()
+        .ok_or_else(|| tera::Error::msg("py_doc takes a string"))?;
     let indent = args.get("indent").and_then(Value::as_u64).unwrap_or(4) as usize;
     Ok(Value::String(py_doc(s, indent)))
 }
@@ -88,7 +143,8 @@ fn tera() -> &'static Tera {
     TERA.get_or_init(|| {
         let mut t = Tera::default();
         t.autoescape_on(vec![]);
-        t.add_raw_templates(TEMPLATES.iter().copied()).expect("the Python templates parse");
+        t.add_raw_templates(TEMPLATES.iter().copied())
+            .expect("the Python templates parse");
         t.register_filter("py_str", filter_py_str);
         t.register_filter("py_doc", filter_py_doc);
         t
@@ -96,8 +152,16 @@ fn tera() -> &'static Tera {
 }
 
 fn render(name: &str, model: &Model) -> String {
+    render_with(name, model, &[])
+}
+
+/// [`render`] with more values in the template context.
+fn render_with(name: &str, model: &Model, extra: &[(&str, String)]) -> String {
     let view = view(model);
     let mut ctx = Context::from_serialize(&view).expect("the view serializes");
+    for (k, v) in extra {
+        ctx.insert(*k, v);
+    }
     ctx.insert("header", PY_HEADER);
     ctx.insert("rust_header", RUST_HEADER);
     match tera().render(name, &ctx) {
@@ -260,15 +324,38 @@ fn view(model: &Model) -> View<'_> {
                         FieldTy::Integer => ("int".to_owned(), None, Vec::new()),
                         FieldTy::JsonObject => ("JsonObject".to_owned(), None, Vec::new()),
                         FieldTy::Enum(name) => {
-                            let e = enums.iter().find(|e| e.name == enum_py_name(name)).expect("lowered enums are listed");
-                            (e.name.clone(), Some(e.lookup_const.clone()), e.values.clone())
+                            let e = enums
+                                .iter()
+                                .find(|e| e.name == enum_py_name(name))
+                                .expect("lowered enums are listed");
+                            (
+                                e.name.clone(),
+                                Some(e.lookup_const.clone()),
+                                e.values.clone(),
+                            )
                         }
                     };
-                    let annotation = if f.required { base.clone() } else { format!("{base} | None") };
-                    PyField { ir: f, kind: field_kind(&f.ty), base, annotation, lookup, values }
+                    let annotation = if f.required {
+                        base.clone()
+                    } else {
+                        format!("{base} | None")
+                    };
+                    PyField {
+                        ir: f,
+                        kind: field_kind(&f.ty),
+                        base,
+                        annotation,
+                        lookup,
+                        values,
+                    }
                 })
                 .collect::<Vec<_>>();
-            let attr_of = |name: &str| s.fields.iter().find(|f| f.name == name).expect("lowered segments name fields");
+            let attr_of = |name: &str| {
+                s.fields
+                    .iter()
+                    .find(|f| f.name == name)
+                    .expect("lowered segments name fields")
+            };
             let segments = s
                 .segments
                 .iter()
@@ -278,31 +365,61 @@ fn view(model: &Model) -> View<'_> {
                         .pieces
                         .iter()
                         .map(|p| match p {
-                            Piece::Literal(l) => PyPiece { literal: Some(l.clone()), attr: None, kind: None },
+                            Piece::Literal(l) => PyPiece {
+                                literal: Some(l.clone()),
+                                attr: None,
+                                kind: None,
+                            },
                             Piece::Field(f) => {
                                 let f = attr_of(f);
-                                PyPiece { literal: None, attr: Some(f.py_name.clone()), kind: Some(field_kind(&f.ty)) }
+                                PyPiece {
+                                    literal: None,
+                                    attr: Some(f.py_name.clone()),
+                                    kind: Some(field_kind(&f.ty)),
+                                }
                             }
                         })
                         .collect(),
                 })
                 .collect();
-            let steps = s.steps.iter().map(|st| (format!("{}{}", s.flag_prefix, st.prefix), st.expected.clone())).collect();
+            let steps = s
+                .steps
+                .iter()
+                .map(|st| {
+                    (
+                        format!("{}{}", s.flag_prefix, st.prefix),
+                        st.expected.clone(),
+                    )
+                })
+                .collect();
             let pattern_const = model
                 .patterns
                 .iter()
                 .find(|p| p.key == s.pattern_key)
                 .map(|p| p.const_name.clone())
                 .expect("lowered sentences bind lowered patterns");
-            PySentence { ir: s, pattern_const, steps, fields, segments }
+            PySentence {
+                ir: s,
+                pattern_const,
+                steps,
+                fields,
+                segments,
+            }
         })
         .collect();
-    View { model, enums, sentences, scan: scan_view(model) }
+    View {
+        model,
+        enums,
+        sentences,
+        scan: scan_view(model),
+    }
 }
 
 fn scan_view(model: &Model) -> PyScan {
     let d = &model.directives;
-    let pairs = |m: &indexmap::IndexMap<String, String>| m.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let pairs = |m: &indexmap::IndexMap<String, String>| {
+        m.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+    };
     PyScan {
         structures: model
             .sentences
@@ -318,7 +435,11 @@ fn scan_view(model: &Model) -> PyScan {
             .collect(),
         op_pattern: d.op_pattern.clone(),
         engines: d.bracket.engines.clone(),
-        shorthands: d.shorthands.iter().map(|(k, v)| (k.clone(), v.op.clone(), v.engine.clone())).collect(),
+        shorthands: d
+            .shorthands
+            .iter()
+            .map(|(k, v)| (k.clone(), v.op.clone(), v.engine.clone()))
+            .collect(),
         fences: pairs(&d.fences.info_strings),
         curl_path: d.curl.path.clone(),
         curl_data_flags: d.curl.data_flags.clone(),
@@ -374,7 +495,17 @@ pub fn scanner_py(model: &Model) -> String {
 /// `generated/python/agent_sentences/loops.py`: the loop tracker's typed
 /// Python API over the native one; `None` when the spec has no `loops.json`.
 pub fn loops_py(model: &Model) -> Option<String> {
-    model.machine.is_some().then(|| render("loops.py.tera", model))
+    model
+        .machine
+        .is_some()
+        .then(|| render("loops.py.tera", model))
+}
+
+/// `generated/python/agent_sentences/harvest.py`: message logs to Parquet
+/// (`python -m agent_sentences.harvest`), on the native row scan; PyArrow and
+/// Dask are optional dependencies it imports only when it runs.
+pub fn harvest_py(model: &Model) -> String {
+    render("harvest.py.tera", model)
 }
 
 /// `generated/python/agent_sentences/ops.py`: the op catalogue, a typed
@@ -391,9 +522,32 @@ pub fn native_pyi(model: &Model) -> String {
 }
 
 /// `generated/python/native/Cargo.toml`: the PyO3 binding crate maturin
-/// builds into `agent_sentences._native`.
-pub fn native_cargo_toml(model: &Model) -> String {
-    render("native/Cargo.toml.tera", model)
+/// builds into `agent_sentences._native`. `runtime_path` is the runtime's
+/// path as the generated Rust crate's manifest writes it (relative to
+/// `<out>/rust`, or absolute; `None`: by version only, P103); this crate lies
+/// one folder deeper.
+pub fn native_cargo_toml(model: &Model, runtime_path: Option<&str>) -> String {
+    let version =
+        serde_json::to_string(agent_sentences_runtime::VERSION).expect("a str serializes");
+    let runtime = match runtime_path {
+        Some(p) => {
+            let p = if std::path::Path::new(p).is_absolute() {
+                p.to_owned()
+            } else {
+                format!("../{p}")
+            };
+            format!(
+                "{{ version = {version}, path = {}, features = [\"python\"] }}",
+                serde_json::to_string(&p).expect("a str serializes")
+            )
+        }
+        None => format!("{{ version = {version}, features = [\"python\"] }}"),
+    };
+    render_with(
+        "native/Cargo.toml.tera",
+        model,
+        &[("runtime_dependency", runtime)],
+    )
 }
 
 /// `generated/python/native/src/lib.rs`: the binding crate's `#[pymodule]`,
@@ -424,6 +578,9 @@ mod tests {
 
     #[test]
     fn docstrings_are_escaped_and_indented() {
-        assert_eq!(py_doc("a \"\"\" b\\\nnext  \n\nlast", 4), "a \\\"\\\"\\\" b\\\\\n    next\n\n    last");
+        assert_eq!(
+            py_doc("a \"\"\" b\\\nnext  \n\nlast", 4),
+            "a \\\"\\\"\\\" b\\\\\n    next\n\n    last"
+        );
     }
 }

@@ -6,16 +6,18 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
+use crate::emit::docs::rustdoc;
 use crate::emit::{RUST_HEADER, TOML_HEADER};
 use crate::lower::{FieldIr, FieldTy, Model, PatternIr, SentenceIr};
 use crate::model::GroupType;
-use crate::emit::docs::rustdoc;
 use crate::template::Piece;
 
 /// A string literal token, raw (`r"…"`) when that reads better.
 fn lit(s: &str) -> Literal {
     if s.contains('\\') && !s.contains("\"#") && !s.contains('\r') {
-        format!("r#\"{s}\"#").parse().expect("a valid raw string literal")
+        format!("r#\"{s}\"#")
+            .parse()
+            .expect("a valid raw string literal")
     } else {
         Literal::string(s)
     }
@@ -27,7 +29,9 @@ fn text_lit(s: &str) -> Literal {
     if s.contains("\"#") || s.contains('\r') {
         Literal::string(s)
     } else {
-        format!("r#\"{s}\"#").parse().expect("a valid raw string literal")
+        format!("r#\"{s}\"#")
+            .parse()
+            .expect("a valid raw string literal")
     }
 }
 
@@ -51,18 +55,46 @@ fn format_rust(tokens: TokenStream) -> String {
     format!("{RUST_HEADER}\n{}", prettyplease::unparse(&file))
 }
 
-/// `generated/rust/Cargo.toml`.
-pub fn cargo_toml(model: &Model) -> String {
+/// The edition, minimum Rust version and license the generated crate
+/// declares (the workspace's, written out: the crate must build outside it).
+pub const CRATE_EDITION: &str = "2021";
+/// See [`CRATE_EDITION`].
+pub const CRATE_RUST_VERSION: &str = "1.85";
+/// See [`CRATE_EDITION`].
+pub const CRATE_LICENSE: &str = "MIT";
+
+/// A TOML basic string holding `s` (JSON's escapes are TOML's).
+fn toml_str(s: &str) -> String {
+    serde_json::to_string(s).expect("a string serializes")
+}
+
+/// `generated/rust/Cargo.toml`: a self-contained manifest (no workspace
+/// inheritance) whose version is the spec's. The runtime is named by the
+/// version the generator was built with (`agent_sentences_runtime::VERSION`)
+/// and, when `runtime_path` is given, also by that path relative to the
+/// crate's directory, as prost names prost-types: the path is used in a
+/// checkout, the version from a registry (`cargo package` drops the path).
+pub fn cargo_toml(model: &Model, runtime_path: Option<&str>) -> String {
+    let runtime_version = toml_str(agent_sentences_runtime::VERSION);
+    let runtime = match runtime_path {
+        Some(path) => format!(
+            "{{ version = {runtime_version}, path = {} }}",
+            toml_str(path)
+        ),
+        None => format!("{{ version = {runtime_version} }}"),
+    };
     format!(
         r#"{TOML_HEADER}
 [package]
 name = "agent-sentences"
-version = "{version}"
+version = {version}
 description = "Typed sentence structures, parsers and renderers of the agent messaging protocol, generated from schema/."
-edition.workspace = true
-rust-version.workspace = true
-license.workspace = true
-publish.workspace = true
+edition = "{CRATE_EDITION}"
+rust-version = "{CRATE_RUST_VERSION}"
+license = "{CRATE_LICENSE}"
+documentation = "https://docs.rs/agent-sentences"
+keywords = ["agents", "protocol", "parser", "codegen"]
+categories = ["parser-implementations"]
 
 [features]
 default = []
@@ -70,19 +102,17 @@ default = []
 schemars = ["dep:schemars"]
 
 [dependencies]
-agent-sentences-runtime = {{ path = "../../runtime" }}
-regex = {{ workspace = true }}
-serde = {{ workspace = true }}
-serde_json = {{ workspace = true }}
-schemars = {{ workspace = true, optional = true }}
+# Also re-exports what the generated code uses: regex, serde, serde_json.
+agent-sentences-runtime = {runtime}
+schemars = {{ version = "0.8", features = ["preserve_order", "indexmap2"], optional = true }}
 
 [dev-dependencies]
-proptest = {{ workspace = true }}
+proptest = "1"
 
 [lints.rust]
 missing_docs = "warn"
 "#,
-        version = model.version
+        version = toml_str(&model.version)
     )
 }
 
@@ -113,7 +143,12 @@ fn type_doc(ty: &FieldTy) -> String {
 }
 
 fn field_doc(s: &SentenceIr, f: &FieldIr) -> String {
-    let mut d = format!("{}\n\nType: {}; {}.", rustdoc(&f.description), type_doc(&f.ty), if f.required { "required" } else { "optional" });
+    let mut d = format!(
+        "{}\n\nType: {}; {}.",
+        rustdoc(&f.description),
+        type_doc(&f.ty),
+        if f.required { "required" } else { "optional" }
+    );
     let groups: Vec<String> = f.groups.iter().map(|g| format!("`{g}`")).collect();
     d.push_str(&format!(
         " Captured by group {} of pattern `{}`.",
@@ -121,26 +156,119 @@ fn field_doc(s: &SentenceIr, f: &FieldIr) -> String {
         s.pattern_key
     ));
     if let Some(from) = &f.derived_from {
-        d.push_str(&format!(" Derived from `{from}`: it must agree with it, and rendering writes only `{from}`."));
+        d.push_str(&format!(
+            " Derived from `{from}`: it must agree with it, and rendering writes only `{from}`."
+        ));
     }
-    d.push_str(&format!("\n\nSource: `/structures/{}` field `{}`.", s.key, f.name));
+    d.push_str(&format!(
+        "\n\nSource: `/structures/{}` field `{}`.",
+        s.key, f.name
+    ));
     d
 }
 
 /// `generated/rust/src/lib.rs`: the crate root.
 pub fn lib_rs(model: &Model) -> String {
-    lib_tokens(model, true)
+    lib_tokens(model, true, Some("schemars"))
 }
 
 /// The same items as [`lib_rs`] without the crate-level doc and attributes,
 /// for a build script to write into `OUT_DIR` and `include!` in a module of
-/// its own crate (which then depends on `agent-sentences-runtime`, `regex`,
-/// `serde` and `serde_json`).
-pub fn module_rs(model: &Model) -> String {
-    lib_tokens(model, false)
+/// its own crate, which then needs one dependency: `agent-sentences-runtime`
+/// (the items reach `regex`, `serde` and `serde_json` through its
+/// re-exports).
+///
+/// With `schemars_feature` `Some(name)`, every type also derives
+/// `schemars::JsonSchema` under `#[cfg_attr(feature = "<name>", …)]`, so the
+/// including crate must declare that feature and an optional `schemars`
+/// dependency; with `None` no `cfg` is emitted at all (a crate without such a
+/// feature would get an `unexpected cfg` warning per type).
+pub fn module_rs(model: &Model, schemars_feature: Option<&str>) -> String {
+    lib_tokens(model, false, schemars_feature)
 }
 
-fn lib_tokens(model: &Model, crate_root: bool) -> String {
+/// The crate-level example: parse, read a field, render and scan the first
+/// structure's own example sentence (all from the spec).
+fn crate_example(model: &Model) -> String {
+    let Some(s) = model.sentences.iter().find(|s| s.scanned) else {
+        return String::new();
+    };
+    let field = s
+        .fields
+        .iter()
+        .find(|f| f.required && f.ty == FieldTy::String && f.derived_from.is_none());
+    let read = field.map_or(String::new(), |f| {
+        let value = s
+            .example_captures
+            .iter()
+            .find(|(g, _)| f.groups.contains(g))
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default();
+        format!("assert_eq!(s.{}, {value:?});\n", f.rust_name)
+    });
+    format!(
+        "```\nuse agent_sentences::{{scan, Sentence, {ty}}};\n\n\
+         let text = {text:?};\n\
+         // Parse a whole text as one structure (`FromStr`), and render it back (`Display`).\n\
+         let s: {ty} = text.parse()?;\n\
+         {read}\
+         assert_eq!(s.to_string(), text);\n\
+         // Find every sentence and tool directive in free text, with byte spans.\n\
+         let found = scan::scan(text);\n\
+         assert_eq!(found[0].span, 0..text.len());\n\
+         assert!(matches!(&found[0].item, scan::Item::Sentence {{ value: Sentence::{ty}(_) }}));\n\
+         # Ok::<(), agent_sentences::ParseError>(())\n```",
+        ty = s.type_name,
+        text = s.example_sentence,
+    )
+}
+
+/// A doc example for `Sentence::parse`: the second structure's example, so
+/// spec order visibly matters.
+fn sentence_parse_example(model: &Model) -> String {
+    let Some(s) = model.sentences.get(1).or(model.sentences.first()) else {
+        return String::new();
+    };
+    format!(
+        "\n```\nuse agent_sentences::{{Sentence, SentenceKind}};\n\n\
+         let any = Sentence::parse({text:?})?;\n\
+         assert_eq!(any.kind(), SentenceKind::{ty});\n\
+         assert_eq!(any.to_string(), {text:?});\n\
+         # Ok::<(), agent_sentences::ParseError>(())\n```",
+        ty = s.type_name,
+        text = s.example_sentence,
+    )
+}
+
+/// A doc example for `scan_with_diagnostics`: a bracket call with a trailing
+/// comma, skipped as invalid JSON, after the first scanned structure's example.
+fn scan_diagnostics_example(model: &Model) -> String {
+    let d = &model.directives;
+    let (Some(engine), Some(op)) = (
+        d.bracket.engines.first(),
+        d.aliases
+            .values()
+            .next()
+            .or(d.shorthands.values().map(|s| &s.op).next()),
+    ) else {
+        return String::new();
+    };
+    let call = format!("[{engine} {op} {{\"x\": 1,}}]");
+    format!(
+        "\n```\nuse agent_sentences::scan::{{scan_with_diagnostics, SkipReason}};\n\n\
+         let text = {call:?};\n\
+         let (found, skipped) = scan_with_diagnostics(text);\n\
+         assert!(found.is_empty());\n\
+         assert_eq!(skipped[0].reason, SkipReason::InvalidJson);\n\
+         assert_eq!(skipped[0].span, 0..text.len());\n```"
+    )
+}
+
+fn lib_tokens(model: &Model, crate_root: bool, schemars_feature: Option<&str>) -> String {
+    let schemars = match schemars_feature {
+        Some(feature) => quote!(#[cfg_attr(feature = #feature, derive(schemars::JsonSchema))]),
+        None => quote!(),
+    };
     let crate_doc = inner_doc(&format!(
         "Typed sentences of \"{}\" (version {}).\n\n\
          Every type here is generated by `cargo xtask gen` from `schema/structures.json` and \
@@ -149,8 +277,10 @@ fn lib_tokens(model: &Model, crate_root: bool) -> String {
          and `Display` (render the canonical text from the structure's template).\n\
          - [`Sentence`]: any structure; [`SentenceKind`]: each structure's metadata.\n\
          - [`patterns`]: the pattern source strings and their compiled regexes.\n\n\
-         Offsets in [`ParseError`] are byte offsets into the parsed text.",
-        model.title, model.version
+         Offsets in [`ParseError`] are byte offsets into the parsed text.\n\n{}",
+        model.title,
+        model.version,
+        crate_example(model)
     ));
     let meta = meta_items(model);
     let patterns = patterns_mod(model);
@@ -181,7 +311,8 @@ fn lib_tokens(model: &Model, crate_root: bool) -> String {
         quote! {
             #d
             #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-            #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+            #schemars
+            #[serde(crate = "agent_sentences_runtime::serde")]
             pub enum #name { #(#variants,)* }
 
             impl #name {
@@ -206,12 +337,15 @@ fn lib_tokens(model: &Model, crate_root: bool) -> String {
             }
         }
     });
-    let structs = model.sentences.iter().map(sentence_struct);
-    let kind = kind_enum(model);
-    let sentence = sentence_enum(model);
-    let scan = scan_mod(model);
-    let loops = loops_mod(model);
-    let ops = ops_mod(model);
+    let structs = model
+        .sentences
+        .iter()
+        .map(|s| sentence_struct(s, &schemars));
+    let kind = kind_enum(model, &schemars);
+    let sentence = sentence_enum(model, &schemars, crate_root);
+    let scan = scan_mod(model, crate_root);
+    let loops = loops_mod(model, crate_root);
+    let ops = ops_mod(model, crate_root);
     let root = crate_root.then(|| quote! { #crate_doc #![forbid(unsafe_code)] });
     format_rust(quote! {
         #root
@@ -220,15 +354,15 @@ fn lib_tokens(model: &Model, crate_root: bool) -> String {
         use std::str::FromStr;
         use std::sync::LazyLock;
 
-        use regex::Regex;
-        use serde::{Deserialize, Serialize};
+        use agent_sentences_runtime::regex::Regex;
+        use agent_sentences_runtime::serde::{Deserialize, Serialize};
 
         pub use agent_sentences_runtime::json::JsonError;
         pub use agent_sentences_runtime::{ParseError, ParseErrorKind};
         use agent_sentences_runtime::{field_capture, stop_point, Groups, Step};
 
         /// A JSON object of tool arguments, keys in their original order.
-        pub type JsonObject = serde_json::Map<String, serde_json::Value>;
+        pub type JsonObject = agent_sentences_runtime::serde_json::Map<String, agent_sentences_runtime::serde_json::Value>;
 
         /// A text that is none of an enumeration's values (case-sensitive).
         #[derive(Debug, Clone, PartialEq, Eq)]
@@ -297,6 +431,7 @@ fn meta_items(model: &Model) -> TokenStream {
 
         /// The type of a captured value, named as the spec names it (`type` of a pattern group).
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+        #[serde(crate = "agent_sentences_runtime::serde")]
         #[serde(rename_all = "snake_case")]
         pub enum ValueType {
             /// Text, kept as captured.
@@ -327,6 +462,7 @@ fn meta_items(model: &Model) -> TokenStream {
 
         /// A field of a generated sentence type ([`SentenceKind::field_info`]).
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+        #[serde(crate = "agent_sentences_runtime::serde")]
         pub struct FieldInfo {
             /// The field's name as the spec writes it (and as it serializes).
             pub name: &'static str,
@@ -349,7 +485,14 @@ fn meta_items(model: &Model) -> TokenStream {
     }
 }
 
-fn scan_mod(model: &Model) -> TokenStream {
+/// `examples`: the doc examples (doctests), which name the crate
+/// `agent_sentences` and so are left out of [`module_rs`].
+fn scan_mod(model: &Model, examples: bool) -> TokenStream {
+    let diag_example = if examples {
+        doc(&scan_diagnostics_example(model))
+    } else {
+        quote!()
+    };
     let d = &model.directives;
     let scanned: Vec<&SentenceIr> = model.sentences.iter().filter(|s| s.scanned).collect();
     let n = scanned.len();
@@ -366,15 +509,18 @@ fn scan_mod(model: &Model) -> TokenStream {
         let head = &s.head;
         let src = lit(&s.scan_source);
         let quotes = s.quotes_brackets;
-        let tail = match &s.tail_split {
-            Some((g, before, inner)) => {
+        let (tail, trailing_blanks) = match &s.tail_split {
+            Some((g, before, inner, trailer)) => {
                 let (before, inner) = (lit(before), lit(inner));
-                quote!(Some((#g, #before, #inner)))
+                (quote!(Some((#g, #before, #inner))), *trailer)
             }
-            None => quote!(None),
+            None => (quote!(None), false),
         };
         quote! {
-            StructureScan { key: #key, head: #head, source: #src, from_groups: #f, quotes_brackets: #quotes, tail: #tail }
+            StructureScan {
+                key: #key, head: #head, source: #src, from_groups: #f, quotes_brackets: #quotes, tail: #tail,
+                trailing_blanks: #trailing_blanks,
+            }
         }
     });
     let op_pattern = lit(&d.op_pattern);
@@ -385,12 +531,21 @@ fn scan_mod(model: &Model) -> TokenStream {
     });
     let fences = d.fences.info_strings.iter().map(|(k, v)| quote!((#k, #v)));
     let aliases = d.aliases.iter().map(|(k, v)| quote!((#k, #v)));
-    let (path, flags, curl_engine, op_key, args_key) =
-        (&d.curl.path, &d.curl.data_flags, &d.curl.engine, &d.curl.op_key, &d.curl.args_key);
+    let (path, flags, curl_engine, op_key, args_key) = (
+        &d.curl.path,
+        &d.curl.data_flags,
+        &d.curl.engine,
+        &d.curl.op_key,
+        &d.curl.args_key,
+    );
     let (value_opts, flag_opts) = (&d.curl.value_options, &d.curl.flag_options);
     let (depth, bytes) = (d.limits.max_json_depth, d.limits.max_args_bytes);
-    let excluded: Vec<String> =
-        model.sentences.iter().filter(|s| !s.scanned).map(|s| format!("`{}`", s.key)).collect();
+    let excluded: Vec<String> = model
+        .sentences
+        .iter()
+        .filter(|s| !s.scanned)
+        .map(|s| format!("`{}`", s.key))
+        .collect();
     let mod_doc = doc(&format!(
         "Scanning free text for every sentence and tool directive.\n\n\
          The rules are those of `agent_sentences_runtime::scan`; the structures and the directive grammar \
@@ -445,6 +600,7 @@ fn scan_mod(model: &Model) -> TokenStream {
             }
 
             /// As [`scan`], plus every skipped directive candidate with its span and reason.
+            #diag_example
             pub fn scan_with_diagnostics(text: &str) -> (Vec<Found>, Vec<Skipped>) {
                 SCANNER.scan_with_diagnostics(text)
             }
@@ -541,8 +697,8 @@ fn patterns_mod(model: &Model) -> TokenStream {
         /// The spec's patterns: source strings (flags inline), compiled regexes and metadata.
         pub mod patterns {
             use std::sync::LazyLock;
-            use regex::Regex;
-            use serde::Serialize;
+            use agent_sentences_runtime::regex::Regex;
+            use agent_sentences_runtime::serde::Serialize;
             use super::ValueType;
             #(#items)*
             /// Every pattern as `(key, source)`, in spec order.
@@ -552,6 +708,7 @@ fn patterns_mod(model: &Model) -> TokenStream {
 
             /// A named group of a pattern (`/patterns/<key>/groups/<name>`).
             #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+            #[serde(crate = "agent_sentences_runtime::serde")]
             pub struct GroupInfo {
                 /// The group's name.
                 pub name: &'static str,
@@ -568,6 +725,7 @@ fn patterns_mod(model: &Model) -> TokenStream {
 
             /// What one group captures in a [`MatchExample`].
             #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+            #[serde(crate = "agent_sentences_runtime::serde")]
             pub struct Capture {
                 /// The group's name.
                 pub group: &'static str,
@@ -577,6 +735,7 @@ fn patterns_mod(model: &Model) -> TokenStream {
 
             /// A text the pattern matches in full, with what each taking-part group captures.
             #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+            #[serde(crate = "agent_sentences_runtime::serde")]
             pub struct MatchExample {
                 /// The text.
                 pub text: &'static str,
@@ -586,6 +745,7 @@ fn patterns_mod(model: &Model) -> TokenStream {
 
             /// One pattern's metadata (`/patterns/<key>` in `schema/regex_patterns.json`).
             #[derive(Debug, Clone, Copy, Serialize)]
+            #[serde(crate = "agent_sentences_runtime::serde")]
             pub struct PatternInfo {
                 /// The pattern key, e.g. `work_order`.
                 pub key: &'static str,
@@ -593,7 +753,7 @@ fn patterns_mod(model: &Model) -> TokenStream {
                 pub purpose: &'static str,
                 /// Flags inline, then the pattern: the string both engines compile.
                 pub source: &'static str,
-                /// The pattern as the spec writes it, without flags.
+                /// The pattern without flags, as the spec writes it (a free-text group with `runs_until` written out, P91).
                 pub pattern: &'static str,
                 /// The spec's flags, named as Python's `re` names them (`MULTILINE`, `DOTALL`).
                 pub flags: &'static [&'static str],
@@ -637,7 +797,7 @@ fn patterns_mod(model: &Model) -> TokenStream {
     }
 }
 
-fn sentence_struct(s: &SentenceIr) -> TokenStream {
+fn sentence_struct(s: &SentenceIr, schemars: &TokenStream) -> TokenStream {
     let name = format_ident!("{}", s.type_name);
     let key = &s.key;
     let mut d = format!(
@@ -656,7 +816,10 @@ fn sentence_struct(s: &SentenceIr) -> TokenStream {
             s.omitted_fields.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ")
         ));
     }
-    d.push_str(&format!("\n\nSource: `/structures/{key}` in `schema/structures.json`, parsed by pattern `{}`.", s.pattern_key));
+    d.push_str(&format!(
+        "\n\nSource: `/structures/{key}` in `schema/structures.json`, parsed by pattern `{}`.",
+        s.pattern_key
+    ));
     let d = doc(&d);
     let fields = s.fields.iter().map(|f| {
         let fname = format_ident!("{}", f.rust_name);
@@ -734,7 +897,11 @@ fn sentence_struct(s: &SentenceIr) -> TokenStream {
             }
         }
     });
-    let field_names: Vec<_> = s.fields.iter().map(|f| format_ident!("{}", f.rust_name)).collect();
+    let field_names: Vec<_> = s
+        .fields
+        .iter()
+        .map(|f| format_ident!("{}", f.rust_name))
+        .collect();
     let render = s.segments.iter().map(|seg| {
         let pieces = |owner: Option<&str>| -> Vec<TokenStream> {
             seg.pieces
@@ -778,7 +945,8 @@ fn sentence_struct(s: &SentenceIr) -> TokenStream {
     quote! {
         #d
         #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-        #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+        #schemars
+        #[serde(crate = "agent_sentences_runtime::serde")]
         pub struct #name { #(#fields,)* }
 
         impl #name {
@@ -828,13 +996,16 @@ fn sentence_struct(s: &SentenceIr) -> TokenStream {
     }
 }
 
-fn kind_enum(model: &Model) -> TokenStream {
+fn kind_enum(model: &Model, schemars: &TokenStream) -> TokenStream {
     let variants = model.sentences.iter().map(|s| {
         let v = format_ident!("{}", s.type_name);
         let d = doc(&format!("`{}`: {}", s.key, s.name));
         quote!(#d #v)
     });
-    let all = model.sentences.iter().map(|s| format_ident!("{}", s.type_name));
+    let all = model
+        .sentences
+        .iter()
+        .map(|s| format_ident!("{}", s.type_name));
     let n = model.sentences.len();
     let getter = |name: &str, docstr: &str, f: &dyn Fn(&SentenceIr) -> String| {
         let fname = format_ident!("{}", name);
@@ -881,7 +1052,12 @@ fn kind_enum(model: &Model) -> TokenStream {
                 FieldTy::Integer => (quote!(ValueType::Integer), vec![]),
                 FieldTy::Enum(e) => (
                     quote!(ValueType::Enum),
-                    model.enums.iter().find(|x| &x.name == e).map(|x| x.variants.iter().map(|(_, t)| t.clone()).collect()).unwrap_or_default(),
+                    model
+                        .enums
+                        .iter()
+                        .find(|x| &x.name == e)
+                        .map(|x| x.variants.iter().map(|(_, t)| t.clone()).collect())
+                        .unwrap_or_default(),
                 ),
                 FieldTy::JsonObject => (quote!(ValueType::JsonObject), vec![]),
             };
@@ -932,7 +1108,8 @@ fn kind_enum(model: &Model) -> TokenStream {
     quote! {
         /// Which sentence structure; each kind carries its spec metadata.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-        #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+        #schemars
+        #[serde(crate = "agent_sentences_runtime::serde")]
         #[serde(rename_all = "snake_case")]
         pub enum SentenceKind { #(#variants,)* }
 
@@ -985,7 +1162,12 @@ fn kind_enum(model: &Model) -> TokenStream {
     }
 }
 
-fn sentence_enum(model: &Model) -> TokenStream {
+fn sentence_enum(model: &Model, schemars: &TokenStream, examples: bool) -> TokenStream {
+    let parse_example = if examples {
+        doc(&sentence_parse_example(model))
+    } else {
+        quote!()
+    };
     let variants = model.sentences.iter().map(|s| {
         let v = format_ident!("{}", s.type_name);
         let k = &s.key;
@@ -1016,7 +1198,8 @@ fn sentence_enum(model: &Model) -> TokenStream {
         /// Any sentence. Serializes as the structure's fields plus
         /// `"structure": "<key>"`.
         #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-        #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+        #schemars
+        #[serde(crate = "agent_sentences_runtime::serde")]
         #[serde(tag = "structure")]
         pub enum Sentence { #(#variants,)* }
 
@@ -1028,6 +1211,7 @@ fn sentence_enum(model: &Model) -> TokenStream {
             /// [`ParseError`] with `structure: None` and `closest` set to the
             /// structure that fitted the longest prefix, with its offset and
             /// reason.
+            #parse_example
             pub fn parse(text: &str) -> Result<Sentence, ParseError> {
                 let mut best: Option<ParseError> = None;
                 #(#tries)*
@@ -1066,7 +1250,9 @@ fn typed_literal(s: &SentenceIr, f: &FieldIr, text: &str) -> TokenStream {
             let e = format_ident!("{}", e);
             quote!(#text.parse::<#e>().unwrap())
         }
-        FieldTy::JsonObject => quote!(serde_json::from_str::<JsonObject>(#text).unwrap()),
+        FieldTy::JsonObject => {
+            quote!(agent_sentences_runtime::serde_json::from_str::<JsonObject>(#text).unwrap())
+        }
     }
 }
 
@@ -1087,11 +1273,17 @@ pub fn spec_examples_rs(model: &Model) -> String {
                 }
                 (Some(c), false) => {
                     let v = typed_literal(s, f, c);
-                    let v = if f.ty == FieldTy::String { quote!(#v.to_owned()) } else { v };
+                    let v = if f.ty == FieldTy::String {
+                        quote!(#v.to_owned())
+                    } else {
+                        v
+                    };
                     quote!(assert_eq!(v.#id, Some(#v), "field {}", stringify!(#id));)
                 }
                 (None, false) => quote!(assert_eq!(v.#id, None, "field {}", stringify!(#id));),
-                (None, true) => quote!(compile_error!("required field without a declared capture");),
+                (None, true) => {
+                    quote!(compile_error!("required field without a declared capture");)
+                }
             }
         });
         quote! {
@@ -1138,7 +1330,7 @@ pub fn spec_examples_rs(model: &Model) -> String {
         //! The spec's own examples, run against the generated crate.
         #![allow(clippy::bool_assert_comparison)]
         use agent_sentences::*;
-        use regex::Regex;
+        use agent_sentences_runtime::regex::Regex;
         #(#per_structure)*
         #(#per_pattern)*
     })
@@ -1176,7 +1368,9 @@ fn value_strategy(s: &SentenceIr, f: &FieldIr) -> TokenStream {
                 None => quote!(text(#pattern)),
             }
         }
-        FieldTy::Integer => quote!(text(#pattern).prop_map(|s| s.parse::<u32>().expect("integer groups are 1-9 digits")).boxed()),
+        FieldTy::Integer => {
+            quote!(text(#pattern).prop_map(|s| s.parse::<u32>().expect("integer groups are 1-9 digits")).boxed())
+        }
         FieldTy::Enum(e) => {
             let e = format_ident!("{}", e);
             quote!(proptest::sample::select(#e::ALL.to_vec()).boxed())
@@ -1215,7 +1409,7 @@ pub fn roundtrip_rs(model: &Model) -> String {
                     quote!(.map(|t| t.parse::<#e>().expect("enum groups are their values")))
                 }
                 FieldTy::String => quote!(),
-                FieldTy::JsonObject => quote!(.map(|t| serde_json::from_str::<JsonObject>(&t).expect("a JSON object group"))),
+                FieldTy::JsonObject => quote!(.map(|t| agent_sentences_runtime::serde_json::from_str::<JsonObject>(&t).expect("a JSON object group"))),
             };
             let required = f.required.then(|| quote!(.expect("a required derived field is always captured")));
             quote!(let #id = derived(&#pid, #pattern, #group) #convert #required;)
@@ -1272,8 +1466,8 @@ pub fn roundtrip_rs(model: &Model) -> String {
         use proptest::prelude::*;
         use proptest::string::string_regex;
         use proptest::test_runner::{Config, TestRunner};
-        use regex::Regex;
-        use serde_json::Value;
+        use agent_sentences_runtime::regex::Regex;
+        use agent_sentences_runtime::serde_json::{self, Value};
 
         /// Strings matching `pattern`.
         fn text(pattern: &str) -> BoxedStrategy<String> {
@@ -1340,11 +1534,23 @@ pub fn roundtrip_rs(model: &Model) -> String {
 /// The `loops` module: the state machine of `schema/loops.json` and the
 /// structures' `lifecycle_transition`s, and the glue from scanned sentences to
 /// the runtime's tracker. Nothing when the spec has no `loops.json`.
-fn loops_mod(model: &Model) -> TokenStream {
-    let Some(m) = &model.machine else { return TokenStream::new() };
-    let sentence_of = |key: &str| model.sentences.iter().find(|s| s.key == key).expect("checked: the structure exists");
+fn loops_mod(model: &Model, crate_root: bool) -> TokenStream {
+    let Some(m) = &model.machine else {
+        return TokenStream::new();
+    };
+    let sentence_of = |key: &str| {
+        model
+            .sentences
+            .iter()
+            .find(|s| s.key == key)
+            .expect("checked: the structure exists")
+    };
     let field_ident = |s: &SentenceIr, name: &str| {
-        let f = s.fields.iter().find(|f| f.name == name).expect("checked: the field exists");
+        let f = s
+            .fields
+            .iter()
+            .find(|f| f.name == name)
+            .expect("checked: the field exists");
         format_ident!("{}", f.rust_name)
     };
     let (opener, initial, claim) = (&m.opener, &m.initial, &m.claim);
@@ -1375,11 +1581,20 @@ fn loops_mod(model: &Model) -> TokenStream {
         field_ident(nudge, &m.nudge.deadline),
     );
     arms.push(quote! { Sentence::#nudge_variant(s) => Some(LoopEvent { structure: #nudge_key, id: s.#n_id.clone(), count: Some(s.#n_count) }) });
-    let played = [&m.nudge.loop_id, &m.nudge.count, &m.nudge.max, &m.nudge.deadline];
-    let others = nudge.fields.iter().filter(|f| !played.contains(&&f.name)).map(|f| {
-        let f = format_ident!("{}", f.rust_name);
-        quote! { #f: None }
-    });
+    let played = [
+        &m.nudge.loop_id,
+        &m.nudge.count,
+        &m.nudge.max,
+        &m.nudge.deadline,
+    ];
+    let others = nudge
+        .fields
+        .iter()
+        .filter(|f| !played.contains(&&f.name))
+        .map(|f| {
+            let f = format_ident!("{}", f.rust_name);
+            quote! { #f: None }
+        });
     let per_opener = m.sla.deadline_minutes.iter().map(|(k, v)| {
         let secs = i64::from(*v) * 60;
         quote! { (#k.to_owned(), #secs) }
@@ -1387,29 +1602,39 @@ fn loops_mod(model: &Model) -> TokenStream {
     let default_secs = i64::from(m.sla.default_deadline_minutes) * 60;
     let every_secs = i64::from(m.sla.nudge_every_minutes) * 60;
     let max = m.sla.max_nudges;
+    // The example (a doctest, in the generated crate only, P102) opens a loop
+    // with the opener's own example sentence.
+    let example = if crate_root {
+        let sentence = format!("{:?}", sentence_of(opener).example_sentence);
+        format!(
+            "\n\n```\n\
+             use agent_sentences::loops;\n\
+             let mut t = loops::tracker(loops::default_config());\n\
+             let at = \"2026-12-01T09:00:00Z\".parse().unwrap();\n\
+             assert_eq!(loops::feed(&mut t, at, \"super\", {sentence}), 1);\n\
+             let (id, l) = t.state().loops.iter().next().unwrap();\n\
+             assert_eq!(l.state, loops::MACHINE.initial);\n\
+             let due = t.due(l.deadline);\n\
+             assert_eq!(due[0].id, *id);\n\
+             assert!(due[0].sentence.as_deref().unwrap().contains(&format!(\" {{id}}]\")));\n\
+             ```"
+        )
+    } else {
+        String::new()
+    };
     let mod_doc = doc(&format!(
         "The loop tracker for this spec: a [`{opener}`]({}) sentence opens a loop in state `{initial}`, \
          the other sentences move it as their `lifecycle_transition` says (`loops::MACHINE`), and loops that go quiet \
          are due a `{nudge_key}` (`Tracker::due`).\n\n\
          Source: `schema/loops.json` and each structure's `lifecycle_transition` in `schema/structures.json`; the rules \
-         are in `agent_sentences_runtime::loops`.\n\n\
-         ```\n\
-         use agent_sentences::loops::{{self, Timestamp}};\n\
-         let mut t = loops::tracker(loops::default_config());\n\
-         let at: Timestamp = \"2026-12-01T09:00:00Z\".parse().unwrap();\n\
-         loops::feed(&mut t, at, \"super\", \"[WO:7f] [from super] Audit — check endpoints\");\n\
-         loops::feed(&mut t, at, \"646\", \"[ACK:7f] [from 646]\");\n\
-         assert_eq!(t.state().loops[\"7f\"].state, \"acknowledged\");\n\
-         let due = t.due(\"2026-12-01T09:31:00Z\".parse().unwrap());\n\
-         assert_eq!(due[0].sentence.as_deref(), Some(\"[NUDGE 7f] [nudge 1/3] Deadline 2026-12-01T09:30Z\"));\n\
-         ```",
+         are in `agent_sentences_runtime::loops`.{example}",
         sentence_of(opener).type_name
     ));
     quote! {
         #mod_doc
         pub mod loops {
             pub use agent_sentences_runtime::loops::{
-                Config, Due, EventRule, Loop, LoopEvent, LoopReport, Machine, Message, Rejected, RejectedReport, Report, State, Step, Timestamp,
+                Config, Due, EventRule, Loop, LoopEvent, Machine, Message, Rejected, RejectedReport, Report, State, Step, Timestamp,
                 Tracker,
             };
 
@@ -1498,9 +1723,11 @@ fn loops_mod(model: &Model) -> TokenStream {
 /// The `ops` module: the exec op catalogue of `schema/ops.json`, a typed
 /// argument struct per runnable op, the `Op` enum, `Call` and `resolve`.
 /// Nothing when the spec has no `ops.json`.
-fn ops_mod(model: &Model) -> TokenStream {
+fn ops_mod(model: &Model, crate_root: bool) -> TokenStream {
     use crate::ops::ArgTy;
-    let Some(cat) = &model.ops else { return TokenStream::new() };
+    let Some(cat) = &model.ops else {
+        return TokenStream::new();
+    };
     let specs = cat.ops.iter().map(|o| {
         let (name, description, engines, side) = (&o.name, &o.description, &o.engines, o.side_effecting);
         let aliases = &o.aliases;
@@ -1512,12 +1739,26 @@ fn ops_mod(model: &Model) -> TokenStream {
         }
     });
     let aliases = cat.aliases.iter().map(|(a, o)| quote!((#a, #o)));
-    let variants: Vec<_> = cat.ops.iter().map(|o| format_ident!("{}", o.variant)).collect();
+    let variants: Vec<_> = cat
+        .ops
+        .iter()
+        .map(|o| format_ident!("{}", o.variant))
+        .collect();
     let names: Vec<&String> = cat.ops.iter().map(|o| &o.name).collect();
     let indexes: Vec<usize> = (0..cat.ops.len()).collect();
     let variant_docs = cat.ops.iter().map(|o| {
-        let state = if o.runnable { "Runnable".to_owned() } else { format!("Incomplete, never runs: {}", o.missing.as_deref().unwrap_or("")) };
-        doc(&format!("`{}` (`/ops/{}` in `schema/ops.json`): {}\n\n{state}", o.name, o.name, o.description))
+        let state = if o.runnable {
+            "Runnable".to_owned()
+        } else {
+            format!(
+                "Incomplete, never runs: {}",
+                o.missing.as_deref().unwrap_or("")
+            )
+        };
+        doc(&format!(
+            "`{}` (`/ops/{}` in `schema/ops.json`): {}\n\n{state}",
+            o.name, o.name, o.description
+        ))
     });
     let runnable: Vec<_> = cat.ops.iter().filter(|o| o.runnable).collect();
     let structs = runnable.iter().map(|o| {
@@ -1530,8 +1771,8 @@ fn ops_mod(model: &Model) -> TokenStream {
                 ArgTy::Integer => quote!(i64),
                 ArgTy::Number => quote!(f64),
                 ArgTy::Boolean => quote!(bool),
-                ArgTy::Object => quote!(serde_json::Map<String, serde_json::Value>),
-                ArgTy::Array => quote!(Vec<serde_json::Value>),
+                ArgTy::Object => quote!(agent_sentences_runtime::serde_json::Map<String, agent_sentences_runtime::serde_json::Value>),
+                ArgTy::Array => quote!(Vec<agent_sentences_runtime::serde_json::Value>),
             };
             let d = doc(&format!(
                 "`{key}`{}: {} (`/ops/{}/args/properties/{key}`, schema `{}`).",
@@ -1550,7 +1791,7 @@ fn ops_mod(model: &Model) -> TokenStream {
         quote! {
             #d
             #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-            #[serde(deny_unknown_fields)]
+            #[serde(crate = "agent_sentences_runtime::serde", deny_unknown_fields)]
             pub struct #ty { #(#fields)* }
         }
     });
@@ -1566,32 +1807,46 @@ fn ops_mod(model: &Model) -> TokenStream {
     });
     let call_args = runnable.iter().map(|o| {
         let v = format_ident!("{}", o.variant);
-        quote! { Call::#v(a) => serde_json::to_value(a).expect("arguments serialize") }
+        quote! { Call::#v(a) => agent_sentences_runtime::serde_json::to_value(a).expect("arguments serialize") }
     });
     let decode = runnable.iter().map(|o| {
         let v = format_ident!("{}", o.variant);
-        quote! { Op::#v => serde_json::from_value(args).map(Call::#v) }
+        quote! { Op::#v => agent_sentences_runtime::serde_json::from_value(args).map(Call::#v) }
     });
     let has_incomplete = runnable.len() < cat.ops.len();
-    let unreachable = has_incomplete.then(|| quote! { _ => unreachable!("check passes runnable ops only"), });
-    let module_doc = doc(
+    let unreachable =
+        has_incomplete.then(|| quote! { _ => unreachable!("check passes runnable ops only"), });
+    // The example (a doctest, in the generated crate only, P102) resolves the
+    // first runnable op's first example call.
+    let example = runnable
+        .iter()
+        .find_map(|o| Some((o, o.examples.first()?, o.engines.first()?)))
+        .filter(|_| crate_root)
+        .map_or_else(String::new, |(o, args, engine)| {
+            let text = format!("[{engine} {} {args}]", o.name);
+            format!(
+                "\n\n```\n\
+                 use agent_sentences::{{ops, scan}};\n\
+                 let found = scan::scan({text:?});\n\
+                 let scan::Item::Directive {{ directive }} = &found[0].item else {{ unreachable!() }};\n\
+                 let call = ops::resolve(directive).unwrap();\n\
+                 assert_eq!(call.op(), ops::Op::{});\n\
+                 assert_eq!(call.args(), agent_sentences_runtime::serde_json::Value::Object(directive.args.clone()));\n\
+                 ```",
+                o.variant
+            )
+        });
+    let module_doc = doc(&format!(
         "The exec op catalogue (`schema/ops.json`): every op a call may run, and [`resolve`](ops::resolve), which turns a scanned \
          tool directive into a typed [`Call`](ops::Call) or says why it does not run: the alias applied, the op in the \
          catalogue, the engine allowed, the arguments valid against the op's JSON Schema (draft 2020-12, the \
          `jsonschema` crate), each fault located by JSON pointer. Scanning never resolves: call [`resolve`](ops::resolve) on the \
-         directives you mean to run.\n\n\
-         ```\n\
-         use agent_sentences::{ops, scan};\n\
-         let found = scan::scan(r#\"[TOOL followup.create {\"in_m\": 5, \"prompt\": \"check\"}]\"#);\n\
-         let scan::Item::Directive { directive } = &found[0].item else { unreachable!() };\n\
-         let ops::Call::FollowupCreate(args) = ops::resolve(directive).unwrap() else { unreachable!() };\n\
-         assert_eq!(args.in_m, 5);\n\
-         ```",
-    );
+         directives you mean to run.{example}"
+    ));
     quote! {
         #module_doc
         pub mod ops {
-            use serde::{Deserialize, Serialize};
+            use agent_sentences_runtime::serde::{Deserialize, Serialize};
 
             pub use agent_sentences_runtime::ops::{ArgError, Catalogue, OpSpec, ResolveError, ResolveErrorKind, ToolEntry, ToolsList};
             use super::scan::ToolDirective;
@@ -1602,6 +1857,7 @@ fn ops_mod(model: &Model) -> TokenStream {
 
             /// Every op of the catalogue (`/ops` in `schema/ops.json`).
             #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+            #[serde(crate = "agent_sentences_runtime::serde")]
             pub enum Op {
                 #(#variant_docs #[serde(rename = #names)] #variants,)*
             }
@@ -1645,7 +1901,7 @@ fn ops_mod(model: &Model) -> TokenStream {
                 }
 
                 /// The arguments as a JSON object.
-                pub fn args(&self) -> serde_json::Value {
+                pub fn args(&self) -> agent_sentences_runtime::serde_json::Value {
                     match self { #(#call_args,)* }
                 }
             }
@@ -1665,9 +1921,9 @@ fn ops_mod(model: &Model) -> TokenStream {
             ///
             /// # Errors
             /// As [`resolve`].
-            pub fn resolve_parts(engine: &str, op: &str, args: &serde_json::Map<String, serde_json::Value>) -> Result<Call, ResolveError> {
+            pub fn resolve_parts(engine: &str, op: &str, args: &agent_sentences_runtime::serde_json::Map<String, agent_sentences_runtime::serde_json::Value>) -> Result<Call, ResolveError> {
                 let index = CATALOGUE.check(engine, op, args)?;
-                let args = serde_json::Value::Object(args.clone());
+                let args = agent_sentences_runtime::serde_json::Value::Object(args.clone());
                 let decoded = match Op::ALL[index] {
                     #(#decode,)*
                     #unreachable

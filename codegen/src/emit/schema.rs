@@ -9,7 +9,10 @@ use crate::model::{DirectivesFile, LoopsFile, OpsFile, PatternsFile, StructuresF
 
 fn with_comment(schema: Value) -> String {
     let mut out = Map::new();
-    out.insert("$comment".to_owned(), Value::String(JSON_COMMENT.to_owned()));
+    out.insert(
+        "$comment".to_owned(),
+        Value::String(JSON_COMMENT.to_owned()),
+    );
     if let Value::Object(m) = schema {
         out.extend(m);
     }

@@ -68,7 +68,7 @@ class Step(TypedDict):
 
 
 class LoopReport(TypedDict):
-    """A loop: its state, owner (who claimed it), nudges and history."""
+    """A loop: its state, owner (who claimed it), nudges, SLA deadline and history."""
 
     id: str
     state: str
@@ -77,6 +77,7 @@ class LoopReport(TypedDict):
     closed_at: str | None
     owner: str | None
     nudges: int
+    deadline: str
     history: list[Step]
 
 

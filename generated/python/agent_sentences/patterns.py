@@ -53,7 +53,7 @@ __all__ = [
     "COMPILED",
 ]
 
-WORK_ORDER: Final = r"(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t]*(?P<body>[^ \t].*)"
+WORK_ORDER: Final = r"(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t\r\n]*(?P<body>[^\t\n\r ]+(?:[\t\n\r ]+[^\t\n\r ]+)*)[\t\n\r ]*"
 """Parses a work order: [WO:<id>] [from <sender>] <title> — <body>. The body runs to the end of the text, across lines.
 
 Named groups:
@@ -61,7 +61,7 @@ Named groups:
 - ``wo_id`` (string): The unique tracking ID of the work order (lower-case hex and dashes).
 - ``sender`` (string): Originating identity (super, 646, pip, opm, muse).
 - ``title`` (string): Short task name preceding the em dash (—); one line, no leading or trailing spaces or tabs.
-- ``body`` (string): Instruction payload following the em dash; may span lines.
+- ``body`` (string): Instruction payload following the em dash; may span lines, to the end of the text; trailing blanks and line breaks belong to no field.
 
 Source: ``/patterns/work_order`` in ``schema/regex_patterns.json``.
 """
@@ -120,14 +120,14 @@ Source: ``/patterns/no_action`` in ``schema/regex_patterns.json``.
 NO_ACTION_RE: Final = re.compile(NO_ACTION)
 """``NO_ACTION``, compiled."""
 
-RESULT: Final = r"(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^ \t\r\n\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))(?:[^\[]+|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))*(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??))"
+RESULT: Final = r"(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)))[\t\n\r ]*"
 """Parses a result: [RESULT <id>] [<status>] <summary>. The summary runs across lines up to the next `[RESULT ` marker or the end of the text.
 
 Named groups:
 
 - ``job_id`` (string): Target task ID.
 - ``status`` (enum): Optional explicit status keyword; it must be followed by a space, so `OKAY` is summary text.
-- ``summary`` (string): Detailed response text; never contains `[RESULT` followed by whitespace.
+- ``summary`` (string): Detailed response text, across lines, up to the next `[RESULT` followed by a blank or line break; trailing blanks and line breaks belong to no field.
 
 Source: ``/patterns/result`` in ``schema/regex_patterns.json``.
 """

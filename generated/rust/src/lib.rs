@@ -8,17 +8,35 @@
 //! - [`patterns`]: the pattern source strings and their compiled regexes.
 //!
 //! Offsets in [`ParseError`] are byte offsets into the parsed text.
+//!
+//! ```
+//! use agent_sentences::{scan, Sentence, WorkOrder};
+//!
+//! let text = "[WO:7fce46e0] [from super] Audit exec.muse-dev.online endpoints — Please run full check on GET /api/stats and post results.";
+//! // Parse a whole text as one structure (`FromStr`), and render it back (`Display`).
+//! let s: WorkOrder = text.parse()?;
+//! assert_eq!(s.dm_id, "7fce46e0");
+//! assert_eq!(s.to_string(), text);
+//! // Find every sentence and tool directive in free text, with byte spans.
+//! let found = scan::scan(text);
+//! assert_eq!(found[0].span, 0..text.len());
+//! assert!(matches!(&found[0].item, scan::Item::Sentence { value: Sentence::WorkOrder(_) }));
+//! # Ok::<(), agent_sentences::ParseError>(())
+//! ```
 #![forbid(unsafe_code)]
 use std::fmt;
 use std::str::FromStr;
 use std::sync::LazyLock;
-use regex::Regex;
-use serde::{Deserialize, Serialize};
+use agent_sentences_runtime::regex::Regex;
+use agent_sentences_runtime::serde::{Deserialize, Serialize};
 pub use agent_sentences_runtime::json::JsonError;
 pub use agent_sentences_runtime::{ParseError, ParseErrorKind};
 use agent_sentences_runtime::{field_capture, stop_point, Groups, Step};
 /// A JSON object of tool arguments, keys in their original order.
-pub type JsonObject = serde_json::Map<String, serde_json::Value>;
+pub type JsonObject = agent_sentences_runtime::serde_json::Map<
+    String,
+    agent_sentences_runtime::serde_json::Value,
+>;
 /// A text that is none of an enumeration's values (case-sensitive).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownValue(pub String);
@@ -34,6 +52,7 @@ pub const SPEC_TITLE: &str = "Agent Sentence Structures & Protocols";
 pub const SPEC_VERSION: &str = "1.0.0";
 /// The type of a captured value, named as the spec names it (`type` of a pattern group).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(crate = "agent_sentences_runtime::serde")]
 #[serde(rename_all = "snake_case")]
 pub enum ValueType {
     /// Text, kept as captured.
@@ -63,6 +82,7 @@ impl fmt::Display for ValueType {
 }
 /// A field of a generated sentence type ([`SentenceKind::field_info`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(crate = "agent_sentences_runtime::serde")]
 pub struct FieldInfo {
     /// The field's name as the spec writes it (and as it serializes).
     pub name: &'static str,
@@ -85,8 +105,8 @@ pub struct FieldInfo {
 /// The spec's patterns: source strings (flags inline), compiled regexes and metadata.
 pub mod patterns {
     use std::sync::LazyLock;
-    use regex::Regex;
-    use serde::Serialize;
+    use agent_sentences_runtime::regex::Regex;
+    use agent_sentences_runtime::serde::Serialize;
     use super::ValueType;
     /// Parses a work order: \[WO:\<id>\] \[from \<sender>\] \<title> — \<body>. The body runs to the end of the text, across lines.
     ///
@@ -94,10 +114,10 @@ pub mod patterns {
     /// - `wo_id` (String): The unique tracking ID of the work order (lower-case hex and dashes).
     /// - `sender` (String): Originating identity (super, 646, pip, opm, muse).
     /// - `title` (String): Short task name preceding the em dash (—); one line, no leading or trailing spaces or tabs.
-    /// - `body` (String): Instruction payload following the em dash; may span lines.
+    /// - `body` (String): Instruction payload following the em dash; may span lines, to the end of the text; trailing blanks and line breaks belong to no field.
     ///
     /// Flags are inline at the start, so the same string compiles in Python `re` and Rust `regex`. Source: `/patterns/work_order` in `schema/regex_patterns.json`.
-    pub const WORK_ORDER: &str = r#"(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t]*(?P<body>[^ \t].*)"#;
+    pub const WORK_ORDER: &str = r#"(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t\r\n]*(?P<body>[^\t\n\r ]+(?:[\t\n\r ]+[^\t\n\r ]+)*)[\t\n\r ]*"#;
     /// [`WORK_ORDER`], compiled once on first use (search semantics: use `captures` to find it anywhere in a text).
     pub fn work_order() -> &'static Regex {
         static RE: LazyLock<Regex> = LazyLock::new(|| {
@@ -170,10 +190,10 @@ pub mod patterns {
     /// Named groups:
     /// - `job_id` (String): Target task ID.
     /// - `status` (Enum): Optional explicit status keyword; it must be followed by a space, so `OKAY` is summary text.
-    /// - `summary` (String): Detailed response text; never contains `[RESULT` followed by whitespace.
+    /// - `summary` (String): Detailed response text, across lines, up to the next `[RESULT` followed by a blank or line break; trailing blanks and line breaks belong to no field.
     ///
     /// Flags are inline at the start, so the same string compiles in Python `re` and Rust `regex`. Source: `/patterns/result` in `schema/regex_patterns.json`.
-    pub const RESULT: &str = r#"(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^ \t\r\n\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))(?:[^\[]+|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))*(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??))"#;
+    pub const RESULT: &str = r#"(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)))[\t\n\r ]*"#;
     /// [`RESULT`], compiled once on first use (search semantics: use `captures` to find it anywhere in a text).
     pub fn result() -> &'static Regex {
         static RE: LazyLock<Regex> = LazyLock::new(|| {
@@ -372,7 +392,7 @@ pub mod patterns {
     fn work_order_full() -> &'static Regex {
         static RE: LazyLock<Regex> = LazyLock::new(|| {
             Regex::new(
-                    r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t]*(?P<body>[^ \t].*))\z"#,
+                    r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t\r\n]*(?P<body>[^\t\n\r ]+(?:[\t\n\r ]+[^\t\n\r ]+)*)[\t\n\r ]*)\z"#,
                 )
                 .expect("the generator compiled this pattern")
         });
@@ -417,7 +437,7 @@ pub mod patterns {
     fn result_full() -> &'static Regex {
         static RE: LazyLock<Regex> = LazyLock::new(|| {
             Regex::new(
-                    r#"\A(?:(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^ \t\r\n\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))(?:[^\[]+|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))*(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??)))\z"#,
+                    r#"\A(?:(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)))[\t\n\r ]*)\z"#,
                 )
                 .expect("the generator compiled this pattern")
         });
@@ -522,6 +542,7 @@ pub mod patterns {
     }
     /// A named group of a pattern (`/patterns/<key>/groups/<name>`).
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+    #[serde(crate = "agent_sentences_runtime::serde")]
     pub struct GroupInfo {
         /// The group's name.
         pub name: &'static str,
@@ -537,6 +558,7 @@ pub mod patterns {
     }
     /// What one group captures in a [`MatchExample`].
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+    #[serde(crate = "agent_sentences_runtime::serde")]
     pub struct Capture {
         /// The group's name.
         pub group: &'static str,
@@ -545,6 +567,7 @@ pub mod patterns {
     }
     /// A text the pattern matches in full, with what each taking-part group captures.
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+    #[serde(crate = "agent_sentences_runtime::serde")]
     pub struct MatchExample {
         /// The text.
         pub text: &'static str,
@@ -553,6 +576,7 @@ pub mod patterns {
     }
     /// One pattern's metadata (`/patterns/<key>` in `schema/regex_patterns.json`).
     #[derive(Debug, Clone, Copy, Serialize)]
+    #[serde(crate = "agent_sentences_runtime::serde")]
     pub struct PatternInfo {
         /// The pattern key, e.g. `work_order`.
         pub key: &'static str,
@@ -560,7 +584,7 @@ pub mod patterns {
         pub purpose: &'static str,
         /// Flags inline, then the pattern: the string both engines compile.
         pub source: &'static str,
-        /// The pattern as the spec writes it, without flags.
+        /// The pattern without flags, as the spec writes it (a free-text group with `runs_until` written out, P91).
         pub pattern: &'static str,
         /// The spec's flags, named as Python's `re` names them (`MULTILINE`, `DOTALL`).
         pub flags: &'static [&'static str],
@@ -596,7 +620,7 @@ pub mod patterns {
             key: "work_order",
             purpose: "Parses a work order: [WO:<id>] [from <sender>] <title> — <body>. The body runs to the end of the text, across lines.",
             source: WORK_ORDER,
-            pattern: r#"^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t]*(?P<body>[^ \t].*)"#,
+            pattern: r#"^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t\r\n]*(?P<body>[^\t\n\r ]+(?:[\t\n\r ]+[^\t\n\r ]+)*)[\t\n\r ]*"#,
             flags: &["MULTILINE", "DOTALL"],
             seed_pattern: Some(
                 r#"^\[WO:(?P<wo_id>[a-f0-9-]+)\]\s+\[from\s+(?P<sender>[a-zA-Z0-9_-]+)\]\s+(?P<title>[^—\n]+?)\s*—\s*(?P<body>.+)$"#,
@@ -628,7 +652,7 @@ pub mod patterns {
                     ty: ValueType::String,
                     values: &[],
                     field: "body",
-                    description: "Instruction payload following the em dash; may span lines.",
+                    description: "Instruction payload following the em dash; may span lines, to the end of the text; trailing blanks and line breaks belong to no field.",
                 },
             ],
             matches: &[
@@ -726,7 +750,7 @@ pub mod patterns {
             spec_json: r#"{
   "purpose": "Parses a work order: [WO:<id>] [from <sender>] <title> — <body>. The body runs to the end of the text, across lines.",
   "seed_pattern": "^\\[WO:(?P<wo_id>[a-f0-9-]+)\\]\\s+\\[from\\s+(?P<sender>[a-zA-Z0-9_-]+)\\]\\s+(?P<title>[^—\\n]+?)\\s*—\\s*(?P<body>.+)$",
-  "pattern": "^\\[WO:(?P<wo_id>[a-f0-9-]+)\\][ \\t]+\\[from[ \\t]+(?P<sender>[A-Za-z0-9_-]+)\\][ \\t]+(?P<title>[^— \\t\\r\\n](?:[^—\\r\\n]*[^— \\t\\r\\n])?)[ \\t]*—[ \\t]*(?P<body>[^ \\t].*)",
+  "pattern": "^\\[WO:(?P<wo_id>[a-f0-9-]+)\\][ \\t]+\\[from[ \\t]+(?P<sender>[A-Za-z0-9_-]+)\\][ \\t]+(?P<title>[^— \\t\\r\\n](?:[^—\\r\\n]*[^— \\t\\r\\n])?)[ \\t]*—[ \\t\\r\\n]*(?P<body>)",
   "flags": [
     "MULTILINE",
     "DOTALL"
@@ -746,8 +770,9 @@ pub mod patterns {
       "type": "string"
     },
     "body": {
-      "description": "Instruction payload following the em dash; may span lines.",
-      "type": "string"
+      "description": "Instruction payload following the em dash; may span lines, to the end of the text; trailing blanks and line breaks belong to no field.",
+      "type": "string",
+      "runs_until": []
     }
   },
   "matches": [
@@ -1200,7 +1225,7 @@ pub mod patterns {
             key: "result",
             purpose: "Parses a result: [RESULT <id>] [<status>] <summary>. The summary runs across lines up to the next `[RESULT ` marker or the end of the text.",
             source: RESULT,
-            pattern: r#"\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^ \t\r\n\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))(?:[^\[]+|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))*(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??))"#,
+            pattern: r#"\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)))[\t\n\r ]*"#,
             flags: &["DOTALL"],
             seed_pattern: Some(
                 r#"\[RESULT\s+(?P<job_id>[A-Za-z0-9_/-]+)\]\s*(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)?\s*(?P<summary>.*?)(?=\[RESULT\s|\Z)"#,
@@ -1225,7 +1250,7 @@ pub mod patterns {
                     ty: ValueType::String,
                     values: &[],
                     field: "summary",
-                    description: "Detailed response text; never contains `[RESULT` followed by whitespace.",
+                    description: "Detailed response text, across lines, up to the next `[RESULT` followed by a blank or line break; trailing blanks and line breaks belong to no field.",
                 },
             ],
             matches: &[
@@ -1350,7 +1375,7 @@ pub mod patterns {
             spec_json: r#"{
   "purpose": "Parses a result: [RESULT <id>] [<status>] <summary>. The summary runs across lines up to the next `[RESULT ` marker or the end of the text.",
   "seed_pattern": "\\[RESULT\\s+(?P<job_id>[A-Za-z0-9_/-]+)\\]\\s*(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)?\\s*(?P<summary>.*?)(?=\\[RESULT\\s|\\Z)",
-  "pattern": "\\[RESULT[ \\t]+(?P<job_id>[A-Za-z0-9_/-]+)\\][ \\t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \\t]+)?(?P<summary>(?:(?:[^ \\t\\r\\n\\[]|\\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\\[)*(?:[^R\\[]|R(?:[^E\\[]|E(?:[^S\\[]|S(?:[^U\\[]|U(?:[^L\\[]|L(?:[^T\\[]|T[^ \\t\\r\\n\\[])))))))(?:[^\\[]+|\\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\\[)*(?:[^R\\[]|R(?:[^E\\[]|E(?:[^S\\[]|S(?:[^U\\[]|U(?:[^L\\[]|L(?:[^T\\[]|T[^ \\t\\r\\n\\[])))))))*(?:\\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??))",
+  "pattern": "\\[RESULT[ \\t]+(?P<job_id>[A-Za-z0-9_/-]+)\\][ \\t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \\t]+)?(?P<summary>)",
   "flags": [
     "DOTALL"
   ],
@@ -1371,8 +1396,14 @@ pub mod patterns {
       ]
     },
     "summary": {
-      "description": "Detailed response text; never contains `[RESULT` followed by whitespace.",
-      "type": "string"
+      "description": "Detailed response text, across lines, up to the next `[RESULT` followed by a blank or line break; trailing blanks and line breaks belong to no field.",
+      "type": "string",
+      "runs_until": [
+        "[RESULT ",
+        "[RESULT\t",
+        "[RESULT\r",
+        "[RESULT\n"
+      ]
     }
   },
   "matches": [
@@ -2642,6 +2673,7 @@ pub mod patterns {
     Deserialize
 )]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(crate = "agent_sentences_runtime::serde")]
 pub enum Verb {
     /// `ACK`.
     #[serde(rename = "ACK")]
@@ -2714,6 +2746,7 @@ impl FromStr for Verb {
     Deserialize
 )]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(crate = "agent_sentences_runtime::serde")]
 pub enum Status {
     /// `OK`.
     #[serde(rename = "OK")]
@@ -2786,6 +2819,7 @@ impl FromStr for Status {
     Deserialize
 )]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(crate = "agent_sentences_runtime::serde")]
 pub enum Engine {
     /// `TOOL`.
     #[serde(rename = "TOOL")]
@@ -2836,6 +2870,7 @@ impl FromStr for Engine {
 /// Source: `/structures/work_order` in `schema/structures.json`, parsed by pattern `work_order`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(crate = "agent_sentences_runtime::serde")]
 pub struct WorkOrder {
     /// The unique tracking ID of the work order (lower-case hex and dashes).
     ///
@@ -2855,7 +2890,7 @@ pub struct WorkOrder {
     ///
     /// Source: `/structures/work_order` field `title`.
     pub title: String,
-    /// Instruction payload following the em dash; may span lines.
+    /// Instruction payload following the em dash; may span lines, to the end of the text; trailing blanks and line breaks belong to no field.
     ///
     /// Type: text; required. Captured by group `body` of pattern `work_order`.
     ///
@@ -2872,11 +2907,11 @@ impl WorkOrder {
     pub fn parse(text: &str) -> Result<Self, ParseError> {
         static FULL: LazyLock<Regex> = LazyLock::new(|| {
             Regex::new(
-                    r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t]*(?P<body>[^ \t].*))\z"#,
+                    r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t\r\n]*(?P<body>[^\t\n\r ]+(?:[\t\n\r ]+[^\t\n\r ]+)*)[\t\n\r ]*)\z"#,
                 )
                 .expect("the generator compiled this pattern")
         });
-        static STEPS: [Step; 15usize] = [
+        static STEPS: [Step; 16usize] = [
             Step::new(r#"\A(?:(?ms)^)"#, "the start of a line"),
             Step::new(r#"\A(?:(?ms)^\[WO:)"#, "`[WO:`"),
             Step::new(r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+))"#, "<wo_id>"),
@@ -2915,12 +2950,16 @@ impl WorkOrder {
                 "`—`",
             ),
             Step::new(
-                r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t]*)"#,
+                r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t\r\n]*)"#,
                 "whitespace",
             ),
             Step::new(
-                r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t]*(?P<body>[^ \t].*))"#,
+                r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t\r\n]*(?P<body>[^\t\n\r ]+(?:[\t\n\r ]+[^\t\n\r ]+)*))"#,
                 "<body>",
+            ),
+            Step::new(
+                r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t\r\n]*(?P<body>[^\t\n\r ]+(?:[\t\n\r ]+[^\t\n\r ]+)*)[\t\n\r ]*)"#,
+                "whitespace",
             ),
         ];
         let Some(caps) = FULL.captures(text) else {
@@ -3044,6 +3083,7 @@ impl fmt::Display for WorkOrder {
 /// Source: `/structures/ack` in `schema/structures.json`, parsed by pattern `ack`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(crate = "agent_sentences_runtime::serde")]
 pub struct Ack {
     /// ID of the work order or message being acknowledged.
     ///
@@ -3159,6 +3199,7 @@ impl fmt::Display for Ack {
 /// Source: `/structures/claim` in `schema/structures.json`, parsed by pattern `verb`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(crate = "agent_sentences_runtime::serde")]
 pub struct Claim {
     /// Target job, work order, or swarm slot.
     ///
@@ -3287,6 +3328,7 @@ impl fmt::Display for Claim {
 /// Source: `/structures/result` in `schema/structures.json`, parsed by pattern `result`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(crate = "agent_sentences_runtime::serde")]
 pub struct ResultSentence {
     /// Target task ID.
     ///
@@ -3294,7 +3336,7 @@ pub struct ResultSentence {
     ///
     /// Source: `/structures/result` field `job_id`.
     pub job_id: String,
-    /// Detailed response text; never contains `[RESULT` followed by whitespace.
+    /// Detailed response text, across lines, up to the next `[RESULT` followed by a blank or line break; trailing blanks and line breaks belong to no field.
     ///
     /// Type: text; required. Captured by group `summary` of pattern `result`.
     ///
@@ -3318,11 +3360,11 @@ impl ResultSentence {
     pub fn parse(text: &str) -> Result<Self, ParseError> {
         static FULL: LazyLock<Regex> = LazyLock::new(|| {
             Regex::new(
-                    r#"\A(?:(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^ \t\r\n\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))(?:[^\[]+|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))*(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??)))\z"#,
+                    r#"\A(?:(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)))[\t\n\r ]*)\z"#,
                 )
                 .expect("the generator compiled this pattern")
         });
-        static STEPS: [Step; 7usize] = [
+        static STEPS: [Step; 8usize] = [
             Step::new(r#"\A(?:(?s)\[RESULT)"#, "`[RESULT`"),
             Step::new(r#"\A(?:(?s)\[RESULT[ \t]+)"#, "whitespace"),
             Step::new(
@@ -3339,8 +3381,12 @@ impl ResultSentence {
                 "text matching `(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \\t]+)?`",
             ),
             Step::new(
-                r#"\A(?:(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^ \t\r\n\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))(?:[^\[]+|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))*(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??)))"#,
+                r#"\A(?:(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?))))"#,
                 "<summary>",
+            ),
+            Step::new(
+                r#"\A(?:(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)))[\t\n\r ]*)"#,
+                "whitespace",
             ),
         ];
         let Some(caps) = FULL.captures(text) else {
@@ -3453,6 +3499,7 @@ impl fmt::Display for ResultSentence {
 /// Source: `/structures/decline` in `schema/structures.json`, parsed by pattern `decline`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(crate = "agent_sentences_runtime::serde")]
 pub struct Decline {
     /// Target job or work order.
     ///
@@ -3579,6 +3626,7 @@ impl fmt::Display for Decline {
 /// Source: `/structures/no_action` in `schema/structures.json`, parsed by pattern `no_action`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(crate = "agent_sentences_runtime::serde")]
 pub struct NoAction {
     /// Target job or work order.
     ///
@@ -3708,6 +3756,7 @@ impl fmt::Display for NoAction {
 /// Source: `/structures/tool_call` in `schema/structures.json`, parsed by pattern `tool_call`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(crate = "agent_sentences_runtime::serde")]
 pub struct ToolCall {
     /// Method name (e.g. followup.create, health.check).
     ///
@@ -3877,6 +3926,7 @@ impl fmt::Display for ToolCall {
 /// Source: `/structures/job_marker` in `schema/structures.json`, parsed by pattern `job_tag`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(crate = "agent_sentences_runtime::serde")]
 pub struct JobMarker {
     /// The job or swarm slot ID.
     ///
@@ -4004,6 +4054,7 @@ impl fmt::Display for JobMarker {
 /// Source: `/structures/nudge` in `schema/structures.json`, parsed by pattern `nudge`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(crate = "agent_sentences_runtime::serde")]
 pub struct Nudge {
     /// The loop (work order) being nudged.
     ///
@@ -4263,6 +4314,7 @@ impl fmt::Display for Nudge {
 /// Source: `/structures/fleet_alert` in `schema/structures.json`, parsed by pattern `fleet_alert`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(crate = "agent_sentences_runtime::serde")]
 pub struct FleetAlert {
     /// Upper-case severity word (e.g. CRITICAL, WARN).
     ///
@@ -4405,6 +4457,7 @@ impl fmt::Display for FleetAlert {
 /// Source: `/structures/contract_footer` in `schema/structures.json`, parsed by pattern `contract_footer`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(crate = "agent_sentences_runtime::serde")]
 pub struct ContractFooter {
     /// The job or work order ID the reply must name (in the ACK slot).
     ///
@@ -4656,6 +4709,7 @@ impl fmt::Display for ContractFooter {
 /// Source: `/structures/directive` in `schema/structures.json`, parsed by pattern `directive`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(crate = "agent_sentences_runtime::serde")]
 pub struct Directive {
     /// The instruction text, trailing spaces kept; one line.
     ///
@@ -4764,6 +4818,7 @@ impl fmt::Display for Directive {
 /// Source: `/structures/runtime_context` in `schema/structures.json`, parsed by pattern `runtime_context`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(crate = "agent_sentences_runtime::serde")]
 pub struct RuntimeContext {
     /// The thread URL or Web UI link (scheme://…, no spaces or `]`).
     ///
@@ -4869,6 +4924,7 @@ impl fmt::Display for RuntimeContext {
 /// Source: `/structures/subagent_update` in `schema/structures.json`, parsed by pattern `subagent_update`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(crate = "agent_sentences_runtime::serde")]
 pub struct SubagentUpdate {
     /// The subagent's name, without quotes.
     ///
@@ -5051,6 +5107,7 @@ impl fmt::Display for SubagentUpdate {
     Deserialize
 )]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(crate = "agent_sentences_runtime::serde")]
 #[serde(rename_all = "snake_case")]
 pub enum SentenceKind {
     /// `work_order`: Work Order
@@ -5495,7 +5552,7 @@ impl SentenceKind {
                         values: &[],
                         rust_type: "String",
                         required: true,
-                        description: "Instruction payload following the em dash; may span lines.",
+                        description: "Instruction payload following the em dash; may span lines, to the end of the text; trailing blanks and line breaks belong to no field.",
                         groups: &["body"],
                         derived_from: None,
                     },
@@ -5557,7 +5614,7 @@ impl SentenceKind {
                         values: &[],
                         rust_type: "String",
                         required: true,
-                        description: "Detailed response text; never contains `[RESULT` followed by whitespace.",
+                        description: "Detailed response text, across lines, up to the next `[RESULT` followed by a blank or line break; trailing blanks and line breaks belong to no field.",
                         groups: &["summary"],
                         derived_from: None,
                     },
@@ -6186,6 +6243,7 @@ impl fmt::Display for SentenceKind {
 /// `"structure": "<key>"`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(crate = "agent_sentences_runtime::serde")]
 #[serde(tag = "structure")]
 pub enum Sentence {
     /// A `work_order` sentence.
@@ -6239,6 +6297,15 @@ impl Sentence {
     /// [`ParseError`] with `structure: None` and `closest` set to the
     /// structure that fitted the longest prefix, with its offset and
     /// reason.
+    ///
+    /// ```
+    /// use agent_sentences::{Sentence, SentenceKind};
+    ///
+    /// let any = Sentence::parse("[ACK:7fce46e0] [from 646]")?;
+    /// assert_eq!(any.kind(), SentenceKind::Ack);
+    /// assert_eq!(any.to_string(), "[ACK:7fce46e0] [from 646]");
+    /// # Ok::<(), agent_sentences::ParseError>(())
+    /// ```
     pub fn parse(text: &str) -> Result<Sentence, ParseError> {
         let mut best: Option<ParseError> = None;
         match WorkOrder::parse(text) {
@@ -6483,14 +6550,15 @@ pub mod scan {
         StructureScan {
             key: "work_order",
             head: "[WO:",
-            source: r#"(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t]*(?P<body>[^ \t].*)"#,
+            source: r#"(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t\r\n]*(?P<body>[^\t\n\r ]+(?:[\t\n\r ]+[^\t\n\r ]+)*)[\t\n\r ]*"#,
             from_groups: parse_work_order,
             quotes_brackets: false,
             tail: Some((
                 "body",
-                r#"(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t]*"#,
-                r#"(?ms)[^ \t].*"#,
+                r#"(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t\r\n]*"#,
+                r#"(?ms)[^\t\n\r ]+(?:[\t\n\r ]+[^\t\n\r ]+)*"#,
             )),
+            trailing_blanks: true,
         },
         StructureScan {
             key: "ack",
@@ -6499,6 +6567,7 @@ pub mod scan {
             from_groups: parse_ack,
             quotes_brackets: false,
             tail: None,
+            trailing_blanks: false,
         },
         StructureScan {
             key: "claim",
@@ -6507,18 +6576,20 @@ pub mod scan {
             from_groups: parse_claim,
             quotes_brackets: false,
             tail: None,
+            trailing_blanks: false,
         },
         StructureScan {
             key: "result",
             head: "[RESULT",
-            source: r#"(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^ \t\r\n\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))(?:[^\[]+|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))*(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??))"#,
+            source: r#"(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)))[\t\n\r ]*"#,
             from_groups: parse_result,
             quotes_brackets: false,
             tail: Some((
                 "summary",
                 r#"(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?"#,
-                r#"(?s)(?:(?:[^ \t\r\n\[]|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))(?:[^\[]+|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^R\[]|R(?:[^E\[]|E(?:[^S\[]|S(?:[^U\[]|U(?:[^L\[]|L(?:[^T\[]|T[^ \t\r\n\[])))))))*(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??)"#,
+                r#"(?s)(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?))"#,
             )),
+            trailing_blanks: true,
         },
         StructureScan {
             key: "decline",
@@ -6531,6 +6602,7 @@ pub mod scan {
                 r#"\[DECLINE[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+"#,
                 r#"[^ \t\r\n][^\r\n]*"#,
             )),
+            trailing_blanks: false,
         },
         StructureScan {
             key: "no_action",
@@ -6543,6 +6615,7 @@ pub mod scan {
                 r#"\[NO-ACTION[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+"#,
                 r#"[^ \t\r\n][^\r\n]*"#,
             )),
+            trailing_blanks: false,
         },
         StructureScan {
             key: "job_marker",
@@ -6551,6 +6624,7 @@ pub mod scan {
             from_groups: parse_job_marker,
             quotes_brackets: false,
             tail: None,
+            trailing_blanks: false,
         },
         StructureScan {
             key: "nudge",
@@ -6559,6 +6633,7 @@ pub mod scan {
             from_groups: parse_nudge,
             quotes_brackets: false,
             tail: None,
+            trailing_blanks: false,
         },
         StructureScan {
             key: "fleet_alert",
@@ -6571,6 +6646,7 @@ pub mod scan {
                 r#"\[fleet-alert\][ \t]+(?P<severity>[A-Z][A-Z0-9_-]*):[ \t]+"#,
                 r#"[^ \t\r\n][^\r\n]*"#,
             )),
+            trailing_blanks: false,
         },
         StructureScan {
             key: "contract_footer",
@@ -6579,6 +6655,7 @@ pub mod scan {
             from_groups: parse_contract_footer,
             quotes_brackets: false,
             tail: None,
+            trailing_blanks: false,
         },
         StructureScan {
             key: "directive",
@@ -6587,6 +6664,7 @@ pub mod scan {
             from_groups: parse_directive,
             quotes_brackets: true,
             tail: None,
+            trailing_blanks: false,
         },
         StructureScan {
             key: "runtime_context",
@@ -6595,6 +6673,7 @@ pub mod scan {
             from_groups: parse_runtime_context,
             quotes_brackets: false,
             tail: None,
+            trailing_blanks: false,
         },
         StructureScan {
             key: "subagent_update",
@@ -6603,6 +6682,7 @@ pub mod scan {
             from_groups: parse_subagent_update,
             quotes_brackets: false,
             tail: None,
+            trailing_blanks: false,
         },
     ];
     static DIRECTIVES: DirectiveSpec = DirectiveSpec {
@@ -6675,6 +6755,16 @@ pub mod scan {
         SCANNER.scan(text)
     }
     /// As [`scan`], plus every skipped directive candidate with its span and reason.
+    ///
+    /// ```
+    /// use agent_sentences::scan::{scan_with_diagnostics, SkipReason};
+    ///
+    /// let text = "[TOOL dm.send {\"x\": 1,}]";
+    /// let (found, skipped) = scan_with_diagnostics(text);
+    /// assert!(found.is_empty());
+    /// assert_eq!(skipped[0].reason, SkipReason::InvalidJson);
+    /// assert_eq!(skipped[0].span, 0..text.len());
+    /// ```
     pub fn scan_with_diagnostics(text: &str) -> (Vec<Found>, Vec<Skipped>) {
         SCANNER.scan_with_diagnostics(text)
     }
@@ -6684,18 +6774,19 @@ pub mod scan {
 /// Source: `schema/loops.json` and each structure's `lifecycle_transition` in `schema/structures.json`; the rules are in `agent_sentences_runtime::loops`.
 ///
 /// ```
-/// use agent_sentences::loops::{self, Timestamp};
+/// use agent_sentences::loops;
 /// let mut t = loops::tracker(loops::default_config());
-/// let at: Timestamp = "2026-12-01T09:00:00Z".parse().unwrap();
-/// loops::feed(&mut t, at, "super", "[WO:7f] [from super] Audit — check endpoints");
-/// loops::feed(&mut t, at, "646", "[ACK:7f] [from 646]");
-/// assert_eq!(t.state().loops["7f"].state, "acknowledged");
-/// let due = t.due("2026-12-01T09:31:00Z".parse().unwrap());
-/// assert_eq!(due[0].sentence.as_deref(), Some("[NUDGE 7f] [nudge 1/3] Deadline 2026-12-01T09:30Z"));
+/// let at = "2026-12-01T09:00:00Z".parse().unwrap();
+/// assert_eq!(loops::feed(&mut t, at, "super", "[WO:7fce46e0] [from super] Audit exec.muse-dev.online endpoints — Please run full check on GET /api/stats and post results."), 1);
+/// let (id, l) = t.state().loops.iter().next().unwrap();
+/// assert_eq!(l.state, loops::MACHINE.initial);
+/// let due = t.due(l.deadline);
+/// assert_eq!(due[0].id, *id);
+/// assert!(due[0].sentence.as_deref().unwrap().contains(&format!(" {id}]")));
 /// ```
 pub mod loops {
     pub use agent_sentences_runtime::loops::{
-        Config, Due, EventRule, Loop, LoopEvent, LoopReport, Machine, Message, Rejected,
+        Config, Due, EventRule, Loop, LoopEvent, Machine, Message, Rejected,
         RejectedReport, Report, State, Step, Timestamp, Tracker,
     };
     use super::scan::{Found, Item};
@@ -6871,13 +6962,14 @@ pub mod loops {
 ///
 /// ```
 /// use agent_sentences::{ops, scan};
-/// let found = scan::scan(r#"[TOOL followup.create {"in_m": 5, "prompt": "check"}]"#);
+/// let found = scan::scan("[TOOL followup.create {\"in_m\":5,\"prompt\":\"Re-check Cloudflare WARP proxy status\"}]");
 /// let scan::Item::Directive { directive } = &found[0].item else { unreachable!() };
-/// let ops::Call::FollowupCreate(args) = ops::resolve(directive).unwrap() else { unreachable!() };
-/// assert_eq!(args.in_m, 5);
+/// let call = ops::resolve(directive).unwrap();
+/// assert_eq!(call.op(), ops::Op::FollowupCreate);
+/// assert_eq!(call.args(), agent_sentences_runtime::serde_json::Value::Object(directive.args.clone()));
 /// ```
 pub mod ops {
-    use serde::{Deserialize, Serialize};
+    use agent_sentences_runtime::serde::{Deserialize, Serialize};
     pub use agent_sentences_runtime::ops::{
         ArgError, Catalogue, OpSpec, ResolveError, ResolveErrorKind, ToolEntry, ToolsList,
     };
@@ -6968,6 +7060,7 @@ pub mod ops {
     );
     /// Every op of the catalogue (`/ops` in `schema/ops.json`).
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+    #[serde(crate = "agent_sentences_runtime::serde")]
     pub enum Op {
         /// `followup.create` (`/ops/followup.create` in `schema/ops.json`): Schedules a follow-up: the prompt comes back into the thread in `in_m` minutes.
         ///
@@ -7061,7 +7154,7 @@ pub mod ops {
     }
     /// The arguments of `followup.create` (`/ops/followup.create/args` in `schema/ops.json`), valid against its schema.
     #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-    #[serde(deny_unknown_fields)]
+    #[serde(crate = "agent_sentences_runtime::serde", deny_unknown_fields)]
     pub struct FollowupCreateArgs {
         /// `in_m`: Minutes from now. (`/ops/followup.create/args/properties/in_m`, schema `{"type":"integer","minimum":1,"description":"Minutes from now."}`).
         #[serde(rename = "in_m")]
@@ -7072,7 +7165,7 @@ pub mod ops {
     }
     /// The arguments of `tools.list` (`/ops/tools.list/args` in `schema/ops.json`), valid against its schema.
     #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-    #[serde(deny_unknown_fields)]
+    #[serde(crate = "agent_sentences_runtime::serde", deny_unknown_fields)]
     pub struct ToolsListArgs {}
     /// A call that may run: a runnable op with arguments valid
     /// against its schema.
@@ -7092,13 +7185,15 @@ pub mod ops {
             }
         }
         /// The arguments as a JSON object.
-        pub fn args(&self) -> serde_json::Value {
+        pub fn args(&self) -> agent_sentences_runtime::serde_json::Value {
             match self {
                 Call::FollowupCreate(a) => {
-                    serde_json::to_value(a).expect("arguments serialize")
+                    agent_sentences_runtime::serde_json::to_value(a)
+                        .expect("arguments serialize")
                 }
                 Call::ToolsList(a) => {
-                    serde_json::to_value(a).expect("arguments serialize")
+                    agent_sentences_runtime::serde_json::to_value(a)
+                        .expect("arguments serialize")
                 }
             }
         }
@@ -7120,13 +7215,22 @@ pub mod ops {
     pub fn resolve_parts(
         engine: &str,
         op: &str,
-        args: &serde_json::Map<String, serde_json::Value>,
+        args: &agent_sentences_runtime::serde_json::Map<
+            String,
+            agent_sentences_runtime::serde_json::Value,
+        >,
     ) -> Result<Call, ResolveError> {
         let index = CATALOGUE.check(engine, op, args)?;
-        let args = serde_json::Value::Object(args.clone());
+        let args = agent_sentences_runtime::serde_json::Value::Object(args.clone());
         let decoded = match Op::ALL[index] {
-            Op::FollowupCreate => serde_json::from_value(args).map(Call::FollowupCreate),
-            Op::ToolsList => serde_json::from_value(args).map(Call::ToolsList),
+            Op::FollowupCreate => {
+                agent_sentences_runtime::serde_json::from_value(args)
+                    .map(Call::FollowupCreate)
+            }
+            Op::ToolsList => {
+                agent_sentences_runtime::serde_json::from_value(args)
+                    .map(Call::ToolsList)
+            }
             _ => unreachable!("check passes runnable ops only"),
         };
         decoded.map_err(|e| CATALOGUE.decode_error(index, engine, &e))

@@ -2,7 +2,7 @@
 //! The spec's own examples, run against the generated crate.
 #![allow(clippy::bool_assert_comparison)]
 use agent_sentences::*;
-use regex::Regex;
+use agent_sentences_runtime::regex::Regex;
 #[test]
 fn work_order_example_parses_and_renders_back() {
     let text = "[WO:7fce46e0] [from super] Audit exec.muse-dev.online endpoints — Please run full check on GET /api/stats and post results.";
@@ -94,7 +94,7 @@ fn tool_call_example_parses_and_renders_back() {
     let v: ToolCall = text.parse().unwrap();
     assert_eq!(v.op, "followup.create", "field {}", stringify!(op));
     assert_eq!(
-        v.args_json, serde_json::from_str:: < JsonObject >
+        v.args_json, agent_sentences_runtime::serde_json::from_str:: < JsonObject >
         ("{\"in_m\": 5, \"prompt\": \"Recheck VM reachability\"}").unwrap(), "field {}",
         stringify!(args_json)
     );

@@ -10,17 +10,38 @@ fn main() {
         ("tool-open", Box::new(|n| "[TOOL op {".repeat(n / 10))),
         ("result-open", Box::new(|n| "[RESULT ".repeat(n / 8))),
         ("results", Box::new(|n| "[RESULT a] OK x ".repeat(n / 16))),
-        ("wo-no-dash", Box::new(|n| format!("[WO:7f] [from super] {}", " word".repeat(n / 5)))),
+        (
+            "wo-no-dash",
+            Box::new(|n| format!("[WO:7f] [from super] {}", " word".repeat(n / 5))),
+        ),
         ("brackets", Box::new(|n| "[".repeat(n))),
         ("backticks", Box::new(|n| "` `` ".repeat(n / 5))),
-        ("deep", Box::new(|n| format!("[TOOL a.b {}]", "{\"a\": ".repeat(n / 6)))),
-        ("strings", Box::new(|n| "[TOOL op {\"a\": \"".repeat(n / 16))),
+        (
+            "deep",
+            Box::new(|n| format!("[TOOL a.b {}]", "{\"a\": ".repeat(n / 6))),
+        ),
+        (
+            "strings",
+            Box::new(|n| "[TOOL op {\"a\": \"".repeat(n / 16)),
+        ),
         ("fences", Box::new(|n| "```tool\n".repeat(n / 8))),
-        ("curl", Box::new(|n| "curl https://h/exec -d '\n".repeat(n / 25))),
-        ("prose", Box::new(|n| "plain words without markers, ".repeat(n / 29))),
-        ("acks", Box::new(|n| "[ACK:7fce46e0] [from 646] ".repeat(n / 26))),
+        (
+            "curl",
+            Box::new(|n| "curl https://h/exec -d '\n".repeat(n / 25)),
+        ),
+        (
+            "prose",
+            Box::new(|n| "plain words without markers, ".repeat(n / 29)),
+        ),
+        (
+            "acks",
+            Box::new(|n| "[ACK:7fce46e0] [from 646] ".repeat(n / 26)),
+        ),
         ("footer-head", Box::new(|n| "Reply: [".repeat(n / 8))),
-        ("directive-open", Box::new(|n| "[Directive: [".repeat(n / 13))),
+        (
+            "directive-open",
+            Box::new(|n| "[Directive: [".repeat(n / 13)),
+        ),
     ];
     for (name, make) in units {
         let mut line = format!("{name:>15}");

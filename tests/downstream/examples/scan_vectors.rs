@@ -22,7 +22,9 @@ use serde_json::{json, Value};
 /// True when a skip message is the JSON reader's wording (serde's error
 /// positions), which the Python reader words differently (P25).
 fn reader_wording(message: &str) -> bool {
-    let Some((_, tail)) = message.rsplit_once(" at line ") else { return false };
+    let Some((_, tail)) = message.rsplit_once(" at line ") else {
+        return false;
+    };
     let mut parts = tail.split(" column ");
     matches!((parts.next(), parts.next(), parts.next()), (Some(l), Some(c), None)
         if !l.is_empty() && !c.is_empty() && l.bytes().chain(c.bytes()).all(|b| b.is_ascii_digit()))
@@ -47,7 +49,9 @@ fn answer(text: &str) -> Value {
 fn main() {
     if std::env::args().any(|a| a == "--stdin") {
         let mut input = String::new();
-        std::io::stdin().read_to_string(&mut input).expect("UTF-8 on standard input");
+        std::io::stdin()
+            .read_to_string(&mut input)
+            .expect("UTF-8 on standard input");
         let texts: Vec<String> = serde_json::from_str(&input).expect("a JSON array of strings");
         let out: Vec<Value> = texts.iter().map(|t| answer(t)).collect();
         println!("{}", serde_json::to_string(&out).expect("serializes"));
@@ -64,7 +68,10 @@ fn main() {
         let text = std::fs::read_to_string(path).expect("readable");
         let mut case: serde_json::Map<String, Value> =
             serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let input = case["input"].as_str().unwrap_or_else(|| panic!("{}: input is a string", path.display())).to_owned();
+        let input = case["input"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{}: input is a string", path.display()))
+            .to_owned();
         let a = answer(&input);
         case.insert("found".into(), a["found"].clone());
         case.insert("skipped".into(), a["skipped"].clone());

@@ -57,14 +57,27 @@ pub fn scan_invariants(text: &str) -> Result<(), String> {
 
     let (found, skipped) = scan_with_diagnostics(text);
     let fail = |what: String| Err(format!("{text:?}: {what}"));
-    let mut spans: Vec<std::ops::Range<usize>> =
-        found.iter().map(|f| f.span.clone()).chain(skipped.iter().map(|s| s.span.clone())).collect();
+    let mut spans: Vec<std::ops::Range<usize>> = found
+        .iter()
+        .map(|f| f.span.clone())
+        .chain(skipped.iter().map(|s| s.span.clone()))
+        .collect();
     for s in &spans {
-        if !(s.start < s.end && s.end <= text.len() && text.is_char_boundary(s.start) && text.is_char_boundary(s.end)) {
-            return fail(format!("span {s:?} is empty, out of range or not on character boundaries"));
+        if !(s.start < s.end
+            && s.end <= text.len()
+            && text.is_char_boundary(s.start)
+            && text.is_char_boundary(s.end))
+        {
+            return fail(format!(
+                "span {s:?} is empty, out of range or not on character boundaries"
+            ));
         }
     }
-    if !found.windows(2).all(|w| w[0].span.start < w[1].span.start) || !skipped.windows(2).all(|w| w[0].span.start < w[1].span.start) {
+    if !found.windows(2).all(|w| w[0].span.start < w[1].span.start)
+        || !skipped
+            .windows(2)
+            .all(|w| w[0].span.start < w[1].span.start)
+    {
         return fail("items out of order".to_owned());
     }
     spans.sort_by_key(|s| s.start);
@@ -83,7 +96,10 @@ pub fn scan_invariants(text: &str) -> Result<(), String> {
                 }
             }
             Item::Directive { directive } => {
-                let call = ToolCall { op: directive.op.clone(), args_json: directive.args.clone() };
+                let call = ToolCall {
+                    op: directive.op.clone(),
+                    args_json: directive.args.clone(),
+                };
                 if call.to_string().parse::<ToolCall>().as_ref() != Ok(&call) {
                     return fail(format!("{call} does not read back"));
                 }
@@ -95,3 +111,8 @@ pub fn scan_invariants(text: &str) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// The README's Rust examples, run as doctests (`cargo test --doc -p downstream-example`).
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeExamples;

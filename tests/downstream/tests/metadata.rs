@@ -8,7 +8,9 @@ use agent_sentences::*;
 use serde_json::Value;
 
 fn spec(file: &str) -> Value {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../schema").join(file);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../schema")
+        .join(file);
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
@@ -44,18 +46,39 @@ fn field_info_follows_the_struct_fields_with_their_types() {
         let names: Vec<&str> = kind.field_info().iter().map(|f| f.name).collect();
         assert_eq!(names, kind.fields(), "{kind}");
     }
-    let status = SentenceKind::ResultSentence.field_info().iter().find(|f| f.name == "status").unwrap();
+    let status = SentenceKind::ResultSentence
+        .field_info()
+        .iter()
+        .find(|f| f.name == "status")
+        .unwrap();
     assert_eq!(status.ty, ValueType::Enum);
     assert_eq!(status.rust_type, "Option<Status>");
     assert!(!status.required);
     assert_eq!(status.values, Status::ALL.map(Status::as_str));
-    let args = SentenceKind::ToolCall.field_info().iter().find(|f| f.name == "args_json").unwrap();
-    assert_eq!((args.ty, args.rust_type, args.groups), (ValueType::JsonObject, "JsonObject", &["args"][..]));
+    let args = SentenceKind::ToolCall
+        .field_info()
+        .iter()
+        .find(|f| f.name == "args_json")
+        .unwrap();
+    assert_eq!(
+        (args.ty, args.rust_type, args.groups),
+        (ValueType::JsonObject, "JsonObject", &["args"][..])
+    );
     let count = SentenceKind::Nudge.field_info()[1];
-    assert_eq!((count.name, count.ty, count.rust_type), ("count", ValueType::Integer, "u32"));
-    let slot = SentenceKind::JobMarker.field_info().iter().find(|f| f.name == "slot").unwrap();
+    assert_eq!(
+        (count.name, count.ty, count.rust_type),
+        ("count", ValueType::Integer, "u32")
+    );
+    let slot = SentenceKind::JobMarker
+        .field_info()
+        .iter()
+        .find(|f| f.name == "slot")
+        .unwrap();
     assert_eq!(slot.derived_from, Some("job_id"));
-    assert_eq!(SentenceKind::WorkOrder.omitted_fields(), ["priority", "due"]);
+    assert_eq!(
+        SentenceKind::WorkOrder.omitted_fields(),
+        ["priority", "due"]
+    );
     assert!(SentenceKind::Claim.omitted_fields().is_empty());
     assert_eq!(SentenceKind::Claim.fixed_groups(), [("verb", "CLAIM")]);
     assert_eq!(SentenceKind::ToolCall.fixed_groups(), [("engine", "TOOL")]);
@@ -70,9 +93,18 @@ fn pattern_info_matches_the_constants_and_its_own_examples() {
     assert_eq!(keys, patterns::ALL);
     for p in patterns::INFO {
         for m in p.matches {
-            let caps = p.full_regex().captures(m.text).unwrap_or_else(|| panic!("{}: {:?}", p.key, m.text));
+            let caps = p
+                .full_regex()
+                .captures(m.text)
+                .unwrap_or_else(|| panic!("{}: {:?}", p.key, m.text));
             for c in m.captures {
-                assert_eq!(caps.name(c.group).map(|x| x.as_str()), Some(c.text), "{} group {}", p.key, c.group);
+                assert_eq!(
+                    caps.name(c.group).map(|x| x.as_str()),
+                    Some(c.text),
+                    "{} group {}",
+                    p.key,
+                    c.group
+                );
             }
             assert!(p.regex().is_match(m.text));
         }

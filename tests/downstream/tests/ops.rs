@@ -42,7 +42,8 @@ fn every_example_of_every_op_resolves_on_every_engine_it_allows() {
         for ex in op["examples"].as_array().into_iter().flatten() {
             for engine in op["engines"].as_array().unwrap() {
                 let text = format!("[{} {name} {ex}]", engine.as_str().unwrap());
-                let call = ops::resolve(&directive(&text)).unwrap_or_else(|e| panic!("{text}: {e}"));
+                let call =
+                    ops::resolve(&directive(&text)).unwrap_or_else(|e| panic!("{text}: {e}"));
                 assert_eq!(call.op().name(), name);
                 assert_eq!(&call.args(), ex, "{text}");
                 n += 1;
@@ -54,7 +55,15 @@ fn every_example_of_every_op_resolves_on_every_engine_it_allows() {
 
 #[test]
 fn an_op_outside_the_catalogue_never_runs() {
-    for op in ["..", "-", "--help", ".fs.rm.", "followup.Create", "followup.create.", "rm"] {
+    for op in [
+        "..",
+        "-",
+        "--help",
+        ".fs.rm.",
+        "followup.Create",
+        "followup.create.",
+        "rm",
+    ] {
         let text = format!("[TOOL {op} {{}}]");
         let e = ops::resolve(&directive(&text)).unwrap_err();
         assert_eq!(e.kind, ResolveErrorKind::UnknownOp, "{text}");
@@ -65,13 +74,32 @@ fn an_op_outside_the_catalogue_never_runs() {
 
 #[test]
 fn an_op_never_runs_through_an_engine_it_does_not_allow() {
-    let engines: Vec<String> = spec("directives.json")["engines"].as_object().unwrap().keys().cloned().collect();
+    let engines: Vec<String> = spec("directives.json")["engines"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
     for (name, op) in ops_spec() {
-        let allowed: Vec<&str> = op["engines"].as_array().unwrap().iter().map(|e| e.as_str().unwrap()).collect();
+        let allowed: Vec<&str> = op["engines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e.as_str().unwrap())
+            .collect();
         let args = obj(op["examples"].get(0).cloned().unwrap_or(json!({})));
-        for engine in engines.iter().map(String::as_str).filter(|e| !allowed.contains(e)).chain(["DM", "tool", ""]) {
+        for engine in engines
+            .iter()
+            .map(String::as_str)
+            .filter(|e| !allowed.contains(e))
+            .chain(["DM", "tool", ""])
+        {
             let e = ops::resolve_parts(engine, &name, &args).unwrap_err();
-            assert_eq!(e.kind, ResolveErrorKind::EngineNotAllowed, "{name} on {engine}");
+            assert_eq!(
+                e.kind,
+                ResolveErrorKind::EngineNotAllowed,
+                "{name} on {engine}"
+            );
             assert_eq!(e.engine, engine);
         }
     }
@@ -82,10 +110,19 @@ fn an_incomplete_op_never_runs_whatever_its_arguments() {
     let mut n = 0;
     for (name, op) in ops_spec().into_iter().filter(|(_, op)| !runnable(op)) {
         for engine in op["engines"].as_array().unwrap() {
-            for args in [json!({}), json!({"action": "status"}), json!({"to": "646", "text": "hi"})] {
-                let e = ops::resolve_parts(engine.as_str().unwrap(), &name, &obj(args)).unwrap_err();
+            for args in [
+                json!({}),
+                json!({"action": "status"}),
+                json!({"to": "646", "text": "hi"}),
+            ] {
+                let e =
+                    ops::resolve_parts(engine.as_str().unwrap(), &name, &obj(args)).unwrap_err();
                 assert_eq!(e.kind, ResolveErrorKind::Incomplete, "{name}");
-                assert!(e.message.contains(op["missing"].as_str().unwrap()), "{}", e.message);
+                assert!(
+                    e.message.contains(op["missing"].as_str().unwrap()),
+                    "{}",
+                    e.message
+                );
                 n += 1;
             }
         }
@@ -122,7 +159,12 @@ fn bad_arguments_are_reported_each_at_its_pointer() {
             args.remove(key.as_str().unwrap());
             let e = ops::resolve_parts(engine, &name, &args).unwrap_err();
             assert_eq!(e.kind, ResolveErrorKind::InvalidArgs);
-            assert!(e.errors.iter().any(|a| a.pointer.is_empty() && a.message.contains(key.as_str().unwrap())), "{e}");
+            assert!(
+                e.errors
+                    .iter()
+                    .any(|a| a.pointer.is_empty() && a.message.contains(key.as_str().unwrap())),
+                "{e}"
+            );
         }
         // Every property of the wrong type at once: one fault per key, at its pointer.
         let props = schema["properties"].as_object().unwrap();
@@ -144,7 +186,10 @@ fn bad_arguments_are_reported_each_at_its_pointer() {
 
 #[test]
 fn followup_create_bounds_come_from_its_schema() {
-    let e = ops::resolve(&directive(r#"[TOOL followup.create {"in_m": 0, "prompt": ""}]"#)).unwrap_err();
+    let e = ops::resolve(&directive(
+        r#"[TOOL followup.create {"in_m": 0, "prompt": ""}]"#,
+    ))
+    .unwrap_err();
     assert_eq!(e.kind, ResolveErrorKind::InvalidArgs);
     let pointers: Vec<&str> = e.errors.iter().map(|a| a.pointer.as_str()).collect();
     assert_eq!(pointers, ["/in_m", "/prompt"], "{e}");
@@ -172,17 +217,32 @@ fn aliases_and_shorthands_resolve_to_their_op() {
             }
             Err(e) => {
                 assert!(!runnable(op), "{text}: {e}");
-                assert_eq!((e.kind, e.op.as_str()), (ResolveErrorKind::Incomplete, target));
+                assert_eq!(
+                    (e.kind, e.op.as_str()),
+                    (ResolveErrorKind::Incomplete, target)
+                );
             }
         }
         // A hand-made call may name the alias too.
-        assert_eq!(ops::resolve_parts("TOOL", alias, &obj(args)).map(|c| c.op().name()).map_err(|e| e.op), ops::resolve(&dir).map(|c| c.op().name()).map_err(|e| e.op));
-        assert!(Op::from_name(target).unwrap().spec().aliases.contains(&alias.as_str()));
+        assert_eq!(
+            ops::resolve_parts("TOOL", alias, &obj(args))
+                .map(|c| c.op().name())
+                .map_err(|e| e.op),
+            ops::resolve(&dir).map(|c| c.op().name()).map_err(|e| e.op)
+        );
+        assert!(Op::from_name(target)
+            .unwrap()
+            .spec()
+            .aliases
+            .contains(&alias.as_str()));
     }
     for (keyword, sh) in d["shorthands"].as_object().unwrap() {
         let dir = directive(&format!("[{keyword} {{\"to\": \"646\"}}]"));
         let r = ops::resolve(&dir);
-        assert_eq!(r.map(|c| c.op().name().to_owned()).unwrap_or_else(|e| e.op), sh["op"].as_str().unwrap());
+        assert_eq!(
+            r.map(|c| c.op().name().to_owned()).unwrap_or_else(|e| e.op),
+            sh["op"].as_str().unwrap()
+        );
     }
 }
 
@@ -193,12 +253,33 @@ fn tools_list_lists_every_op_with_its_flag_and_schema() {
     let want: Vec<Value> = ops_spec()
         .iter()
         .map(|(name, op)| {
-            let aliases: Vec<&String> = d["aliases"].as_object().unwrap().iter().filter(|(_, t)| *t == name).map(|(a, _)| a).collect();
-            let mut missing: Vec<String> = op.get("missing").and_then(Value::as_str).map(str::to_owned).into_iter().collect();
-            for (g, group) in op.pointer("/actions/groups").and_then(Value::as_object).into_iter().flatten() {
-                let (n, count) = (group["names"].as_array().unwrap().len(), group["count"].as_u64().unwrap());
+            let aliases: Vec<&String> = d["aliases"]
+                .as_object()
+                .unwrap()
+                .iter()
+                .filter(|(_, t)| *t == name)
+                .map(|(a, _)| a)
+                .collect();
+            let mut missing: Vec<String> = op
+                .get("missing")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+                .into_iter()
+                .collect();
+            for (g, group) in op
+                .pointer("/actions/groups")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+            {
+                let (n, count) = (
+                    group["names"].as_array().unwrap().len(),
+                    group["count"].as_u64().unwrap(),
+                );
                 if (n as u64) < count {
-                    missing.push(format!("The catalogue names {n} of the {count} `{g}` actions."));
+                    missing.push(format!(
+                        "The catalogue names {n} of the {count} `{g}` actions."
+                    ));
                 }
             }
             json!({
@@ -216,7 +297,10 @@ fn tools_list_lists_every_op_with_its_flag_and_schema() {
     assert_eq!(got, json!({ "ops": want }));
     assert_eq!(Op::ALL.len(), ops_spec().len());
     for op in Op::ALL {
-        assert_eq!(op.side_effecting(), ops_spec()[op.name()]["side_effecting"].as_bool().unwrap());
+        assert_eq!(
+            op.side_effecting(),
+            ops_spec()[op.name()]["side_effecting"].as_bool().unwrap()
+        );
     }
 }
 

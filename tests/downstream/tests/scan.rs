@@ -20,7 +20,11 @@ fn summary(text: &str) -> Vec<(String, String)> {
 }
 
 fn skipped(text: &str) -> Vec<(String, SkipReason)> {
-    scan_with_diagnostics(text).1.into_iter().map(|s| (text[s.span.clone()].to_owned(), s.reason)).collect()
+    scan_with_diagnostics(text)
+        .1
+        .into_iter()
+        .map(|s| (text[s.span.clone()].to_owned(), s.reason))
+        .collect()
 }
 
 #[test]
@@ -31,7 +35,10 @@ fn finds_sentences_in_prose_in_order() {
         [
             ("[ACK:7fce46e0] [from 646]".to_owned(), "ack".to_owned()),
             ("[CLAIM 7fce46e0]".to_owned(), "claim".to_owned()),
-            ("[RESULT 7fce46e0] OK 14 endpoints healthy".to_owned(), "result".to_owned()),
+            (
+                "[RESULT 7fce46e0] OK 14 endpoints healthy".to_owned(),
+                "result".to_owned()
+            ),
         ]
     );
 }
@@ -55,7 +62,10 @@ fn several_results_split_at_each_result_marker() {
 #[test]
 fn echoed_footer_is_one_contract_footer() {
     let text = "Noted. Reply: [ACK 7fce46e0] seen | [CLAIM 7fce46e0] mine | [RESULT 7fce46e0] done | [DECLINE 7fce46e0] | [NO-ACTION 7fce46e0].";
-    assert_eq!(summary(text), [(text[7..].to_owned(), "contract_footer".to_owned())]);
+    assert_eq!(
+        summary(text),
+        [(text[7..].to_owned(), "contract_footer".to_owned())]
+    );
 }
 
 /// P71: a footer whose ids differ is no footer (P11), and its markers are
@@ -64,7 +74,10 @@ fn echoed_footer_is_one_contract_footer() {
 #[test]
 fn a_footer_with_invalid_fields_is_passed_over_whole() {
     let text = "Reply: [ACK 7f] seen | [CLAIM 8a] mine | [RESULT 7f] done | [DECLINE 7f] | [NO-ACTION 7f]. [CLAIM 9]";
-    assert_eq!(summary(text), [("[CLAIM 9]".to_owned(), "claim".to_owned())]);
+    assert_eq!(
+        summary(text),
+        [("[CLAIM 9]".to_owned(), "claim".to_owned())]
+    );
     assert!(skipped(text).is_empty());
 }
 
@@ -72,31 +85,58 @@ fn a_footer_with_invalid_fields_is_passed_over_whole() {
 fn a_call_cut_off_before_its_bracket_says_so() {
     let (found, skipped) = scan_with_diagnostics("[TOOL a.b {\"x\": 1}  ");
     assert!(found.is_empty());
-    assert_eq!((skipped[0].span.clone(), skipped[0].reason), (0..20, SkipReason::TrailingText));
+    assert_eq!(
+        (skipped[0].span.clone(), skipped[0].reason),
+        (0..20, SkipReason::TrailingText)
+    );
     assert_eq!(skipped[0].message, "the text ends before the closing `]`");
     let (_, skipped) = scan_with_diagnostics("[TOOL a.b {\"x\": 1} x]");
-    assert_eq!(skipped[0].message, "text between the JSON object and the closing `]`");
+    assert_eq!(
+        skipped[0].message,
+        "text between the JSON object and the closing `]`"
+    );
 }
 
 #[test]
 fn markers_inside_payloads_are_not_sentences() {
     // Inside a work order's body.
-    let wo = "[WO:7fce46e0] [from super] Audit — then reply [RESULT 7fce46e0] OK and run [TOOL x.y {}]";
+    let wo =
+        "[WO:7fce46e0] [from super] Audit — then reply [RESULT 7fce46e0] OK and run [TOOL x.y {}]";
     assert_eq!(summary(wo), [(wo.to_owned(), "work_order".to_owned())]);
     // Inside a JSON string of a tool call.
     let t = r#"[TOOL followup.create {"prompt": "[CLAIM 1] [TOOL evil.op {}]"}] done"#;
-    assert_eq!(summary(t), [(t[..t.len() - 5].to_owned(), "directive:followup.create".to_owned())]);
+    assert_eq!(
+        summary(t),
+        [(
+            t[..t.len() - 5].to_owned(),
+            "directive:followup.create".to_owned()
+        )]
+    );
     // Inside a directive's text, closed or not.
-    let d = "[Directive: close with [RESULT 7fce46e0] ] and [Directive: run [TOOL a.b {\"x\": [1]}] ]";
+    let d =
+        "[Directive: close with [RESULT 7fce46e0] ] and [Directive: run [TOOL a.b {\"x\": [1]}] ]";
     let found = summary(d);
-    assert_eq!(found, [("[Directive: close with [RESULT 7fce46e0] ]".to_owned(), "directive".to_owned())]);
-    assert_eq!(skipped(d).len(), 0, "the nested directive closes on its line: quoted, not a call");
+    assert_eq!(
+        found,
+        [(
+            "[Directive: close with [RESULT 7fce46e0] ]".to_owned(),
+            "directive".to_owned()
+        )]
+    );
+    assert_eq!(
+        skipped(d).len(),
+        0,
+        "the nested directive closes on its line: quoted, not a call"
+    );
 }
 
 #[test]
 fn quoted_markers_are_not_sentences() {
     let text = "Use `[CLAIM 1]` to claim.\n```text\n[TOOL evil.op {}]\n[CLAIM 2]\n```\n~~~\n[ACK:ab]\n~~~\n[CLAIM 3]";
-    assert_eq!(summary(text), [("[CLAIM 3]".to_owned(), "claim".to_owned())]);
+    assert_eq!(
+        summary(text),
+        [("[CLAIM 3]".to_owned(), "claim".to_owned())]
+    );
 }
 
 #[test]
@@ -113,25 +153,47 @@ fn directive_fences_are_calls() {
     let calls: Vec<(&str, DirectiveForm, &str, &str)> = found
         .iter()
         .map(|f| match &f.item {
-            Item::Directive { directive } => (directive.engine, directive.form, directive.op.as_str(), directive.written_op.as_str()),
+            Item::Directive { directive } => (
+                directive.engine,
+                directive.form,
+                directive.op.as_str(),
+                directive.written_op.as_str(),
+            ),
             _ => panic!("only directives"),
         })
         .collect();
     assert_eq!(
         calls,
         [
-            ("TOOL", DirectiveForm::Fence, "followup.create", "followup.create"),
+            (
+                "TOOL",
+                DirectiveForm::Fence,
+                "followup.create",
+                "followup.create"
+            ),
             ("EXEC", DirectiveForm::Fence, "health.check", "health.check"),
             ("TOOL", DirectiveForm::Fence, "box.exec", "box"),
         ]
     );
-    assert_eq!(&text[found[0].span.clone()], "```tool\nfollowup.create {\"in_m\": 5}\n```");
+    assert_eq!(
+        &text[found[0].span.clone()],
+        "```tool\nfollowup.create {\"in_m\": 5}\n```"
+    );
 }
 
 #[test]
 fn bad_fences_are_skipped_with_a_reason() {
-    assert_eq!(skipped("```tool\nno object here\n```"), [("```tool\nno object here\n```".to_owned(), SkipReason::FenceBody)]);
-    assert_eq!(skipped("```tool\nop {\"a\": 1,}\n```")[0].1, SkipReason::InvalidJson);
+    assert_eq!(
+        skipped("```tool\nno object here\n```"),
+        [(
+            "```tool\nno object here\n```".to_owned(),
+            SkipReason::FenceBody
+        )]
+    );
+    assert_eq!(
+        skipped("```tool\nop {\"a\": 1,}\n```")[0].1,
+        SkipReason::InvalidJson
+    );
     assert_eq!(skipped("```exec\nop {}\n")[0].1, SkipReason::UnclosedFence);
     assert!(summary("```tool\nop {}\nextra\n```").is_empty());
 }
@@ -149,17 +211,42 @@ fn tool_calls_of_every_form() {
     let calls: Vec<(DirectiveForm, &str, &str, serde_json::Value)> = found
         .iter()
         .map(|f| match &f.item {
-            Item::Directive { directive: d } => (d.form, d.engine, d.op.as_str(), serde_json::Value::Object(d.args.clone())),
+            Item::Directive { directive: d } => (
+                d.form,
+                d.engine,
+                d.op.as_str(),
+                serde_json::Value::Object(d.args.clone()),
+            ),
             _ => panic!("only directives"),
         })
         .collect();
     assert_eq!(
         calls,
         [
-            (DirectiveForm::Bracket, "TOOL", "followup.create", json!({"in_m": 5})),
-            (DirectiveForm::Bracket, "EXEC", "health.check", json!({"deep": {"a": [1, {"b": "}]"}]}})),
-            (DirectiveForm::Shorthand, "TOOL", "dm.send", json!({"to": "646", "text": "hi"})),
-            (DirectiveForm::Bracket, "TOOL", "dm.send", json!({"to": "pip"})),
+            (
+                DirectiveForm::Bracket,
+                "TOOL",
+                "followup.create",
+                json!({"in_m": 5})
+            ),
+            (
+                DirectiveForm::Bracket,
+                "EXEC",
+                "health.check",
+                json!({"deep": {"a": [1, {"b": "}]"}]}})
+            ),
+            (
+                DirectiveForm::Shorthand,
+                "TOOL",
+                "dm.send",
+                json!({"to": "646", "text": "hi"})
+            ),
+            (
+                DirectiveForm::Bracket,
+                "TOOL",
+                "dm.send",
+                json!({"to": "pip"})
+            ),
             (DirectiveForm::Curl, "EXEC", "tools.list", json!({})),
         ]
     );
@@ -170,8 +257,14 @@ fn advertised_ops_and_bare_dm_are_not_calls() {
     assert!(summary("Tools: [TOOL swarm.spawn] [TOOL cron.create]").is_empty());
     assert!(skipped("Tools: [TOOL swarm.spawn] [TOOL cron.create]").is_empty());
     assert!(summary("[DM hello there]").is_empty());
-    assert_eq!(skipped("[DM hello there]")[0].1, SkipReason::ShorthandWithoutObject);
-    assert!(summary("[tool x.y {}] [Tool x.y {}] [TOOLS x {}]").is_empty(), "keywords are case-sensitive and exact");
+    assert_eq!(
+        skipped("[DM hello there]")[0].1,
+        SkipReason::ShorthandWithoutObject
+    );
+    assert!(
+        summary("[tool x.y {}] [Tool x.y {}] [TOOLS x {}]").is_empty(),
+        "keywords are case-sensitive and exact"
+    );
 }
 
 #[test]
@@ -188,7 +281,10 @@ fn broken_calls_are_skipped_and_never_hide_their_neighbours() {
         "[TOOL i.three {}]",
     );
     let ops: Vec<String> = summary(text).into_iter().map(|(_, w)| w).collect();
-    assert_eq!(ops, ["directive:a.one", "directive:g.two", "directive:i.three"]);
+    assert_eq!(
+        ops,
+        ["directive:a.one", "directive:g.two", "directive:i.three"]
+    );
     let reasons: Vec<SkipReason> = skipped(text).into_iter().map(|(_, r)| r).collect();
     assert_eq!(
         reasons,
@@ -221,13 +317,28 @@ fn never_repaired_into_a_call() {
 #[test]
 fn curl_payloads_must_be_strict() {
     let base = "curl -X POST https://exec.muse-dev.online/exec -d ";
-    assert_eq!(skipped(&format!("{base}\"{{\\\"op\\\": \\\"x\\\"}}\""))[0].1, SkipReason::CurlPayload);
-    assert_eq!(skipped(&format!("{base}'{{\"op\": \"x\", \"cmd\": \"rm\"}}'"))[0].1, SkipReason::CurlPayload);
-    assert_eq!(skipped(&format!("{base}'{{\"op\": \"x\", \"op\": \"y\"}}'"))[0].1, SkipReason::InvalidJson);
+    assert_eq!(
+        skipped(&format!("{base}\"{{\\\"op\\\": \\\"x\\\"}}\""))[0].1,
+        SkipReason::CurlPayload
+    );
+    assert_eq!(
+        skipped(&format!("{base}'{{\"op\": \"x\", \"cmd\": \"rm\"}}'"))[0].1,
+        SkipReason::CurlPayload
+    );
+    assert_eq!(
+        skipped(&format!("{base}'{{\"op\": \"x\", \"op\": \"y\"}}'"))[0].1,
+        SkipReason::InvalidJson
+    );
     assert!(summary("curl https://example.com/other -d '{\"op\": \"x\"}'").is_empty());
-    assert!(summary("`curl https://h/exec -d '{\"op\": \"x\"}'`").is_empty(), "quoted");
+    assert!(
+        summary("`curl https://h/exec -d '{\"op\": \"x\"}'`").is_empty(),
+        "quoted"
+    );
     let multi = "curl https://h/exec \\\n  -d '{\"op\": \"x.y\",\n \"args\": {\"a\": 1}}'";
-    assert_eq!(summary(multi), [(multi.to_owned(), "directive:x.y".to_owned())]);
+    assert_eq!(
+        summary(multi),
+        [(multi.to_owned(), "directive:x.y".to_owned())]
+    );
 }
 
 /// P70: a line inside a curl command already read (here inside its
@@ -235,11 +346,17 @@ fn curl_payloads_must_be_strict() {
 #[test]
 fn a_curl_line_inside_another_curl_command_is_not_a_command() {
     let inside = "curl -H \"note\ncurl https://h/exec -d '{\"op\": \"x.y\"}'\n\" https://example.com/x\n[CLAIM 1]";
-    assert_eq!(summary(inside), [("[CLAIM 1]".to_owned(), "claim".to_owned())]);
+    assert_eq!(
+        summary(inside),
+        [("[CLAIM 1]".to_owned(), "claim".to_owned())]
+    );
     assert!(skipped(inside).is_empty());
     // The same line after the first command has ended is a command.
     let after = "curl -H \"note\" https://example.com/x\ncurl https://h/exec -d '{\"op\": \"x.y\", \"args\": {}}'";
-    assert_eq!(summary(after), [(after[37..].to_owned(), "directive:x.y".to_owned())]);
+    assert_eq!(
+        summary(after),
+        [(after[37..].to_owned(), "directive:x.y".to_owned())]
+    );
 }
 
 /// P72: where a broken call leaves scanning inside a line's indentation, the
@@ -248,15 +365,31 @@ fn a_curl_line_inside_another_curl_command_is_not_a_command() {
 fn a_line_indented_after_a_broken_call_is_still_a_line_start() {
     for indent in ["", "  "] {
         let fence = format!("[TOOL a {{\n{indent}```text\n[CLAIM 1]\n{indent}```\n[CLAIM 2]");
-        assert_eq!(summary(&fence), [("[CLAIM 2]".to_owned(), "claim".to_owned())], "{fence:?}");
-        let curl = format!("[TOOL a {{}}\n{indent}curl https://h/exec -d '{{\"op\": \"b\", \"args\": {{}}}}'");
-        assert_eq!(summary(&curl), [(curl[11 + indent.len()..].to_owned(), "directive:b".to_owned())], "{curl:?}");
+        assert_eq!(
+            summary(&fence),
+            [("[CLAIM 2]".to_owned(), "claim".to_owned())],
+            "{fence:?}"
+        );
+        let curl = format!(
+            "[TOOL a {{}}\n{indent}curl https://h/exec -d '{{\"op\": \"b\", \"args\": {{}}}}'"
+        );
+        assert_eq!(
+            summary(&curl),
+            [(
+                curl[11 + indent.len()..].to_owned(),
+                "directive:b".to_owned()
+            )],
+            "{curl:?}"
+        );
     }
     // A fence's span starts at its opening run, as a curl command's does.
     let text = "[TOOL op\n  ```tool\nx.y {}\n  ```";
     let (found, skipped) = scan_with_diagnostics(text);
     // The broken call runs to the end of its line (P81).
-    assert_eq!((found[0].span.clone(), skipped[0].span.clone()), (11..31, 0..8));
+    assert_eq!(
+        (found[0].span.clone(), skipped[0].span.clone()),
+        (11..31, 0..8)
+    );
 }
 
 /// P73: an op that runs into other text is no op: the candidate ends before
@@ -264,11 +397,24 @@ fn a_line_indented_after_a_broken_call_is_still_a_line_start() {
 #[test]
 fn an_op_that_runs_into_text_is_read_again() {
     let text = "[TOOL\n\nReply: [ACK 7f] seen | [CLAIM 7f] mine | [RESULT 7f] done | [DECLINE 7f] | [NO-ACTION 7f].";
-    assert_eq!(summary(text), [(text[7..].to_owned(), "contract_footer".to_owned())]);
-    assert_eq!(skipped(text), [("[TOOL\n\n".to_owned(), SkipReason::NoObject)]);
+    assert_eq!(
+        summary(text),
+        [(text[7..].to_owned(), "contract_footer".to_owned())]
+    );
+    assert_eq!(
+        skipped(text),
+        [("[TOOL\n\n".to_owned(), SkipReason::NoObject)]
+    );
     // An op that runs straight into `{` is no-object to the closing `]` (P81).
-    assert_eq!(skipped("[TOOL c.d{}]"), [("[TOOL c.d{}]".to_owned(), SkipReason::NoObject)]);
-    assert_eq!(skipped("[TOOL c.d x]"), [("[TOOL c.d x]".to_owned(), SkipReason::NoObject)], "to the closing `]` when a blank follows the op (P81)");
+    assert_eq!(
+        skipped("[TOOL c.d{}]"),
+        [("[TOOL c.d{}]".to_owned(), SkipReason::NoObject)]
+    );
+    assert_eq!(
+        skipped("[TOOL c.d x]"),
+        [("[TOOL c.d x]".to_owned(), SkipReason::NoObject)],
+        "to the closing `]` when a blank follows the op (P81)"
+    );
 }
 
 #[test]
@@ -305,14 +451,38 @@ fn flood(unit: &str) -> String {
 fn structures_that_keep_failing_are_still_found_after() {
     for (unit, last, key, span) in [
         ("[RESULT ", "[RESULT a] OK x", "result", "[RESULT a] OK x"),
-        ("[DECLINE a] \n", "[DECLINE b] busy\n", "decline", "[DECLINE b] busy"),
-        ("[fleet-alert] A: \n", "[fleet-alert] CRIT: disk full", "fleet_alert", "[fleet-alert] CRIT: disk full"),
+        (
+            "[DECLINE a] \n",
+            "[DECLINE b] busy\n",
+            "decline",
+            "[DECLINE b] busy",
+        ),
+        (
+            "[fleet-alert] A: \n",
+            "[fleet-alert] CRIT: disk full",
+            "fleet_alert",
+            "[fleet-alert] CRIT: disk full",
+        ),
         ("[ACK ", "[ACK 7f] [from 646]", "ack", "[ACK 7f] [from 646]"),
-        ("[NUDGE 7f] [nudge 1/3] \n", "[NUDGE 7f] [nudge 1/3] Deadline 19:45: ping", "nudge", "[NUDGE 7f] [nudge 1/3] Deadline 19:45: ping"),
-        ("\n[WO:7f] [from super] t \n", "\n[WO:7f] [from super] t — body\nmore", "work_order", "[WO:7f] [from super] t — body\nmore"),
+        (
+            "[NUDGE 7f] [nudge 1/3] \n",
+            "[NUDGE 7f] [nudge 1/3] Deadline 19:45: ping",
+            "nudge",
+            "[NUDGE 7f] [nudge 1/3] Deadline 19:45: ping",
+        ),
+        (
+            "\n[WO:7f] [from super] t \n",
+            "\n[WO:7f] [from super] t — body\nmore",
+            "work_order",
+            "[WO:7f] [from super] t — body\nmore",
+        ),
     ] {
         let text = format!("{}{last}", unit.repeat(40));
-        assert_eq!(summary(&text), vec![(span.to_owned(), key.to_owned())], "{unit:?}");
+        assert_eq!(
+            summary(&text),
+            vec![(span.to_owned(), key.to_owned())],
+            "{unit:?}"
+        );
     }
 }
 
@@ -336,14 +506,30 @@ fn floods_at_one_mebibyte() {
     assert!(scan(&flood("[")).is_empty());
     assert!(scan(&flood("`")).is_empty());
     assert!(scan(&flood("` `` ")).is_empty());
-    let deep = format!("[TOOL a.b {}1{}]", "{\"a\": ".repeat(MIB / 6), "}".repeat(MIB / 6));
+    let deep = format!(
+        "[TOOL a.b {}1{}]",
+        "{\"a\": ".repeat(MIB / 6),
+        "}".repeat(MIB / 6)
+    );
     let (found, skipped) = scan_with_diagnostics(&deep);
     assert!(found.is_empty());
-    assert!(skipped[0].message.contains("longer than 65536 bytes"), "{}", skipped[0].message);
-    let deep = format!("[TOOL a.b {}1{}] [CLAIM 1]", "{\"a\": ".repeat(65), "}".repeat(65));
+    assert!(
+        skipped[0].message.contains("longer than 65536 bytes"),
+        "{}",
+        skipped[0].message
+    );
+    let deep = format!(
+        "[TOOL a.b {}1{}] [CLAIM 1]",
+        "{\"a\": ".repeat(65),
+        "}".repeat(65)
+    );
     let (found, skipped) = scan_with_diagnostics(&deep);
     assert_eq!(found.len(), 1, "the claim after the too-deep call is found");
-    assert!(skipped[0].message.contains("nested deeper than 64"), "{}", skipped[0].message);
+    assert!(
+        skipped[0].message.contains("nested deeper than 64"),
+        "{}",
+        skipped[0].message
+    );
     let strings = flood("[TOOL op {\"a\": \"");
     assert!(scan(&strings).is_empty());
     let fences = flood("```tool\n");
@@ -357,16 +543,29 @@ fn floods_at_one_mebibyte() {
     assert_eq!(scan_with_diagnostics(&flood(" [")), (vec![], vec![]));
     let footer = "Reply: [ACK 7f] seen | [CLAIM 7f] mine | [RESULT 7f] done | [DECLINE 7f] | [NO-ACTION 7f]. ";
     assert_eq!(scan(&flood(footer)).len(), MIB / footer.len() + 1);
-    assert_eq!(scan_with_diagnostics(&flood(&footer.replace("[CLAIM 7f]", "[CLAIM 8a]"))), (vec![], vec![]), "P71");
+    assert_eq!(
+        scan_with_diagnostics(&flood(&footer.replace("[CLAIM 7f]", "[CLAIM 8a]"))),
+        (vec![], vec![]),
+        "P71"
+    );
     let (found, skipped) = scan_with_diagnostics(&flood("[Directive: ["));
     assert!(found.is_empty());
-    assert_eq!((skipped.len(), skipped[0].reason), (1, SkipReason::UnclosedDirective));
+    assert_eq!(
+        (skipped.len(), skipped[0].reason),
+        (1, SkipReason::UnclosedDirective)
+    );
     let unterminated = format!("[TOOL op {{\"a\": \"{}", "x".repeat(MIB));
     let (_, skipped) = scan_with_diagnostics(&unterminated);
-    assert_eq!((skipped[0].span.clone(), skipped[0].message.as_str()), (0..MIB + 16, "unterminated or invalid string"));
+    assert_eq!(
+        (skipped[0].span.clone(), skipped[0].message.as_str()),
+        (0..MIB + 16, "unterminated or invalid string")
+    );
     let arrays = format!("[TOOL a.b {{\"a\": {}", "[".repeat(MIB));
     let (_, skipped) = scan_with_diagnostics(&arrays);
-    assert_eq!(skipped[0].message, "the text ends inside the JSON value (expected a value)");
+    assert_eq!(
+        skipped[0].message,
+        "the text ends inside the JSON value (expected a value)"
+    );
     // One line of bare `[DM `: the first runs to the end of the line (P81).
     let dms = flood("[DM ");
     let (_, skipped) = scan_with_diagnostics(&dms);
@@ -375,22 +574,46 @@ fn floods_at_one_mebibyte() {
     assert_eq!(scan_with_diagnostics(&dm_lines).1.len(), dm_lines.len() / 5);
     // One long line of candidates that each stop early: each is read to where it
     // stops, not to the line end.
-    assert_eq!(scan_with_diagnostics(&flood("[Directive:]")), (vec![], vec![]));
-    assert_eq!(scan_with_diagnostics(&flood("[TOOL a x] ")).1.len(), MIB / 11 + 1);
+    assert_eq!(
+        scan_with_diagnostics(&flood("[Directive:]")),
+        (vec![], vec![])
+    );
+    assert_eq!(
+        scan_with_diagnostics(&flood("[TOOL a x] ")).1.len(),
+        MIB / 11 + 1
+    );
     // Lines of `curl \"`: the string that never closes is searched for once.
-    assert_eq!(scan_with_diagnostics(&flood("curl \\\"\n")).1.len(), MIB / 8 + 1);
+    assert_eq!(
+        scan_with_diagnostics(&flood("curl \\\"\n")).1.len(),
+        MIB / 8 + 1
+    );
     // Each `'` closes the string of the line before; only the last (an odd count of lines) is unclosed.
     assert_eq!(scan_with_diagnostics(&flood("curl '\n")).1.len(), 1);
-    assert_eq!(scan_with_diagnostics(&flood("[TOOL a {\"k\": 1,}]\n")).1.len(), MIB / 19 + 1);
+    assert_eq!(
+        scan_with_diagnostics(&flood("[TOOL a {\"k\": 1,}]\n"))
+            .1
+            .len(),
+        MIB / 19 + 1
+    );
 }
 
 #[test]
 fn the_directives_doc_says_what_the_scanner_does_with_a_payload_without_args() {
     // DIRECTIVES.md once said a missing `args` meant `{}`, which no scanner did.
     let doc = include_str!("../../../generated/docs/DIRECTIVES.md");
-    let line = doc.lines().find(|l| l.starts_with("- payload keys:")).expect("the doc lists the payload keys");
-    let (found, skipped) = scan_with_diagnostics("curl -X POST http://h/exec -d '{\"op\": \"a.b\"}'");
+    let line = doc
+        .lines()
+        .find(|l| l.starts_with("- payload keys:"))
+        .expect("the doc lists the payload keys");
+    let (found, skipped) =
+        scan_with_diagnostics("curl -X POST http://h/exec -d '{\"op\": \"a.b\"}'");
     assert!(found.is_empty(), "{found:?}");
-    assert_eq!(skipped.iter().map(|s| s.reason).collect::<Vec<_>>(), [SkipReason::CurlPayload]);
-    assert!(line.contains("required") && !line.contains("absent"), "{line}");
+    assert_eq!(
+        skipped.iter().map(|s| s.reason).collect::<Vec<_>>(),
+        [SkipReason::CurlPayload]
+    );
+    assert!(
+        line.contains("required") && !line.contains("absent"),
+        "{line}"
+    );
 }

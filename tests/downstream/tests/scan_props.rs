@@ -24,11 +24,21 @@ struct Pool {
 }
 
 static POOL: LazyLock<Pool> = LazyLock::new(|| {
-    let v: serde_json::Value = serde_json::from_str(include_str!("../../scan_pool.json")).expect("tests/scan_pool.json is JSON");
+    let v: serde_json::Value = serde_json::from_str(include_str!("../../scan_pool.json"))
+        .expect("tests/scan_pool.json is JSON");
     let strings = |key: &str| -> Vec<String> {
-        v[key].as_array().unwrap_or_else(|| panic!("`{key}` is an array")).iter().map(|s| s.as_str().expect("a string").to_owned()).collect()
+        v[key]
+            .as_array()
+            .unwrap_or_else(|| panic!("`{key}` is an array"))
+            .iter()
+            .map(|s| s.as_str().expect("a string").to_owned())
+            .collect()
     };
-    Pool { tokens: strings("tokens"), pieces: strings("pieces"), separators: strings("separators") }
+    Pool {
+        tokens: strings("tokens"),
+        pieces: strings("pieces"),
+        separators: strings("separators"),
+    }
 });
 
 /// Checks every property on one text (`downstream_example::scan_invariants`).
@@ -60,7 +70,10 @@ fn edit(text: &str, op: u8, at: usize, len: usize, token: &str, to: usize) -> St
 
 /// 2000 cases, or `PROPTEST_CASES`.
 fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(2000)
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2000)
 }
 
 proptest! {
@@ -103,5 +116,14 @@ fn the_generators_edit_as_intended() {
     // Edits change what is found: a deleted bracket, an inserted quote.
     assert!(scan(&edit("[CLAIM 1]", 0, 0, 1, "", 0)).is_empty());
     assert!(scan(&edit("[CLAIM 1]", 1, 0, 0, "`", 0)).len() == 1);
-    assert_eq!(SentenceKind::ALL.iter().filter(|k| POOL.pieces.iter().any(|p| scan(p).iter().any(|f| matches!(&f.item, Item::Sentence { value } if value.kind() == **k)))).count(), 13, "every scanned structure is in the pieces");
+    assert_eq!(
+        SentenceKind::ALL
+            .iter()
+            .filter(|k| POOL.pieces.iter().any(|p| scan(p)
+                .iter()
+                .any(|f| matches!(&f.item, Item::Sentence { value } if value.kind() == **k))))
+            .count(),
+        13,
+        "every scanned structure is in the pieces"
+    );
 }

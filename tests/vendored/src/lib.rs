@@ -17,6 +17,9 @@ mod tests {
         assert_eq!(wo.to_string(), "[WO:7fce46e0] [from super] Audit — check");
         let found = scan::scan("ok [CLAIM 7f] [DM {\"to\": \"x\"}]");
         assert_eq!(found.len(), 2);
-        assert!(matches!("[ACK 7f]".parse::<Sentence>(), Ok(Sentence::Ack(_))));
+        assert!(matches!(
+            "[ACK 7f]".parse::<Sentence>(),
+            Ok(Sentence::Ack(_))
+        ));
     }
 }

@@ -16,7 +16,14 @@ use agent_sentences::scan::{scan_with_diagnostics as scan_text, LIMITS};
 use agent_sentences_runtime::json::Limits;
 use agent_sentences_runtime::python as support;
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyString, PyType};
+
+/// The allocator of everything Rust allocates in this module (P116): scan
+/// results move from the scan threads to the thread that builds the Python
+/// objects and are freed there, which mimalloc does without the lock
+/// contention of glibc's malloc.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+use pyo3::types::{PyBytes, PyList, PyString, PyTuple, PyType};
 
 /// Registers the classes results are built as (called once by
 /// `agent_sentences.scanner` at import): `sentences` maps each structure key
@@ -55,6 +62,27 @@ fn scan_many<'py>(py: Python<'py>, texts: Vec<Bound<'py, PyString>>) -> PyResult
 #[pyfunction]
 fn scan_many_with_diagnostics<'py>(py: Python<'py>, texts: Vec<Bound<'py, PyString>>) -> PyResult<Bound<'py, PyList>> {
     support::scan_many(py, &texts, true, scan_text)
+}
+
+/// The harvest rows of every text, scanned on all cores: `(row count,
+/// columns in Arrow's layout)` (`agent_sentences.harvest.scan_batch`).
+#[pyfunction]
+fn scan_rows<'py>(py: Python<'py>, texts: Vec<Bound<'py, PyString>>, diagnostics: bool) -> PyResult<Bound<'py, PyTuple>> {
+    support::scan_rows(py, &texts, diagnostics, scan_text)
+}
+
+/// Every line of a JSON Lines batch read as a message and its text scanned,
+/// on all cores: `(row count, columns in Arrow's layout, bad lines)`
+/// (`agent_sentences.harvest`).
+#[pyfunction]
+fn harvest_lines<'py>(
+    py: Python<'py>,
+    lines: Vec<Bound<'py, PyBytes>>,
+    diagnostics: bool,
+    file: &str,
+    first_line: i64,
+) -> PyResult<Bound<'py, PyTuple>> {
+    support::harvest_lines(py, &lines, diagnostics, file, first_line, scan_text)
 }
 
 /// Rust's serde JSON of `scan_with_diagnostics(text)`, as
@@ -133,6 +161,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scan_with_diagnostics, m)?)?;
     m.add_function(wrap_pyfunction!(scan_many, m)?)?;
     m.add_function(wrap_pyfunction!(scan_many_with_diagnostics, m)?)?;
+    m.add_function(wrap_pyfunction!(scan_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(harvest_lines, m)?)?;
     m.add_function(wrap_pyfunction!(scan_json, m)?)?;
     m.add_function(wrap_pyfunction!(parse_object, m)?)?;
     m.add_function(wrap_pyfunction!(tracker, m)?)?;

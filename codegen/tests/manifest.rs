@@ -1,0 +1,102 @@
+//! The generated crate's and Python package's manifests follow the spec's
+//! `version`, and the crate's names its dependencies without the workspace.
+
+use agent_sentences_codegen::{generate, generate_with, Options, RUNTIME_VERSION};
+
+mod common;
+
+/// The value of `key = "…"` on the first line that starts with `key = `.
+fn toml_value<'a>(text: &'a str, key: &str) -> &'a str {
+    let line = text
+        .lines()
+        .find(|l| l.starts_with(&format!("{key} = ")))
+        .unwrap_or_else(|| panic!("no `{key}` in\n{text}"));
+    line.split_once(" = ").unwrap().1.trim_matches('"')
+}
+
+#[test]
+fn versions_follow_the_spec() {
+    let spec = common::edited_spec("structures.json", |t| {
+        common::replace_once(t, "\"version\": \"1.0.0\"", "\"version\": \"2.3.4\"")
+    });
+    let g = generate(spec.path()).unwrap();
+    assert_eq!(toml_value(&g.files["rust/Cargo.toml"], "version"), "2.3.4");
+    assert_eq!(
+        toml_value(&g.files["python/pyproject.toml"], "version"),
+        "2.3.4"
+    );
+    assert!(g.files["rust/src/lib.rs"].contains("pub const SPEC_VERSION: &str = \"2.3.4\";"));
+}
+
+#[test]
+fn the_crate_manifest_is_self_contained() {
+    let root = common::root();
+    let g = generate(&root.join("schema")).unwrap();
+    let manifest = &g.files["rust/Cargo.toml"];
+    assert!(!manifest.contains("workspace"), "{manifest}");
+    assert_eq!(toml_value(manifest, "edition"), "2021");
+    assert_eq!(toml_value(manifest, "rust-version"), "1.85");
+    assert_eq!(toml_value(manifest, "license"), "MIT");
+    let runtime = format!("agent-sentences-runtime = {{ version = \"{RUNTIME_VERSION}\", path = \"../../runtime\" }}\n");
+    assert!(manifest.contains(&runtime), "{manifest}");
+    // The version is the runtime crate's own.
+    let runtime_manifest = std::fs::read_to_string(root.join("runtime/Cargo.toml")).unwrap();
+    assert_eq!(toml_value(&runtime_manifest, "version"), RUNTIME_VERSION);
+
+    let registry = generate_with(&root.join("schema"), &Options { runtime_path: None }).unwrap();
+    assert!(registry.files["rust/Cargo.toml"].contains(&format!(
+        "agent-sentences-runtime = {{ version = \"{RUNTIME_VERSION}\" }}\n"
+    )));
+    // The Python binding's manifest names the runtime one folder deeper, or by version alone.
+    assert!(g.files["python/native/Cargo.toml"].contains(&format!(
+        "agent-sentences-runtime = {{ version = \"{RUNTIME_VERSION}\", path = \"../../../runtime\", features = [\"python\"] }}\n"
+    )));
+    assert!(
+        registry.files["python/native/Cargo.toml"].contains(&format!(
+        "agent-sentences-runtime = {{ version = \"{RUNTIME_VERSION}\", features = [\"python\"] }}\n"
+    ))
+    );
+    // Only the manifests depend on the option.
+    let differ: Vec<&String> = g
+        .files
+        .keys()
+        .filter(|k| g.files[*k] != registry.files[*k])
+        .collect();
+    assert_eq!(differ, ["python/native/Cargo.toml", "rust/Cargo.toml"]);
+}
+
+#[test]
+fn rust_module_has_no_cfg_and_reaches_dependencies_through_the_runtime() {
+    let spec = common::root().join("schema");
+    let module = agent_sentences_codegen::rust_module(&spec).unwrap();
+    assert!(
+        !module.contains("cfg"),
+        "no cfg: a user's crate without the feature would warn"
+    );
+    for direct in ["use regex::", "use serde::", " serde_json::", "schemars"] {
+        assert!(
+            !module.contains(direct),
+            "`{direct}` is not reached through the runtime"
+        );
+    }
+    assert!(
+        !module.contains("```"),
+        "no doc examples: they would name the crate agent_sentences"
+    );
+    let with = agent_sentences_codegen::rust_module_with(&spec, Some("json-schema")).unwrap();
+    let n = with
+        .matches("#[cfg_attr(feature = \"json-schema\", derive(schemars::JsonSchema))]")
+        .count();
+    assert!(n > 10, "{n}");
+    let lines = |t: &str, skip: bool| {
+        t.lines()
+            .filter(|l| !(skip && l.contains("feature = \"json-schema\"")))
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        lines(&with, true),
+        lines(&module, false),
+        "the derives are the only difference"
+    );
+}

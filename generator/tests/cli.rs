@@ -1,0 +1,308 @@
+//! The standalone `agent-sentences-gen`, run as a user runs it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_owned()
+}
+
+fn run(cwd: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_agent-sentences-gen"))
+        .current_dir(cwd)
+        .args(args)
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .unwrap()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &to.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+#[test]
+fn version_and_help() {
+    let o = run(&root(), &["--version"]);
+    assert!(o.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        format!(
+            "agent-sentences-gen {} (generates crates for agent-sentences-runtime {})\n",
+            env!("CARGO_PKG_VERSION"),
+            agent_sentences_codegen::RUNTIME_VERSION
+        )
+    );
+    let o = run(&root(), &["gen", "--help"]);
+    let help = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success());
+    for flag in ["--spec <SPEC>", "--out <OUT>", "--runtime-path <PATH>"] {
+        assert!(help.contains(flag), "{help}");
+    }
+    let o = run(&root(), &["check", "--help"]);
+    let help = String::from_utf8_lossy(&o.stdout);
+    for flag in ["--against <GIT_REF|DIR>", "--format <FORMAT>", "github"] {
+        assert!(help.contains(flag), "{help}");
+    }
+    assert_eq!(run(&root(), &["gen", "--bogus"]).status.code(), Some(2));
+}
+
+/// How many files the real spec generates (from the library, not a count
+/// copied here: a spec change that adds an output passes).
+fn file_count() -> usize {
+    agent_sentences_codegen::generate(&root().join("schema"))
+        .unwrap_or_else(|r| panic!("{r}"))
+        .files
+        .len()
+}
+
+#[test]
+fn paths_are_relative_to_the_current_directory_and_errors_name_the_path_tried() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_dir(&root().join("schema"), &tmp.path().join("spec"));
+    let o = run(tmp.path(), &["gen", "--spec", "spec", "--out", "gen"]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(
+        stderr.ends_with(&format!(
+            "{} written, 0 removed (orphans), 0 unchanged, under gen\n",
+            file_count()
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("wrote gen/rust/Cargo.toml (new)\n"),
+        "{stderr}"
+    );
+    // No --runtime-path: the runtime comes from a registry, by version only.
+    let manifest = std::fs::read_to_string(tmp.path().join("gen/rust/Cargo.toml")).unwrap();
+    assert!(
+        manifest.contains(&format!(
+            "agent-sentences-runtime = {{ version = \"{}\" }}\n",
+            agent_sentences_codegen::RUNTIME_VERSION
+        )),
+        "{manifest}"
+    );
+
+    // Again: nothing changes, and an orphan is removed and counted apart.
+    std::fs::write(tmp.path().join("gen/rust/src/old.rs"), "x\n").unwrap();
+    let o = run(tmp.path(), &["gen", "--spec", "spec", "--out", "gen"]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    let expected = format!("removed gen/rust/src/old.rs (orphan: the spec no longer produces it)\n0 written, 1 removed (orphans), {} unchanged, under gen\n", file_count());
+    assert!(stderr.ends_with(&expected), "{stderr}");
+    let o = run(
+        tmp.path(),
+        &["check", "--spec", "spec", "--out", "gen", "--python", "off"],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+
+    let o = run(tmp.path(), &["gen", "--spec", "nope"]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr,
+        format!(
+            "error: no spec directory at {}/nope (tried `nope`): pass --spec DIR, relative to {}\n",
+            tmp.path().display(),
+            tmp.path().display()
+        )
+    );
+    let o = run(tmp.path(), &["gen"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("(tried the default `schema`)"));
+}
+
+#[test]
+fn it_writes_what_cargo_xtask_gen_writes() {
+    // From the repository root with the repository's runtime path, the
+    // standalone check finds generated/ up to date.
+    let o = run(
+        &root(),
+        &[
+            "check",
+            "--runtime-path",
+            "../../runtime",
+            "--python",
+            "off",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!("generated is up to date ({} files)", file_count())),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn github_format_annotates_findings_and_drift() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_dir(&root().join("schema"), &tmp.path().join("schema"));
+    assert!(run(tmp.path(), &["gen"]).status.success());
+    std::fs::write(tmp.path().join("generated/rust/Cargo.toml"), "stale\n").unwrap();
+    let o = run(
+        tmp.path(),
+        &["check", "--format", "github", "--python", "off"],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|l| l.starts_with("::warning file=schema/structures.json,line="))
+            .count(),
+        13,
+        "{stdout}"
+    );
+    assert!(lines.contains(&"::warning file=schema/structures.json,line=19,col=9,title=optional-field-not-captured::optional field `priority` is captured by no group of pattern `work_order`%3A it can never be parsed or rendered, and is left out of the generated types (/structures/work_order/optional_fields/0)%0Ahint: add a group `(?P<priority>…)` to `work_order`, or map a group to it with `\"field\": \"priority\"`".replace("%3A", ":").as_str()), "{stdout}");
+    assert!(lines.contains(&"::error file=generated/rust/Cargo.toml,title=generated file out of date::generated/rust/Cargo.toml is stale: run `agent-sentences-gen gen` and commit the result"), "{stdout}");
+    assert!(
+        lines.contains(
+            &"::group::diff of generated/rust/Cargo.toml (- on disk, + generated from the spec)"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        lines.contains(&"--- a/generated/rust/Cargo.toml\t(on disk)"),
+        "{stdout}"
+    );
+    assert!(
+        lines.contains(&"+++ b/generated/rust/Cargo.toml\t(generated from the spec)"),
+        "{stdout}"
+    );
+    assert!(lines.contains(&"::endgroup::"), "{stdout}");
+    // JSON: the path under the output directory, and the file as shown.
+    let o = run(
+        tmp.path(),
+        &["check", "--format", "json", "--python", "off"],
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        (
+            v["drift"][0]["path"].as_str(),
+            v["drift"][0]["file"].as_str()
+        ),
+        (Some("rust/Cargo.toml"), Some("generated/rust/Cargo.toml"))
+    );
+    assert_eq!(v["fix"], "agent-sentences-gen gen");
+}
+
+/// A copy of the real spec without the `runtime_context` structure.
+fn spec_without_runtime_context(dir: &Path) {
+    copy_dir(&root().join("schema"), dir);
+    let path = dir.join("structures.json");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    v["structures"]
+        .as_object_mut()
+        .unwrap()
+        .shift_remove("runtime_context")
+        .unwrap();
+    std::fs::write(&path, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+}
+
+#[test]
+fn check_against_a_git_revision_and_a_directory() {
+    // The spec against its own committed copy: nothing changed.
+    let o = run(
+        &root(),
+        &[
+            "check",
+            "--runtime-path",
+            "../../runtime",
+            "--python",
+            "off",
+            "--against",
+            "HEAD",
+            "--format",
+            "json",
+        ],
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["ok"], true, "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(v["compat"]["against"], "HEAD:schema");
+    assert_eq!(v["drift"], serde_json::json!([]));
+    assert_eq!(
+        (
+            v["compat"]["breaking"].as_u64(),
+            v["compat"]["additive"].as_u64()
+        ),
+        (Some(0), Some(0))
+    );
+
+    // A structure removed, version unchanged: an error, exit 1.
+    let tmp = tempfile::tempdir().unwrap();
+    spec_without_runtime_context(&tmp.path().join("schema"));
+    assert!(run(tmp.path(), &["gen"]).status.success());
+    let old = root().join("schema");
+    let o = run(
+        tmp.path(),
+        &[
+            "check",
+            "--python",
+            "off",
+            "--against",
+            old.to_str().unwrap(),
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("breaking[structure-removed]: schema/structures.json:6:17 /structures: structure `runtime_context` (`RuntimeContext`) was removed or renamed\n"), "{stderr}");
+    assert!(stderr.contains("1 breaking, 0 additive change(s)\nerror[breaking-change-without-major-bump]: schema/structures.json:4:14 /version: "), "{stderr}");
+    let o = run(
+        tmp.path(),
+        &[
+            "check",
+            "--python",
+            "off",
+            "--against",
+            old.to_str().unwrap(),
+            "--format",
+            "github",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.lines().any(|l| l.starts_with("::error file=schema/structures.json,line=6,col=17,title=structure-removed::breaking change against ")), "{stdout}");
+
+    // The other way round it is an addition: a warning, exit 0.
+    let old = tmp.path().join("schema");
+    let o = run(
+        &root(),
+        &[
+            "check",
+            "--runtime-path",
+            "../../runtime",
+            "--python",
+            "off",
+            "--against",
+            old.to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(v["compat"]["changes"][0]["code"], "structure-added");
+    assert_eq!(
+        v["compat"]["findings"][0]["code"],
+        "additive-change-without-minor-bump"
+    );
+
+    let o = run(
+        &root(),
+        &["check", "--python", "off", "--against", "no-such-ref"],
+    );
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr.starts_with(&format!("error: --against no-such-ref: `no-such-ref` is neither a directory (tried {}/no-such-ref) nor a git revision holding schema/structures.json: git says: ", root().display())), "{stderr}");
+}

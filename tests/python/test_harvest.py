@@ -1,0 +1,304 @@
+"""`agent_sentences.harvest`: message logs to Parquet, on one machine and on a
+local Dask cluster, against what `scan` finds (issue 17)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import pty
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_sentences import ToolDirective, scan, scan_with_diagnostics
+from agent_sentences import harvest as hv
+from harvest_logs import messages, write_log
+
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+ds = pytest.importorskip("pyarrow.dataset")
+
+ROOT = Path(__file__).resolve().parents[2]
+ROW = ("file", "line", "at", "sender", "kind", "span_start", "span_end", "structure", "op", "fields", "args", "reason", "message")
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def expected_rows(file: str, texts: list[tuple[int, dict[str, Any]]], diagnostics: bool = False) -> list[tuple[Any, ...]]:
+    """The rows the harvest must write for `texts` (line, message), from `scan` /
+    `scan_with_diagnostics`, one message at a time."""
+    rows: list[tuple[Any, ...]] = []
+    for line, m in texts:
+        text = m["text"]
+        found, skipped = scan_with_diagnostics(text) if diagnostics else (scan(text), [])
+        items: list[tuple[int, int, tuple[Any, ...]]] = []
+        for f in found:
+            it = f.item
+            if isinstance(it, ToolDirective):
+                d = it.to_dict()
+                args = d.pop("args")
+                items.append((f.span.start, 0, ("directive", f.span.start, f.span.end, None, it.op, dumps(d), dumps(args), None, None)))
+            else:
+                key = it.to_sentence_dict()["structure"]
+                items.append((f.span.start, 0, ("sentence", f.span.start, f.span.end, key, None, dumps(it.to_dict()), None, None, None)))
+        for s in skipped:
+            items.append((s.span.start, 1, ("skipped", s.span.start, s.span.end, None, None, None, None, s.reason, s.message)))
+        items.sort(key=lambda x: (x[0], x[1]))
+        rows.extend((file, line, m.get("at"), m.get("from"), *row) for _, _, row in items)
+    return rows
+
+
+def table_rows(table: Any) -> list[tuple[Any, ...]]:
+    cols = table.to_pydict()
+    return list(zip(*(cols[c] for c in ROW)))
+
+
+def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "agent_sentences.harvest", *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+def test_the_core_package_imports_without_pyarrow_or_dask() -> None:
+    code = "import sys, agent_sentences, agent_sentences.harvest; sys.exit(any(m in sys.modules for m in ('pyarrow', 'dask', 'distributed')))"
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+def test_the_harvest_extra_is_declared() -> None:
+    pyproject = (ROOT / "generated/python/pyproject.toml").read_text()
+    assert '[project.optional-dependencies]\n' in pyproject
+    assert 'harvest = ["pyarrow>=16", "dask>=2024.8", "distributed>=2024.8"]' in pyproject
+    assert "dependencies = []\n" in pyproject
+
+
+def test_the_schema_is_the_documented_one() -> None:
+    s = hv.schema()
+    assert tuple(s.names) == ROW == tuple(c[0] for c in hv.COLUMNS)
+    assert s.metadata == {b"agent_sentences.harvest.schema_version": b"1"}
+    doc = hv.__doc__ or ""
+    readme = (ROOT / "README.md").read_text()
+    for name, kind, _ in hv.COLUMNS:
+        assert f"\n{name:<12}  {kind:<8}  " in doc, name
+        assert f"| `{name}` | {kind} |" in readme, name
+    assert hv.SPARK_SCHEMA.startswith("file string, line bigint, at string, sender string, kind string, span_start bigint")
+
+
+def test_rows_hold_what_scan_finds_with_diagnostics(tmp_path: Path) -> None:
+    log = tmp_path / "m.jsonl"
+    ms = list(messages(3000, seed=5))
+    log.write_text("".join(dumps(m) + "\n" for m in ms))
+    summary = hv.harvest([str(log)], str(tmp_path / "out.parquet"), diagnostics=True)
+    assert summary.ok and summary.files[0].messages == 3000
+    rows = table_rows(pq.read_table(tmp_path / "out.parquet"))
+    assert rows == expected_rows(str(log), list(enumerate(ms, 1)), diagnostics=True)
+    assert {r[4] for r in rows} == {"sentence", "directive", "skipped"}
+    assert not (tmp_path / "out.parquet.partial").exists()
+
+
+def test_a_bad_line_is_reported_and_the_rest_harvested(tmp_path: Path) -> None:
+    good = [{"at": "t1", "from": "a", "text": "[CLAIM 1]"}, {"text": "[ACK 7f] é"}, {"at": None, "from": "b", "text": "[DM {}]", "extra": 1}]
+    lines = [
+        dumps(good[0]),
+        "{not json",
+        dumps(good[1]),
+        '{"text": 5}',
+        "",
+        "[1, 2, 3]",
+        '{"text": "a", "text": "b"}',
+        '{"text": "\\ud800"}',
+        dumps(good[2]),
+    ]
+    log = tmp_path / "bad.jsonl"
+    log.write_bytes(("\n".join(lines) + "\n").encode() + b'{"text": "\xff"}\n' + b'{"from": "x"}\r\n')
+    r = run_cli("bad.jsonl", "--out", "t.parquet", cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    reported = [line.split(": bad line: ")[0] for line in r.stderr.splitlines()]
+    assert reported == [f"bad.jsonl:{n}" for n in (2, 4, 5, 6, 7, 8, 10, 11)], r.stderr
+    assert "duplicate field `text`" in r.stderr and "expected a string" in r.stderr
+    rows = table_rows(pq.read_table(tmp_path / "t.parquet"))
+    assert rows == expected_rows("bad.jsonl", [(1, good[0]), (3, good[1]), (9, good[2])])
+
+
+def test_an_unreadable_gzip_keeps_what_was_read_and_the_other_files(tmp_path: Path) -> None:
+    write_log(str(tmp_path / "whole.jsonl.gz"), 200)
+    blob = (tmp_path / "whole.jsonl.gz").read_bytes()
+    (tmp_path / "cut.jsonl.gz").write_bytes(blob[: len(blob) // 2])
+    write_log(str(tmp_path / "ok.jsonl"), 50, seed=2)
+    r = run_cli("cut.jsonl.gz", "ok.jsonl", "--out", "t.parquet", cwd=tmp_path)
+    assert r.returncode == 1
+    assert r.stderr.startswith("cut.jsonl.gz: unreadable after line 0: "), r.stderr
+    rows = table_rows(pq.read_table(tmp_path / "t.parquet"))
+    assert rows == expected_rows("ok.jsonl", list(enumerate(messages(50, seed=2), 1)))
+
+
+def test_usage_errors_write_nothing(tmp_path: Path) -> None:
+    write_log(str(tmp_path / "a.jsonl"), 5)
+    (tmp_path / "a.txt").write_text("{}\n")
+    (tmp_path / "exists.parquet").write_text("keep")
+    for args, why in [
+        (["a.txt", "--out", "o.parquet"], "a.txt: not a .jsonl or .jsonl.gz file"),
+        (["missing.jsonl", "--out", "o.parquet"], "missing.jsonl: no such file"),
+        (["a.jsonl", "--out", "exists.parquet"], "exists.parquet exists already"),
+        (["a.jsonl", "--out", "nodir/o.parquet"], "nodir/o.parquet: no directory"),
+    ]:
+        r = run_cli(*args, cwd=tmp_path)
+        assert r.returncode == 2 and why in r.stderr, (args, r.stderr)
+    assert run_cli("a.jsonl", "--out", "o", "--workers", "2", "--scheduler", "x:1", cwd=tmp_path).returncode == 2
+    assert not (tmp_path / "o.parquet").exists() and (tmp_path / "exists.parquet").read_text() == "keep"
+
+
+def test_quiet_in_a_pipe_and_a_progress_bar_on_a_terminal(tmp_path: Path) -> None:
+    write_log(str(tmp_path / "a.jsonl"), 100)
+    r = run_cli("a.jsonl", "--out", "pipe.parquet", cwd=tmp_path)
+    assert (r.returncode, r.stdout, r.stderr) == (0, "", "")
+    for extra, shown in [([], True), (["--quiet"], False)]:
+        out = f"tty{len(extra)}.parquet"
+        primary, secondary = pty.openpty()
+        p = subprocess.run(
+            [sys.executable, "-m", "agent_sentences.harvest", "a.jsonl", "--out", out, *extra],
+            cwd=tmp_path, stderr=secondary, stdout=subprocess.DEVNULL, timeout=60,
+        )
+        os.close(secondary)
+        text = b""
+        while True:
+            try:
+                chunk = os.read(primary, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            text += chunk
+        os.close(primary)
+        assert p.returncode == 0
+        if shown:
+            assert b"files 1/1" in text and b"/s" in text and b"1 files, 100 messages" in text, text
+        else:
+            assert text == b"", text
+
+
+def test_scan_batch_is_the_arrow_function(tmp_path: Path) -> None:
+    texts = ["[CLAIM 1] [TOOL a.b {\"k\": [1, 2.5]}]", "nothing", "é [ACK 7f]"]
+    batch = pa.RecordBatch.from_pydict({"text": texts, "sender": ["x", None, "z"]})
+    [out] = list(hv.harvest_arrow([batch]))
+    assert out.schema == hv.schema()
+    rows = table_rows(pa.Table.from_batches([out]))
+    want = expected_rows("", [(0, {"text": t, "from": s}) for t, s in zip(texts, ["x", None, "z"])])
+    assert rows == [(f, None, at, snd, *rest) for f, _, at, snd, *rest in want]
+    with pytest.raises(ValueError, match="text"):
+        hv.scan_batch(pa.RecordBatch.from_pydict({"x": [1]}))
+
+
+def test_acceptance_100k_messages_on_one_machine_and_on_two_dask_workers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 17's acceptance: at least 100,000 messages; both tables hold exactly
+    the items `scan` finds, in the same order per file."""
+    files = {"a.jsonl": (60_000, 1), "b.jsonl.gz": (45_000, 2)}
+    for name, (n, seed) in files.items():
+        write_log(str(tmp_path / name), n, seed)
+    want = {name: expected_rows(name, list(enumerate(messages(n, seed), 1))) for name, (n, seed) in files.items()}
+    assert sum(n for n, _ in files.values()) >= 100_000 and sum(len(w) for w in want.values()) > 90_000
+    names = list(files)
+    monkeypatch.chdir(tmp_path)  # Relative paths: the rows name the files as given, on Dask too.
+    one = hv.harvest(names, "one.parquet")
+    # Plain files are split into chunks on Dask: 1 MB ones here, so a.jsonl (about 6 MB) is several tasks.
+    dask = hv.harvest(names, "dask", workers=2, chunk_bytes=1 << 20)
+    for s in (one, dask):
+        assert s.ok and [f.messages for f in s.files] == [60_000, 45_000]
+    single = table_rows(pq.read_table(tmp_path / "one.parquet"))
+    parts = sorted(os.listdir(tmp_path / "dask"))
+    chunked = hv.chunks("a.jsonl", 1 << 20)
+    assert len(chunked) > 4 and parts == [f"part-{t:05d}.parquet" for t in range(len(chunked) + 1)]
+    by_part = [table_rows(pq.read_table(tmp_path / "dask" / p)) for p in parts]
+    assert all(by_part) and {r[0] for r in by_part[-1]} == {"b.jsonl.gz"}
+    for name in names:
+        assert [r for r in single if r[0] == name] == want[name]
+        assert [r for rows in by_part for r in rows if r[0] == name] == want[name]
+    dataset = ds.dataset(tmp_path / "dask", format="parquet")
+    assert dataset.schema.remove_metadata() == hv.schema().remove_metadata()
+    assert [r for rows in by_part for r in rows] == single
+
+
+def test_chunks_cover_the_file_at_line_ends_with_their_first_line_numbers(tmp_path: Path) -> None:
+    import random
+
+    rng = random.Random(4)
+    for case in range(40):
+        lines = [b"x" * rng.randrange(0, 40) + b"\n" for _ in range(rng.randrange(1, 300))]
+        data = b"".join(lines) + (b"tail" if case % 3 == 0 else b"")
+        path = tmp_path / f"c{case}.jsonl"
+        path.write_bytes(data)
+        size = rng.choice([1, 7, 64, 500, len(data) - 1, len(data)])
+        got = hv.chunks(str(path), max(size, 1))
+        if len(data) <= size:
+            assert got == [None]
+            continue
+        spans = [c for c in got if c is not None]
+        assert len(spans) == len(got) and spans[0][0] == 0 and spans[-1][1] == len(data)
+        for (s0, e0, _), (s1, _, _) in zip(spans, spans[1:]):
+            assert e0 == s1 and data[e0 - 1 : e0] == b"\n"
+        for s0, e0, first in spans:
+            assert s0 < e0 and first == data[:s0].count(b"\n") + 1
+    gz = tmp_path / "big.jsonl.gz"
+    gz.write_bytes(gzip.compress(b"{}\n" * 10_000))
+    assert hv.chunks(str(gz), 10) == [None]
+
+
+def test_gzip_and_plain_read_the_same(tmp_path: Path) -> None:
+    write_log(str(tmp_path / "p.jsonl"), 500)
+    with gzip.open(tmp_path / "p.jsonl.gz", "wb") as f:
+        f.write((tmp_path / "p.jsonl").read_bytes())
+    hv.harvest([str(tmp_path / "p.jsonl")], str(tmp_path / "p.parquet"))
+    hv.harvest([str(tmp_path / "p.jsonl.gz")], str(tmp_path / "g.parquet"))
+    a, b = (table_rows(pq.read_table(tmp_path / f)) for f in ("p.parquet", "g.parquet"))
+    assert [r[1:] for r in a] == [r[1:] for r in b] and len(a) > 400
+
+
+def test_the_command_line_on_a_running_scheduler(tmp_path: Path) -> None:
+    """`--scheduler ADDRESS`: the tasks run on that cluster's workers, the rows and
+    the bad-line reports come back naming the files as given."""
+    distributed = pytest.importorskip("distributed")
+    write_log(str(tmp_path / "a.jsonl"), 300)
+    with open(tmp_path / "a.jsonl", "a") as f:
+        f.write('{"text": 1}\n')
+    write_log(str(tmp_path / "b.jsonl.gz"), 200, seed=4)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp", dashboard_address=None) as cluster:
+        r = run_cli("a.jsonl", "b.jsonl.gz", "--out", "parts/", "--diagnostics", "--scheduler", cluster.scheduler_address, cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    assert r.stderr.startswith("a.jsonl:301: bad line: invalid type: integer `1`, expected a string"), r.stderr
+    assert sorted(os.listdir(tmp_path / "parts")) == ["part-00000.parquet", "part-00001.parquet"]
+    for k, (name, n, seed) in enumerate([("a.jsonl", 300, 17), ("b.jsonl.gz", 200, 4)]):
+        rows = table_rows(pq.read_table(tmp_path / "parts" / f"part-0000{k}.parquet"))
+        assert rows == expected_rows(name, list(enumerate(messages(n, seed), 1)), diagnostics=True)
+
+
+@pytest.mark.parametrize("blocked, extra", [("pyarrow", []), ("distributed", ["--workers", "1"])])
+def test_without_the_extra_a_harvest_says_what_to_install(tmp_path: Path, blocked: str, extra: list[str]) -> None:
+    write_log(str(tmp_path / "a.jsonl"), 5)
+    code = (
+        f"import sys; sys.modules[{blocked!r}] = None\n"
+        "from agent_sentences.harvest import main\n"
+        f"sys.exit(main(['a.jsonl', '--out', 'o', *{extra!r}]))"
+    )
+    r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2, r.stderr
+    assert 'pip install "agent-sentences[harvest]"' in r.stderr
+    assert os.listdir(tmp_path) == ["a.jsonl"]
+
+
+def test_chunk_tasks_report_bad_lines_by_their_line_in_the_file(tmp_path: Path) -> None:
+    ms = list(messages(2000, seed=9))
+    lines = [dumps(m) for m in ms]
+    for i in (0, 333, 1000, 1999):
+        lines[i] = '{"text": null}'
+    log = tmp_path / "m.jsonl"
+    log.write_text("\n".join(lines) + "\n")
+    whole = hv.harvest_file(str(log), str(tmp_path / "whole.parquet"), name="m.jsonl")
+    parts = [hv.harvest_file(str(log), str(tmp_path / f"p{t}.parquet"), False, "m.jsonl", c) for t, c in enumerate(hv.chunks(str(log), 20_000))]
+    assert len(parts) > 5
+    assert [e for p in parts for e in p.errors] == whole.errors == [f"m.jsonl:{i + 1}: bad line: invalid type: null, expected a string at line 1 column 13" for i in (0, 333, 1000, 1999)]
+    rows = [r for t in range(len(parts)) for r in table_rows(pq.read_table(tmp_path / f"p{t}.parquet"))]
+    assert rows == table_rows(pq.read_table(tmp_path / "whole.parquet"))
+    assert sum(p.messages for p in parts) == whole.messages == 1996
