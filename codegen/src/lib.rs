@@ -35,6 +35,7 @@ pub mod check;
 pub mod compat;
 pub mod diagnostic;
 pub mod emit;
+pub mod envelope;
 pub mod files;
 pub mod free_text;
 pub mod ident;
@@ -189,6 +190,8 @@ fn analyze(spec_dir: &Path) -> Result<Analysis, Report> {
     intact.sentences.retain(|s| !broken(&s.key));
     let example_diags = check::check_model(&spec, &intact);
     diags.extend(example_diags);
+    let scan_back = !diags.iter().any(|d| d.severity == Severity::Error);
+    diags.extend(envelope::check(&spec, &model, scan_back));
     Ok(Analysis { spec, model, diags })
 }
 

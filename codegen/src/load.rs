@@ -14,7 +14,8 @@ use serde_json::Value;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::locate::{child, PositionIndex};
 use crate::model::{
-    Binding, DirectivesFile, LoopsFile, OpsFile, Pattern, PatternsFile, Structure, StructuresFile,
+    Binding, DirectivesFile, EnvelopeFile, LoopsFile, OpsFile, Pattern, PatternsFile, Structure,
+    StructuresFile,
 };
 
 /// File name of the owner's structures inside the spec directory.
@@ -29,6 +30,9 @@ pub const LOOPS_FILE: &str = "loops.json";
 /// File name of the exec op catalogue inside the spec directory (optional:
 /// without it, no catalogue and no `resolve` are generated).
 pub const OPS_FILE: &str = "ops.json";
+/// File name of the prompt envelope (optional: a spec without it gets no
+/// envelope).
+pub const ENVELOPE_FILE: &str = "envelope.json";
 
 /// A loaded spec: both files, parsed and shape-checked, with their positions.
 #[derive(Debug, Clone)]
@@ -45,6 +49,8 @@ pub struct Spec {
     pub loops: Option<LoopsFile>,
     /// `ops.json`, when the spec has one.
     pub ops: Option<OpsFile>,
+    /// `envelope.json`, when the spec has one.
+    pub envelope: Option<EnvelopeFile>,
     /// The exact bytes of `structures.json`, for the published copy.
     pub structures_text: String,
     /// The exact bytes of `regex_patterns.json`.
@@ -54,6 +60,7 @@ pub struct Spec {
     directives_pos: PositionIndex,
     loops_pos: PositionIndex,
     ops_pos: PositionIndex,
+    envelope_pos: PositionIndex,
     /// Faults the loader found that do not stop the other checks (a key that
     /// occurs twice in an object); [`crate::check::check_spec`] reports them.
     pub load_findings: Vec<Diagnostic>,
@@ -72,6 +79,8 @@ pub enum SpecFile {
     Loops,
     /// `ops.json`.
     Ops,
+    /// `envelope.json`.
+    Envelope,
 }
 
 impl SpecFile {
@@ -83,6 +92,7 @@ impl SpecFile {
             SpecFile::Directives => DIRECTIVES_FILE,
             SpecFile::Loops => LOOPS_FILE,
             SpecFile::Ops => OPS_FILE,
+            SpecFile::Envelope => ENVELOPE_FILE,
         }
     }
 }
@@ -95,6 +105,7 @@ impl Spec {
             SpecFile::Directives => &self.directives_pos,
             SpecFile::Loops => &self.loops_pos,
             SpecFile::Ops => &self.ops_pos,
+            SpecFile::Envelope => &self.envelope_pos,
         }
     }
 
@@ -200,6 +211,15 @@ pub fn load(dir: &Path) -> Result<Spec, Vec<Diagnostic>> {
         Some(top)
     });
     let ops_pos = o.map(|(_, idx, _)| idx).unwrap_or_default();
+    let e = dir
+        .join(ENVELOPE_FILE)
+        .exists()
+        .then(|| read_file(dir, ENVELOPE_FILE, &mut diags, &mut dups))
+        .flatten();
+    let envelope = e.as_ref().and_then(|(_, idx, v)| {
+        deserialize_at::<EnvelopeFile>(dir, ENVELOPE_FILE, idx, v, "", &mut diags)
+    });
+    let envelope_pos = e.map(|(_, idx, _)| idx).unwrap_or_default();
     let directives = d.as_ref().and_then(|(_, idx, v)| {
         deserialize_at::<DirectivesFile>(dir, DIRECTIVES_FILE, idx, v, "", &mut diags)
     });
@@ -254,6 +274,7 @@ pub fn load(dir: &Path) -> Result<Spec, Vec<Diagnostic>> {
                 directives,
                 loops,
                 ops,
+                envelope,
                 structures_text: st,
                 patterns_text: pt,
                 structures_pos: spos,
@@ -261,6 +282,7 @@ pub fn load(dir: &Path) -> Result<Spec, Vec<Diagnostic>> {
                 directives_pos: dpos,
                 loops_pos,
                 ops_pos,
+                envelope_pos,
                 load_findings: dups,
             })
         }

@@ -93,7 +93,7 @@ pub struct KnownFinding {
     /// The finding's code, e.g. `optional-field-not-captured`.
     pub code: String,
     /// The spec file it is in: `structures.json`, `regex_patterns.json`,
-    /// `directives.json` or `ops.json`.
+    /// `directives.json`, `ops.json` or `envelope.json`.
     pub file: String,
     /// Its JSON pointer.
     pub pointer: String,
@@ -439,4 +439,83 @@ pub struct ActionGroup {
     pub count: u32,
     /// The action names known; fewer than `count` leaves the op incomplete.
     pub names: Vec<String>,
+}
+
+/// `schema/envelope.json`: the prompt envelope, the text that wraps timer
+/// and job messages (seed `003_*`, `wrap()`): the ops it advertises, the
+/// verdict rule and the contract footer. The envelope follows the message
+/// after one blank line, one line per entry of `lines` (P149). A spec
+/// without it gets no envelope.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EnvelopeFile {
+    /// Path of the JSON Schema of this file (written by `cargo xtask gen`).
+    #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
+    /// Human title.
+    pub title: String,
+    /// Where the envelope comes from.
+    pub source: String,
+    /// The lines after the message, in order.
+    pub lines: Vec<EnvelopeLine>,
+    /// A message and id the lint wraps and scans back.
+    pub example: EnvelopeExample,
+}
+
+/// One line of the envelope (`/lines/<n>`): a `text` (with `advertise` or
+/// `mention` filling its placeholders), or a `footer`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EnvelopeLine {
+    /// The line's text. Placeholders: `{advertised}` (the ops of
+    /// `advertise`, each as `[ENGINE op]`, one space apart), `{mention}`
+    /// (the marker of `mention`'s structure) and `{values}` (the values of
+    /// `mention`'s `values_of` field, `A, B or C`). Every other marker in it
+    /// is a lint error: the scanner must find nothing there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// The ops the line advertises.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub advertise: Option<Advertise>,
+    /// The structure whose marker the line names, not writes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mention: Option<Mention>,
+    /// A structure written whole, its one field set to the message's id (the
+    /// contract footer); a line with `footer` has no `text`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub footer: Option<String>,
+}
+
+/// Ops advertised as the bracket form without an object (`[TOOL op]`),
+/// which is not a call (`/lines/<n>/advertise`).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Advertise {
+    /// The bracket engine keyword, e.g. `TOOL`.
+    pub engine: String,
+    /// The ops, each an op of `ops.json`.
+    pub ops: Vec<String>,
+}
+
+/// A structure named by its marker (`/lines/<n>/mention`): the marker is the
+/// structure's `protocol_tag` without the blank before its `]` (`[RESULT]`),
+/// which no pattern reads as a sentence.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Mention {
+    /// The structure's key, e.g. `result`.
+    pub structure: String,
+    /// A field of it with an enumeration, whose values `{values}` lists.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub values_of: Option<String>,
+}
+
+/// What the lint wraps (`/example`).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EnvelopeExample {
+    /// The id the footer carries.
+    pub id: String,
+    /// The message wrapped.
+    pub message: String,
 }

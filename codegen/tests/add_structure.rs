@@ -30,6 +30,7 @@ fn spec_with_a_new_structure() -> tempfile::TempDir {
         "regex_patterns.json",
         "directives.json",
         "ops.json",
+        "envelope.json",
     ] {
         std::fs::copy(root().join("schema").join(f), dir.path().join(f)).unwrap();
     }

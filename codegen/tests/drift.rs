@@ -227,6 +227,7 @@ fn deleting_a_structure_is_drift() {
         "directives.json",
         "loops.json",
         "ops.json",
+        "envelope.json",
     ] {
         std::fs::copy(root().join("schema").join(f), spec.path().join(f)).unwrap();
     }

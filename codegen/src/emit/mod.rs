@@ -67,6 +67,10 @@ pub fn emit_all(spec: &Spec, model: &Model, options: &crate::Options) -> BTreeMa
     );
     files.insert("schema/ops.schema.json".to_owned(), schema::ops_schema());
     files.insert(
+        "schema/envelope.schema.json".to_owned(),
+        schema::envelope_schema(),
+    );
+    files.insert(
         "rust/Cargo.toml".to_owned(),
         rust::cargo_toml(model, options.runtime_path.as_deref()),
     );

@@ -5,7 +5,9 @@ use schemars::schema_for;
 use serde_json::{Map, Value};
 
 use crate::emit::JSON_COMMENT;
-use crate::model::{DirectivesFile, LoopsFile, OpsFile, PatternsFile, StructuresFile};
+use crate::model::{
+    DirectivesFile, EnvelopeFile, LoopsFile, OpsFile, PatternsFile, StructuresFile,
+};
 
 fn with_comment(schema: Value) -> String {
     let mut out = Map::new();
@@ -42,4 +44,9 @@ pub fn loops_schema() -> String {
 /// `generated/schema/ops.schema.json`: the format of `schema/ops.json`.
 pub fn ops_schema() -> String {
     with_comment(serde_json::to_value(schema_for!(OpsFile)).expect("schema serializes"))
+}
+
+/// `generated/schema/envelope.schema.json`: the format of `schema/envelope.json`.
+pub fn envelope_schema() -> String {
+    with_comment(serde_json::to_value(schema_for!(EnvelopeFile)).expect("schema serializes"))
 }
