@@ -17,6 +17,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod envelope;
 pub mod json;
 pub mod loops;
 pub mod ops;

@@ -65,6 +65,16 @@ def test_typed_usage_runs() -> None:
     assert isinstance(safe_scan("\ud800"), ParseError)
 
 
+def wrapped_or_none(message: str, id: str) -> str | None:
+    """A typed use of the prompt envelope: the wrapped message, or None when it would not read back."""
+    from agent_sentences import envelope
+
+    try:
+        return envelope.wrap(message, id)
+    except envelope.EnvelopeError:
+        return None
+
+
 def resolved_minutes(text: str) -> int | None:
     """A typed use of the op catalogue: the minutes of the first follow-up call that would run."""
     from agent_sentences import ops
@@ -78,3 +88,10 @@ def resolved_minutes(text: str) -> int | None:
             if isinstance(call, ops.FollowupCreateArgs):
                 return call.in_m
     return None
+
+
+def test_typed_envelope_usage_runs() -> None:
+    from agent_sentences import envelope
+
+    assert wrapped_or_none(envelope.EXAMPLE_MESSAGE, envelope.EXAMPLE_ID) == envelope.EXAMPLE_TEXT
+    assert wrapped_or_none(envelope.EXAMPLE_MESSAGE, "not an id") is None

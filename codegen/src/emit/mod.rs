@@ -129,6 +129,9 @@ pub fn emit_all(spec: &Spec, model: &Model, options: &crate::Options) -> BTreeMa
     if let Some(ops) = python::ops_py(model) {
         files.insert("python/agent_sentences/ops.py".to_owned(), ops);
     }
+    if let Some(envelope) = python::envelope_py(model) {
+        files.insert("python/agent_sentences/envelope.py".to_owned(), envelope);
+    }
     files.insert(
         "python/native/Cargo.toml".to_owned(),
         python::native_cargo_toml(model, options.runtime_path.as_deref()),

@@ -74,6 +74,10 @@ const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/python/ops.py.tera"),
     ),
     (
+        "envelope.py.tera",
+        include_str!("../../templates/python/envelope.py.tera"),
+    ),
+    (
         "native/Cargo.toml.tera",
         include_str!("../../templates/python/native/Cargo.toml.tera"),
     ),
@@ -513,6 +517,15 @@ pub fn harvest_py(model: &Model) -> String {
 /// `None` when the spec has no `ops.json`.
 pub fn ops_py(model: &Model) -> Option<String> {
     model.ops.is_some().then(|| render("ops.py.tera", model))
+}
+
+/// `generated/python/agent_sentences/envelope.py`: the prompt envelope and
+/// `wrap` (nothing without `schema/envelope.json`).
+pub fn envelope_py(model: &Model) -> Option<String> {
+    model
+        .envelope
+        .is_some()
+        .then(|| render("envelope.py.tera", model))
 }
 
 /// `generated/python/agent_sentences/_native.pyi`: the types of the private

@@ -35,6 +35,7 @@ except ImportError as _e:  # The source folder, not a built package.
 from . import patterns
 from . import loops
 from . import ops
+from . import envelope
 from .errors import (
     FixedMismatch,
     Integer,
@@ -102,6 +103,7 @@ __all__ = [
     "patterns",
     "loops",
     "ops",
+    "envelope",
     "FixedMismatch",
     "Integer",
     "Json",

@@ -7241,3 +7241,62 @@ pub mod ops {
         CATALOGUE.tools_list()
     }
 }
+/// The prompt envelope (`schema/envelope.json`): the text that wraps timer and job messages, after one blank line: the ops it advertises, the verdict rule and the `contract_footer` footer carrying the message's id (P149). [`wrap`](envelope::wrap) renders it and scans it back.
+///
+/// ```
+/// use agent_sentences::{envelope, scan};
+/// let text = envelope::wrap("[JOB swarm-4a2b/1] Task for swarm slot 1: Run identity variance audit.", "swarm-4a2b/1").unwrap();
+/// assert_eq!(text, "[JOB swarm-4a2b/1] Task for swarm slot 1: Run identity variance audit.\n\nTools: [TOOL swarm.spawn] [TOOL cron.create]. A call is the op and one JSON object of arguments; tools.list lists every op.\nVerdict: end your reply with [RESULT], this message's id, a status (OK, FAIL, DECLINE, SUCCESS or ERROR) and a one-line summary.\nReply: [ACK swarm-4a2b/1] seen | [CLAIM swarm-4a2b/1] mine | [RESULT swarm-4a2b/1] done | [DECLINE swarm-4a2b/1] | [NO-ACTION swarm-4a2b/1].");
+/// let last = scan::scan(&text).pop().unwrap();
+/// assert!(matches!(last.item, scan::Item::Sentence { value: agent_sentences::Sentence::ContractFooter(f) } if f.id == "swarm-4a2b/1"));
+/// ```
+pub mod envelope {
+    pub use agent_sentences_runtime::envelope::{EnvelopeError, Piece};
+    use super::Sentence;
+    /// The pieces, in order: the message, then the envelope's lines.
+    pub const PIECES: &[Piece] = &[
+        Piece::Message,
+        Piece::Text(
+            "\n\nTools: [TOOL swarm.spawn] [TOOL cron.create]. A call is the op and one JSON object of arguments; tools.list lists every op.\nVerdict: end your reply with [RESULT], this message's id, a status (OK, FAIL, DECLINE, SUCCESS or ERROR) and a one-line summary.\n",
+        ),
+        Piece::Text("Reply: [ACK "),
+        Piece::Id,
+        Piece::Text("] seen | [CLAIM "),
+        Piece::Id,
+        Piece::Text("] mine | [RESULT "),
+        Piece::Id,
+        Piece::Text("] done | [DECLINE "),
+        Piece::Id,
+        Piece::Text("] | [NO-ACTION "),
+        Piece::Id,
+        Piece::Text("]."),
+    ];
+    /// The pieces of the footer (a range of [`PIECES`]).
+    pub const FOOTER: std::ops::Range<usize> = 2usize..13usize;
+    /// The ops the envelope advertises, in order.
+    pub const ADVERTISED: &[&str] = &["swarm.spawn", "cron.create"];
+    /// The envelope around `message`, its footer carrying `id`, without
+    /// the check of [`wrap`]; and the footer's byte span.
+    pub fn render(message: &str, id: &str) -> (String, std::ops::Range<usize>) {
+        agent_sentences_runtime::envelope::render(PIECES, FOOTER, message, id)
+    }
+    /// `message` wrapped in the envelope, its footer carrying `id`.
+    ///
+    /// # Errors
+    /// When the wrapped text does not scan back as the envelope: past the
+    /// message exactly the footer, carrying `id` (an id the footer cannot
+    /// hold, or a message that quotes what follows it, such as an
+    /// unclosed fence).
+    pub fn wrap(message: &str, id: &str) -> Result<String, EnvelopeError> {
+        let (text, footer) = render(message, id);
+        let (found, skipped) = super::scan::scan_with_diagnostics(&text);
+        agent_sentences_runtime::envelope::check(
+            message.len(),
+            &footer,
+            &found,
+            &skipped,
+            |s| { matches!(s, Sentence::ContractFooter(f) if f.id == id) },
+        )?;
+        Ok(text)
+    }
+}
