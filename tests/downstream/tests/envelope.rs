@@ -161,3 +161,19 @@ fn render_is_wrap_without_the_check() {
         "{e}"
     );
 }
+
+#[test]
+fn the_readme_shows_the_example_as_wrap_renders_it() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let file = spec("envelope.json");
+    let text = envelope::wrap(
+        file["example"]["message"].as_str().unwrap(),
+        file["example"]["id"].as_str().unwrap(),
+    )
+    .unwrap();
+    assert!(
+        readme.contains(&format!("```text\n{text}\n```")),
+        "README's envelope example is stale:\n{text}"
+    );
+}
