@@ -86,6 +86,44 @@ fn loop_tracker(c: &mut Criterion) {
     g.finish();
 }
 
+/// `resolve` on every directive the corpus holds, beside scanning the
+/// corpus alone: resolution is a separate call, so `realistic/scan` does not
+/// pay for it.
+fn resolve_calls(c: &mut Criterion) {
+    use agent_sentences::ops;
+    use agent_sentences::scan::Item;
+    let corpus = realistic(2000);
+    let directives: Vec<_> = corpus
+        .iter()
+        .flat_map(|m| scan(&m.text))
+        .filter_map(|f| match f.item {
+            Item::Directive { directive } => Some(directive),
+            Item::Sentence { .. } => None,
+        })
+        .collect();
+    let _ = ops::resolve(&directives[0]); // the validators are built once, on first use
+    let mut g = c.benchmark_group("ops");
+    g.throughput(Throughput::Elements(directives.len() as u64));
+    g.bench_function("resolve", |b| {
+        b.iter(|| {
+            directives
+                .iter()
+                .filter(|d| ops::resolve(d).is_ok())
+                .count()
+        })
+    });
+    g.bench_function("scan+resolve", |b| {
+        b.iter(|| {
+            corpus
+                .iter()
+                .flat_map(|m| scan(&m.text))
+                .filter(|f| matches!(&f.item, Item::Directive { directive } if ops::resolve(directive).is_ok()))
+                .count()
+        })
+    });
+    g.finish();
+}
+
 fn jiff_seconds(s: i64) -> std::time::Duration {
     std::time::Duration::from_secs(s as u64)
 }
@@ -111,5 +149,11 @@ fn hostile_inputs(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, realistic_corpus, loop_tracker, hostile_inputs);
+criterion_group!(
+    benches,
+    realistic_corpus,
+    loop_tracker,
+    resolve_calls,
+    hostile_inputs
+);
 criterion_main!(benches);

@@ -131,6 +131,32 @@ pub fn parse() -> String {
             "box-docs parse --json -".into(),
             "standard input; one JSON document",
         ),
+        (
+            "box-docs parse --resolve - < reply.txt".into(),
+            "also each directive resolved, or why it would not run",
+        ),
+    ])
+}
+
+/// Examples for `box-docs tools --help`.
+pub fn tools() -> String {
+    let first = agent_sentences::ops::CATALOGUE
+        .ops
+        .first()
+        .map_or("tools.list", |o| o.name);
+    examples(&[
+        (
+            "box-docs tools".into(),
+            "every op: side-effecting or not, runnable or not, aliases",
+        ),
+        (
+            format!("box-docs tools {first}"),
+            "one op in full, with its argument schema",
+        ),
+        (
+            "box-docs tools --json".into(),
+            "the tools.list response, one JSON document",
+        ),
     ])
 }
 

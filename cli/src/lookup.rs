@@ -45,10 +45,10 @@ impl UnknownName {
             valid,
             hint,
             message: format!("no {what} named `{name}`"),
-            plural: if table == "structures" {
-                "structures"
-            } else {
-                "patterns"
+            plural: match table {
+                "structures" => "structures",
+                "ops" => "ops",
+                _ => "patterns",
             },
         }
     }
@@ -133,6 +133,25 @@ pub fn pattern(name: &str) -> Result<&'static PatternInfo, Error> {
             hint,
         )))
     })
+}
+
+/// The op named `name` in the catalogue (`schema/ops.json`); an alias
+/// names its op.
+///
+/// # Errors
+/// [`Error::UnknownName`] listing every op.
+pub fn op(name: &str) -> Result<&'static agent_sentences::ops::OpSpec, Error> {
+    agent_sentences::ops::CATALOGUE
+        .get(name)
+        .map(|(_, o)| o)
+        .ok_or_else(|| {
+            let valid = agent_sentences::ops::CATALOGUE
+                .ops
+                .iter()
+                .map(|o| o.name)
+                .collect();
+            Error::UnknownName(Box::new(UnknownName::new("ops", "op", name, valid, None)))
+        })
 }
 
 #[cfg(test)]

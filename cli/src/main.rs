@@ -84,6 +84,15 @@ enum Command {
         /// Also show every skipped directive candidate and why it was skipped.
         #[arg(long)]
         diagnostics: bool,
+        /// Also resolve every directive against the op catalogue: the typed call, or why it would not run.
+        #[arg(long)]
+        resolve: bool,
+    },
+    /// The op catalogue as `tools.list` returns it: every op with its side_effecting flag, or one op in full.
+    #[command(after_help = help::tools())]
+    Tools {
+        /// An op name (or alias); without it, every op, one per line.
+        name: Option<String>,
     },
     /// Track the loops of a JSON Lines log: every loop's state, owner and history, rejected events, nudges due.
     #[command(after_help = help::loops())]
@@ -170,9 +179,18 @@ fn run(cli: &Cli) -> Result<Output, Error> {
             test: Some(text),
             search,
         } => verbs::regex_test(name, &input::text(text)?, *search, json),
-        Command::Parse { text, diagnostics } => {
-            Ok(verbs::parse(&input::text(text)?, *diagnostics, json))
-        }
+        Command::Parse {
+            text,
+            diagnostics,
+            resolve,
+        } => Ok(verbs::parse(
+            &input::text(text)?,
+            *diagnostics,
+            *resolve,
+            json,
+        )),
+        Command::Tools { name: None } => Ok(verbs::tools_list(json)),
+        Command::Tools { name: Some(name) } => verbs::tool(name, json),
         Command::Get { table, name } => verbs::get(*table, name),
         Command::Loops { file, at } => verbs::loops(&input::file(file)?, at.as_deref(), json),
     }

@@ -3,6 +3,7 @@
 
 use std::ops::Range;
 
+use agent_sentences::ops;
 use agent_sentences::patterns::{self, PatternInfo};
 use agent_sentences::scan::{self, Item, Skipped};
 use agent_sentences::{FieldInfo, SentenceKind, ValueType};
@@ -410,6 +411,70 @@ struct ParseResult {
     found: Vec<scan::Found>,
     #[serde(skip_serializing_if = "Option::is_none")]
     skipped: Option<Vec<Skipped>>,
+    /// With `--resolve`: each directive of `found`, in order, resolved.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resolved: Option<Vec<Resolved>>,
+}
+
+/// One directive resolved against the op catalogue (`--resolve`).
+#[derive(Serialize)]
+struct Resolved {
+    span: Range<usize>,
+    /// True when the call may run.
+    runs: bool,
+    /// The op, aliases applied.
+    op: String,
+    /// When it runs: the arguments as the typed call holds them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    args: Option<Value>,
+    /// When it does not: why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<ops::ResolveError>,
+}
+
+fn resolve_all(found: &[scan::Found]) -> Vec<Resolved> {
+    found
+        .iter()
+        .filter_map(|f| match &f.item {
+            Item::Directive { directive } => Some((f.span.clone(), directive)),
+            Item::Sentence { .. } => None,
+        })
+        .map(|(span, d)| match ops::resolve(d) {
+            Ok(call) => Resolved {
+                span,
+                runs: true,
+                op: call.op().name().to_owned(),
+                args: Some(call.args()),
+                error: None,
+            },
+            Err(e) => Resolved {
+                span,
+                runs: false,
+                op: e.op.clone(),
+                args: None,
+                error: Some(e),
+            },
+        })
+        .collect()
+}
+
+/// The text lines of a resolution, under its directive.
+fn resolved_text(r: &Resolved) -> String {
+    match &r.error {
+        None => format!("    resolve  runs: {}\n", r.op),
+        Some(e) => {
+            let mut s = format!("    resolve  not run: {}: {}\n", e.kind.as_str(), e.message);
+            for a in &e.errors {
+                let at = if a.pointer.is_empty() {
+                    "(arguments)"
+                } else {
+                    a.pointer.as_str()
+                };
+                s.push_str(&format!("      at {at}: {}\n", a.message));
+            }
+            s
+        }
+    }
 }
 
 /// A JSON value on one line of text.
@@ -422,11 +487,13 @@ fn value_text(v: &Value) -> String {
 }
 
 /// `box-docs parse TEXT`: every sentence and directive the scanner finds.
-pub fn parse(text: &str, diagnostics: bool, json: bool) -> Output {
+pub fn parse(text: &str, diagnostics: bool, resolve: bool, json: bool) -> Output {
     let (found, skipped) = scan::scan_with_diagnostics(text);
+    let resolved = resolve.then(|| resolve_all(&found));
     let result = ParseResult {
         found,
         skipped: diagnostics.then_some(skipped),
+        resolved,
     };
     let matched = !result.found.is_empty();
     output(&result, json, matched, |r| {
@@ -462,12 +529,15 @@ pub fn parse(text: &str, diagnostics: bool, json: bool) -> Output {
                 .iter()
                 .map(|(k, v)| vec![k.clone(), value_text(v)])
                 .collect();
-            let text = format!(
+            let mut text = format!(
                 "bytes {}..{}  {what}\n{}",
                 f.span.start,
                 f.span.end,
                 table(&rows, "    ")
             );
+            if let Some(r) = r.resolved.iter().flatten().find(|r| r.span == f.span) {
+                text.push_str(&resolved_text(r));
+            }
             entries.push((f.span.start, text));
         }
         for k in r.skipped.iter().flatten() {
@@ -487,6 +557,13 @@ pub fn parse(text: &str, diagnostics: bool, json: bool) -> Output {
         };
         if let Some(skipped) = &r.skipped {
             summary.push_str(&format!(", {} skipped", skipped.len()));
+        }
+        if let Some(resolved) = &r.resolved {
+            let runs = resolved.iter().filter(|r| r.runs).count();
+            summary.push_str(&format!(
+                ", {runs} of {} directive(s) would run",
+                resolved.len()
+            ));
         }
         s.push_str(&summary);
         s.push('\n');
@@ -568,6 +645,86 @@ pub fn loops(jsonl: &str, at: Option<&str>, json: bool) -> Result<Output, Error>
                     "breached {}: every nudge sent, still open\n",
                     d.id
                 )),
+            }
+        }
+        s
+    }))
+}
+
+/// `box-docs tools`: the `tools.list` response (D5), every op one per line.
+pub fn tools_list(json: bool) -> Output {
+    let list = ops::tools_list();
+    output(&list, json, true, |list| {
+        let mut rows = vec![cells(&[
+            "OP",
+            "SIDE-EFFECTING",
+            "RUNS",
+            "ALIASES",
+            "PURPOSE",
+        ])];
+        rows.extend(list.ops.iter().map(|o| {
+            let yes_no = |b: bool| if b { "yes" } else { "no" }.to_owned();
+            let runs = if o.runnable {
+                "yes".to_owned()
+            } else {
+                "no (incomplete)".to_owned()
+            };
+            vec![
+                o.name.to_owned(),
+                yes_no(o.side_effecting),
+                runs,
+                o.aliases.join(", "),
+                o.description.to_owned(),
+            ]
+        }));
+        table(&rows, "")
+    })
+}
+
+/// `box-docs tools NAME`: one op as `tools.list` lists it, in full.
+///
+/// # Errors
+/// [`Error::UnknownName`].
+pub fn tool(name: &str, json: bool) -> Result<Output, Error> {
+    let spec = lookup::op(name)?;
+    let entry = ops::tools_list()
+        .ops
+        .into_iter()
+        .find(|o| o.name == spec.name)
+        .expect("the op is listed");
+    Ok(output(&entry, json, true, |o| {
+        let rows = vec![
+            cells(&["purpose", o.description]),
+            vec![
+                "side-effecting".into(),
+                if o.side_effecting { "yes" } else { "no" }.into(),
+            ],
+            vec!["engines".into(), o.engines.join(", ")],
+            vec![
+                "aliases".into(),
+                if o.aliases.is_empty() {
+                    "(none)".into()
+                } else {
+                    o.aliases.join(", ")
+                },
+            ],
+            vec![
+                "runs".into(),
+                if o.runnable {
+                    "yes".into()
+                } else {
+                    format!("no: {}", o.missing.unwrap_or("incomplete"))
+                },
+            ],
+        ];
+        let mut s = format!("{}\n{}", o.name, table(&rows, "  "));
+        if !o.args.is_null() {
+            s.push_str("args (JSON Schema 2020-12):\n");
+            for line in serde_json::to_string_pretty(&o.args)
+                .expect("serializes")
+                .lines()
+            {
+                s.push_str(&format!("  {line}\n"));
             }
         }
         s

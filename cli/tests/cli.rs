@@ -746,3 +746,149 @@ fn loops_reads_json_lines_and_names_bad_lines() {
         r.stderr
     );
 }
+
+// --- tools and parse --resolve (the op catalogue, schema/ops.json) -------
+
+fn ops_json() -> serde_json::Map<String, Value> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../schema/ops.json");
+    let file: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    file["ops"].as_object().unwrap().clone()
+}
+
+#[test]
+fn tools_json_is_the_tools_list_response() {
+    let r = ok(&["tools", "--json"]);
+    assert_eq!(
+        r.json(),
+        serde_json::to_value(agent_sentences::ops::tools_list()).unwrap()
+    );
+    let listed: Vec<(String, bool, Value)> = r.json()["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| {
+            (
+                o["name"].as_str().unwrap().to_owned(),
+                o["side_effecting"].as_bool().unwrap(),
+                o["args"].clone(),
+            )
+        })
+        .collect();
+    let want: Vec<(String, bool, Value)> = ops_json()
+        .iter()
+        .map(|(k, o)| {
+            (
+                k.clone(),
+                o["side_effecting"].as_bool().unwrap(),
+                o.get("args").cloned().unwrap_or(Value::Null),
+            )
+        })
+        .collect();
+    assert_eq!(listed, want);
+}
+
+#[test]
+fn tools_lists_every_op_one_per_line_and_shows_each_in_full() {
+    let r = ok(&["tools"]);
+    let ops = ops_json();
+    assert_eq!(r.stdout.lines().count(), ops.len() + 1, "{}", r.stdout);
+    for (name, op) in &ops {
+        let line = r
+            .stdout
+            .lines()
+            .find(|l| l.starts_with(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("{name} listed"));
+        let side = if op["side_effecting"].as_bool().unwrap() {
+            "yes"
+        } else {
+            "no"
+        };
+        assert!(line.split_whitespace().nth(1) == Some(side), "{line}");
+        let one = ok(&["tools", name]);
+        assert!(
+            one.stdout.starts_with(&format!("{name}\n")),
+            "{}",
+            one.stdout
+        );
+        if let Some(args) = op.get("args") {
+            assert!(one.stdout.contains("args (JSON Schema 2020-12):"));
+            assert_eq!(ok(&["tools", name, "--json"]).json()["args"], *args);
+        } else {
+            assert!(
+                one.stdout
+                    .contains(&format!("no: {}", op["missing"].as_str().unwrap())),
+                "{}",
+                one.stdout
+            );
+        }
+    }
+    // An alias names its op; an unknown op is a usage error.
+    assert!(ok(&["tools", "tools"]).stdout.starts_with("tools.list\n"));
+    let bad = run(&["tools", "fs.rm"]);
+    assert_eq!(bad.code, 2);
+    assert!(
+        bad.stderr.starts_with("error: no op named `fs.rm`"),
+        "{}",
+        bad.stderr
+    );
+}
+
+#[test]
+fn parse_resolve_shows_each_directive_resolved_or_why_it_would_not_run() {
+    let text = r#"[TOOL followup.create {"in_m": 0, "prompt": ""}] [DM {"to": "646"}] [TOOL tools {}] [EXEC .fs.rm. {}] [ACK 7f]"#;
+    let r = ok(&["parse", "--resolve", "--json", text]);
+    let resolved = r.json()["resolved"].clone();
+    let kinds: Vec<(bool, &str, Value)> = resolved
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| {
+            (
+                x["runs"].as_bool().unwrap(),
+                x["op"].as_str().unwrap(),
+                x.pointer("/error/kind").cloned().unwrap_or(Value::Null),
+            )
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            (false, "followup.create", json!("invalid-args")),
+            (false, "dm.send", json!("incomplete")),
+            (true, "tools.list", Value::Null),
+            (false, ".fs.rm.", json!("unknown-op")),
+        ]
+    );
+    let faults: Vec<&str> = resolved[0]["error"]["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["pointer"].as_str().unwrap())
+        .collect();
+    assert_eq!(faults, ["/in_m", "/prompt"]);
+    assert_eq!(resolved[2]["args"], json!({}));
+    assert_eq!(resolved[2]["span"], json!({"start": 68, "end": 83}));
+    let t = ok(&["parse", "--resolve", text]);
+    assert!(
+        t.stdout.contains("    resolve  runs: tools.list\n"),
+        "{}",
+        t.stdout
+    );
+    assert!(
+        t.stdout
+            .contains("      at /in_m: 0 is less than the minimum of 1\n"),
+        "{}",
+        t.stdout
+    );
+    assert!(
+        t.stdout
+            .ends_with("5 found, 1 of 4 directive(s) would run\n"),
+        "{}",
+        t.stdout
+    );
+    // Without --resolve nothing is resolved.
+    assert!(ok(&["parse", "--json", text])
+        .json()
+        .get("resolved")
+        .is_none());
+}

@@ -49,6 +49,8 @@ fn check_known_findings(spec: &Spec, out: &mut Vec<Diagnostic>) {
         crate::load::STRUCTURES_FILE,
         crate::load::PATTERNS_FILE,
         crate::load::DIRECTIVES_FILE,
+        crate::load::OPS_FILE,
+        crate::load::ENVELOPE_FILE,
     ];
     for (i, k) in spec.patterns.known_findings.iter().enumerate() {
         let ptr = format!("/known_findings/{i}");

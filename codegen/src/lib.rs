@@ -35,6 +35,7 @@ pub mod check;
 pub mod compat;
 pub mod diagnostic;
 pub mod emit;
+pub mod envelope;
 pub mod files;
 pub mod free_text;
 pub mod ident;
@@ -44,6 +45,7 @@ pub mod locate;
 pub mod loops;
 pub mod lower;
 pub mod model;
+pub mod ops;
 pub mod pattern;
 pub mod prose;
 pub mod pycheck;
@@ -166,6 +168,7 @@ fn analyze(spec_dir: &Path) -> Result<Analysis, Report> {
     let spec = load::load(spec_dir).map_err(Report::new)?;
     let mut diags = check::check_spec(&spec);
     diags.extend(loops::check(&spec));
+    diags.extend(ops::check(&spec));
     let model = lower::lower(&spec);
     // Check the examples of every structure the structural checks left
     // intact, so one run reports the example faults too.
@@ -187,6 +190,8 @@ fn analyze(spec_dir: &Path) -> Result<Analysis, Report> {
     intact.sentences.retain(|s| !broken(&s.key));
     let example_diags = check::check_model(&spec, &intact);
     diags.extend(example_diags);
+    let scan_back = !diags.iter().any(|d| d.severity == Severity::Error);
+    diags.extend(envelope::check(&spec, &model, scan_back));
     Ok(Analysis { spec, model, diags })
 }
 

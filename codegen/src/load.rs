@@ -14,7 +14,8 @@ use serde_json::Value;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::locate::{child, PositionIndex};
 use crate::model::{
-    Binding, DirectivesFile, LoopsFile, Pattern, PatternsFile, Structure, StructuresFile,
+    Binding, DirectivesFile, EnvelopeFile, LoopsFile, OpsFile, Pattern, PatternsFile, Structure,
+    StructuresFile,
 };
 
 /// File name of the owner's structures inside the spec directory.
@@ -26,6 +27,12 @@ pub const DIRECTIVES_FILE: &str = "directives.json";
 /// File name of the loop tracker's reading inside the spec directory
 /// (optional: without it, no tracker is generated).
 pub const LOOPS_FILE: &str = "loops.json";
+/// File name of the exec op catalogue inside the spec directory (optional:
+/// without it, no catalogue and no `resolve` are generated).
+pub const OPS_FILE: &str = "ops.json";
+/// File name of the prompt envelope (optional: a spec without it gets no
+/// envelope).
+pub const ENVELOPE_FILE: &str = "envelope.json";
 
 /// A loaded spec: both files, parsed and shape-checked, with their positions.
 #[derive(Debug, Clone)]
@@ -40,6 +47,10 @@ pub struct Spec {
     pub directives: DirectivesFile,
     /// `loops.json`, when the spec has one.
     pub loops: Option<LoopsFile>,
+    /// `ops.json`, when the spec has one.
+    pub ops: Option<OpsFile>,
+    /// `envelope.json`, when the spec has one.
+    pub envelope: Option<EnvelopeFile>,
     /// The exact bytes of `structures.json`, for the published copy.
     pub structures_text: String,
     /// The exact bytes of `regex_patterns.json`.
@@ -48,6 +59,8 @@ pub struct Spec {
     patterns_pos: PositionIndex,
     directives_pos: PositionIndex,
     loops_pos: PositionIndex,
+    ops_pos: PositionIndex,
+    envelope_pos: PositionIndex,
     /// Faults the loader found that do not stop the other checks (a key that
     /// occurs twice in an object); [`crate::check::check_spec`] reports them.
     pub load_findings: Vec<Diagnostic>,
@@ -64,6 +77,10 @@ pub enum SpecFile {
     Directives,
     /// `loops.json`.
     Loops,
+    /// `ops.json`.
+    Ops,
+    /// `envelope.json`.
+    Envelope,
 }
 
 impl SpecFile {
@@ -74,6 +91,8 @@ impl SpecFile {
             SpecFile::Patterns => PATTERNS_FILE,
             SpecFile::Directives => DIRECTIVES_FILE,
             SpecFile::Loops => LOOPS_FILE,
+            SpecFile::Ops => OPS_FILE,
+            SpecFile::Envelope => ENVELOPE_FILE,
         }
     }
 }
@@ -85,6 +104,8 @@ impl Spec {
             SpecFile::Patterns => &self.patterns_pos,
             SpecFile::Directives => &self.directives_pos,
             SpecFile::Loops => &self.loops_pos,
+            SpecFile::Ops => &self.ops_pos,
+            SpecFile::Envelope => &self.envelope_pos,
         }
     }
 
@@ -176,6 +197,29 @@ pub fn load(dir: &Path) -> Result<Spec, Vec<Diagnostic>> {
         deserialize_at::<LoopsFile>(dir, LOOPS_FILE, idx, v, "", &mut diags)
     });
     let loops_pos = l.map(|(_, idx, _)| idx).unwrap_or_default();
+    let o = dir
+        .join(OPS_FILE)
+        .exists()
+        .then(|| read_file(dir, OPS_FILE, &mut diags, &mut dups))
+        .flatten();
+    let ops = o.as_ref().and_then(|(_, idx, v)| {
+        let top = validate_top::<OpsFile>(dir, OPS_FILE, idx, v, &["ops"], &mut diags);
+        let entries =
+            validate_entries::<crate::model::Op>(dir, OPS_FILE, idx, v, "ops", &mut diags);
+        let mut top = top?;
+        top.ops = entries?;
+        Some(top)
+    });
+    let ops_pos = o.map(|(_, idx, _)| idx).unwrap_or_default();
+    let e = dir
+        .join(ENVELOPE_FILE)
+        .exists()
+        .then(|| read_file(dir, ENVELOPE_FILE, &mut diags, &mut dups))
+        .flatten();
+    let envelope = e.as_ref().and_then(|(_, idx, v)| {
+        deserialize_at::<EnvelopeFile>(dir, ENVELOPE_FILE, idx, v, "", &mut diags)
+    });
+    let envelope_pos = e.map(|(_, idx, _)| idx).unwrap_or_default();
     let directives = d.as_ref().and_then(|(_, idx, v)| {
         deserialize_at::<DirectivesFile>(dir, DIRECTIVES_FILE, idx, v, "", &mut diags)
     });
@@ -229,12 +273,16 @@ pub fn load(dir: &Path) -> Result<Spec, Vec<Diagnostic>> {
                 patterns: pf,
                 directives,
                 loops,
+                ops,
+                envelope,
                 structures_text: st,
                 patterns_text: pt,
                 structures_pos: spos,
                 patterns_pos: ppos,
                 directives_pos: dpos,
                 loops_pos,
+                ops_pos,
+                envelope_pos,
                 load_findings: dups,
             })
         }

@@ -34,6 +34,11 @@ pub struct Model {
     pub lifecycle: Lifecycle,
     /// The loop state machine, when the spec has a `loops.json`.
     pub machine: Option<crate::loops::MachineIr>,
+    /// The exec op catalogue, when the spec has an `ops.json`.
+    pub ops: Option<crate::ops::OpsIr>,
+    /// The prompt envelope (`schema/envelope.json`), laid out; `None`
+    /// without one, or when it has an error.
+    pub envelope: Option<crate::envelope::EnvelopeIr>,
 }
 
 /// A pattern (`/patterns/<key>`).
@@ -429,7 +434,7 @@ pub fn lower(spec: &Spec) -> Model {
             .iter()
             .map(|s| (s.key.as_str(), s.lifecycle_transition.as_str())),
     );
-    Model {
+    let mut model = Model {
         title: spec.structures.title.clone(),
         version: spec.structures.version.clone(),
         patterns,
@@ -438,5 +443,9 @@ pub fn lower(spec: &Spec) -> Model {
         directives: spec.directives.clone(),
         lifecycle,
         machine: crate::loops::lower(spec),
-    }
+        ops: crate::ops::lower(spec),
+        envelope: None,
+    };
+    model.envelope = crate::envelope::lower(spec, &model);
+    model
 }

@@ -92,8 +92,8 @@ pub struct PatternsFile {
 pub struct KnownFinding {
     /// The finding's code, e.g. `optional-field-not-captured`.
     pub code: String,
-    /// The spec file it is in: `structures.json`, `regex_patterns.json` or
-    /// `directives.json`.
+    /// The spec file it is in: `structures.json`, `regex_patterns.json`,
+    /// `directives.json`, `ops.json` or `envelope.json`.
     pub file: String,
     /// Its JSON pointer.
     pub pointer: String,
@@ -371,4 +371,151 @@ pub struct Sla {
     pub nudge_every_minutes: u32,
     /// Nudges before a loop that stays open is breached.
     pub max_nudges: u32,
+}
+
+/// `schema/ops.json` (optional): the exec op catalogue, the allowlist every
+/// call runs through (seed `003_*`: the `op` allowlist with per-op
+/// validation, `tools.list` with each op's `side_effecting` flag, D2, D5).
+/// A spec without it gets no catalogue and no `resolve`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OpsFile {
+    /// Path of the JSON Schema of this file (written by `cargo xtask gen`).
+    #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
+    /// Human title.
+    pub title: String,
+    /// Where the ops come from.
+    pub source: String,
+    /// Every op, keyed by its name (`followup.create`, …), in catalogue order.
+    pub ops: IndexMap<String, Op>,
+}
+
+/// One op of the catalogue (`/ops/<name>` in `ops.json`).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Op {
+    /// What the op does.
+    pub description: String,
+    /// The engines (keys of `/engines` in `directives.json`) a call of this op
+    /// may come through; a call on any other engine is not run.
+    pub engines: Vec<String>,
+    /// True when running the op changes anything (D5: `tools.list` shows it).
+    pub side_effecting: bool,
+    /// The op's arguments as a JSON Schema (draft 2020-12) of the argument
+    /// object. Absent when the seeds give no argument list: the op is then
+    /// incomplete and no call of it runs (the lint warns, `op-incomplete`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub args: Option<serde_json::Value>,
+    /// What the seeds leave missing, in words, when `args` is absent (or the
+    /// op is otherwise not runnable as written).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub missing: Option<String>,
+    /// For an op whose arguments name one of a set of actions the seeds
+    /// count but do not name (`box.exec`, D2): the counts and the names
+    /// known so far. While names are missing the op is incomplete.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actions: Option<Actions>,
+    /// Argument objects the op must accept, each a real call from the seeds.
+    #[serde(default)]
+    pub examples: Vec<serde_json::Value>,
+}
+
+/// Counted actions of an op (`/ops/<name>/actions`).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Actions {
+    /// Each group of actions, e.g. `no_arg`, `one_arg`.
+    pub groups: IndexMap<String, ActionGroup>,
+}
+
+/// One group of counted actions (`/ops/<name>/actions/groups/<group>`).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ActionGroup {
+    /// What the actions of the group are.
+    pub description: String,
+    /// How many actions the seeds say the group has.
+    pub count: u32,
+    /// The action names known; fewer than `count` leaves the op incomplete.
+    pub names: Vec<String>,
+}
+
+/// `schema/envelope.json`: the prompt envelope, the text that wraps timer
+/// and job messages (seed `003_*`, `wrap()`): the ops it advertises, the
+/// verdict rule and the contract footer. The envelope follows the message
+/// after one blank line, one line per entry of `lines` (P149). A spec
+/// without it gets no envelope.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EnvelopeFile {
+    /// Path of the JSON Schema of this file (written by `cargo xtask gen`).
+    #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
+    /// Human title.
+    pub title: String,
+    /// Where the envelope comes from.
+    pub source: String,
+    /// The lines after the message, in order.
+    pub lines: Vec<EnvelopeLine>,
+    /// A message and id the lint wraps and scans back.
+    pub example: EnvelopeExample,
+}
+
+/// One line of the envelope (`/lines/<n>`): a `text` (with `advertise` or
+/// `mention` filling its placeholders), or a `footer`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EnvelopeLine {
+    /// The line's text. Placeholders: `{advertised}` (the ops of
+    /// `advertise`, each as `[ENGINE op]`, one space apart), `{mention}`
+    /// (the marker of `mention`'s structure) and `{values}` (the values of
+    /// `mention`'s `values_of` field, `A, B or C`). Every other marker in it
+    /// is a lint error: the scanner must find nothing there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// The ops the line advertises.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub advertise: Option<Advertise>,
+    /// The structure whose marker the line names, not writes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mention: Option<Mention>,
+    /// A structure written whole, its one field set to the message's id (the
+    /// contract footer); a line with `footer` has no `text`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub footer: Option<String>,
+}
+
+/// Ops advertised as the bracket form without an object (`[TOOL op]`),
+/// which is not a call (`/lines/<n>/advertise`).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Advertise {
+    /// The bracket engine keyword, e.g. `TOOL`.
+    pub engine: String,
+    /// The ops, each an op of `ops.json`.
+    pub ops: Vec<String>,
+}
+
+/// A structure named by its marker (`/lines/<n>/mention`): the marker is the
+/// structure's `protocol_tag` without the blank before its `]` (`[RESULT]`),
+/// which no pattern reads as a sentence.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Mention {
+    /// The structure's key, e.g. `result`.
+    pub structure: String,
+    /// A field of it with an enumeration, whose values `{values}` lists.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub values_of: Option<String>,
+}
+
+/// What the lint wraps (`/example`).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EnvelopeExample {
+    /// The id the footer carries.
+    pub id: String,
+    /// The message wrapped.
+    pub message: String,
 }

@@ -21,10 +21,17 @@ use common::root;
 const KEY: &str = "heartbeat";
 const EXAMPLE: &str = "[HEARTBEAT 646]";
 
-/// The real spec with `heartbeat` added at the end of both files.
+/// The real spec (with its op catalogue, whose findings it acknowledges)
+/// with `heartbeat` added at the end of both files.
 fn spec_with_a_new_structure() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    for f in ["structures.json", "regex_patterns.json", "directives.json"] {
+    for f in [
+        "structures.json",
+        "regex_patterns.json",
+        "directives.json",
+        "ops.json",
+        "envelope.json",
+    ] {
         std::fs::copy(root().join("schema").join(f), dir.path().join(f)).unwrap();
     }
     let edit = |name: &str, f: &dyn Fn(&mut Value)| {

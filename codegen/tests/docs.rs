@@ -511,3 +511,54 @@ fn a_line_break_the_docs_cannot_show_is_a_located_error() {
     assert_eq!(d.pointer, "/patterns/short_hex/purpose");
     assert!(d.file.ends_with("regex_patterns.json"));
 }
+
+#[test]
+fn the_ops_doc_lists_every_op_with_its_flag_and_shows_only_spec_examples() {
+    let g = generated();
+    let text = &g.files["docs/OPS.md"];
+    let spec: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root().join("schema/ops.json")).unwrap())
+            .unwrap();
+    let ops = spec["ops"].as_object().unwrap();
+    assert!(read(text).html.is_empty(), "no spec text became HTML");
+    // The summary table's rows: op link and side-effecting cell.
+    let side: Vec<(String, String)> = text
+        .lines()
+        .filter(|l| l.starts_with("| [`"))
+        .map(|l| {
+            let cells: Vec<&str> = l.split(" | ").collect();
+            (
+                cells[0].trim_start_matches("| ").to_owned(),
+                cells[1].to_owned(),
+            )
+        })
+        .collect();
+    let want: Vec<(String, String)> = ops
+        .iter()
+        .map(|(k, o)| {
+            let slug = k.replace('.', "");
+            (
+                format!("[`{k}`](#{slug})"),
+                if o["side_effecting"].as_bool().unwrap() {
+                    "yes"
+                } else {
+                    "no"
+                }
+                .to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(side, want);
+    for (k, o) in ops {
+        assert!(text.contains(&format!("\n## {k}\n")), "{k} has a section");
+        for ex in o["examples"].as_array().into_iter().flatten() {
+            assert!(
+                text.contains(&format!("- `{ex}`")),
+                "{k}: example {ex} shown"
+            );
+        }
+        if let Some(m) = o.get("missing") {
+            assert!(text.contains("- runs: **no, incomplete**"), "{k}: {m}");
+        }
+    }
+}

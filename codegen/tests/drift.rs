@@ -222,7 +222,13 @@ fn deleting_a_structure_is_drift() {
         serde_json::to_string_pretty(&v).unwrap(),
     )
     .unwrap();
-    for f in ["regex_patterns.json", "directives.json", "loops.json"] {
+    for f in [
+        "regex_patterns.json",
+        "directives.json",
+        "loops.json",
+        "ops.json",
+        "envelope.json",
+    ] {
         std::fs::copy(root().join("schema").join(f), spec.path().join(f)).unwrap();
     }
     let g = generate(spec.path()).unwrap_or_else(|r| panic!("{r}"));

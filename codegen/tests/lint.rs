@@ -63,7 +63,9 @@ struct Case {
 
 const S: &str = "structures.json";
 const P: &str = "regex_patterns.json";
+const O: &str = "ops.json";
 const D: &str = "directives.json";
+const N: &str = "envelope.json";
 const W: Severity = Severity::Warning;
 const E: Severity = Severity::Error;
 
@@ -82,7 +84,7 @@ fn python() -> Python {
 /// Writes the edited spec to a temporary directory.
 fn edited_spec(edits: &[Edit]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    for f in [S, P, "directives.json"] {
+    for f in [S, P, "directives.json", "loops.json", "ops.json", N] {
         let mut text = std::fs::read_to_string(root().join("schema").join(f)).unwrap();
         for e in edits.iter().filter(|e| e.file == f) {
             assert_eq!(
@@ -178,6 +180,8 @@ fn run(case: &Case) {
             match d.file.as_str() {
                 S => "S",
                 P => "P",
+                O => "O",
+                N => "N",
                 _ => "D",
             },
             d.pointer,
@@ -649,6 +653,31 @@ fn several_faults_at_once_are_all_reported() {
     run(&case);
 }
 
+// --- the op catalogue: every fault of ops.json at once -------------------
+
+#[test]
+fn every_fault_of_the_op_catalogue_is_reported_at_once() {
+    run(&Case {
+        edits: vec![
+            Edit { file: O, from: "\"examples\": [{}]", to: "\"examples\": [{\"Name\": 1}]" },
+            Edit { file: O, from: "\"properties\": {},", to: "\"properties\": {\"Name\": {\"type\": \"string\"}}," },
+            Edit { file: O, from: "\"engines\": [\"TOOL\", \"EXEC\"],\n      \"side_effecting\": true,\n      \"args\"", to: "\"engines\": [\"TOOL\", \"SHELL\"],\n      \"side_effecting\": true,\n      \"args\"" },
+            Edit { file: O, from: "\"minimum\": 1,", to: "\"minimum\": \"one\"," },
+            Edit { file: D, from: "\"tools\": \"tools.list\"", to: "\"tools\": \"tools.lst\"" },
+        ],
+        python: Py::Off,
+        // Sorted as the report is: by file, line, column.
+        want: vec![
+            Want { severity: E, code: "unknown-op", file: D, pointer: "/aliases/tools", line: 97, column: 14, at: "\"tools.lst\"", message: "alias `tools` stands for `tools.lst`, which is not an op of ops.json", hint: None },
+            Want { severity: E, code: "unknown-engine", file: O, pointer: "/ops/followup.create/engines/1", line: 8, column: 27, at: "\"SHELL\"", message: "engine `SHELL` is not declared in /engines of directives.json", hint: None },
+            Want { severity: E, code: "args-not-schema", file: O, pointer: "/ops/followup.create/args/properties/in_m/minimum", line: 13, column: 51, at: "\"one\"", message: "not a JSON Schema (draft 2020-12): \"one\" is not of type \"number\"", hint: None },
+            Want { severity: E, code: "args-outside-subset", file: O, pointer: "/ops/tools.list/args/properties/Name", line: 38, column: 32, at: "{\"type\"", message: "argument key `Name` must be lower-case snake_case (`[a-z][a-z0-9_]*`) to be a field in both languages", hint: None },
+            Want { severity: E, code: "example-invalid", file: O, pointer: "/ops/tools.list/examples/0/Name", line: 41, column: 29, at: "1}]", message: "the example does not fit `tools.list`'s args: 1 is not of type \"string\"", hint: None },
+        ],
+        gone: vec![],
+    });
+}
+
 // --- patterns that take more than linear time in Python `re` --------------
 
 fn nested_quantifier() -> Case {
@@ -868,4 +897,153 @@ fn a_limit_past_what_the_engines_read_case() -> Case {
 #[test]
 fn a_limit_past_what_the_engines_read() {
     run(&a_limit_past_what_the_engines_read_case());
+}
+
+// --- the prompt envelope: each check, one fault at a time (P149) ----------
+
+fn envelope_case(from: &'static str, to: &'static str, want: Vec<Want>) -> Case {
+    Case {
+        edits: vec![Edit { file: N, from, to }],
+        python: Py::Off,
+        want,
+        gone: vec![],
+    }
+}
+
+#[test]
+fn an_envelope_footer_line_with_text() {
+    run(&envelope_case(
+        r#"{ "footer": "contract_footer" }"#,
+        r#"{ "footer": "contract_footer", "text": "x" }"#,
+        vec![Want {
+            severity: E,
+            code: "envelope-line",
+            file: N,
+            pointer: "/lines/2",
+            line: 14,
+            column: 5,
+            at: r#"{ "footer""#,
+            message: "a footer line is the footer alone: no `text`, `advertise` or `mention`",
+            hint: None,
+        }],
+    ));
+}
+
+#[test]
+fn an_envelope_placeholder_no_line_fills() {
+    run(&envelope_case("Tools: {advertised}.", "Tools: {advertized}.", vec![
+        Want { severity: E, code: "envelope-placeholder", file: N, pointer: "/lines/0/text", line: 7, column: 16, at: "Tools: {advertized}", message: "the line has `advertise` but its text has no `{advertised}`: it would show nothing of it", hint: None },
+        Want { severity: E, code: "envelope-placeholder", file: N, pointer: "/lines/0/text", line: 7, column: 23, at: "{advertized}", message: "`{advertized}` is no placeholder this line fills (`{advertised}` needs `advertise`, `{mention}` needs `mention`, `{values}` needs `mention.values_of`)", hint: None },
+    ]));
+}
+
+#[test]
+fn an_envelope_mention_of_an_unknown_structure() {
+    run(&envelope_case(
+        r#""structure": "result""#,
+        r#""structure": "reslt""#,
+        vec![Want {
+            severity: E,
+            code: "envelope-unknown-structure",
+            file: N,
+            pointer: "/lines/1/mention/structure",
+            line: 12,
+            column: 33,
+            at: r#""reslt""#,
+            message: "mention `reslt` is no structure the scanner finds in structures.json",
+            hint: None,
+        }],
+    ));
+}
+
+#[test]
+fn an_envelope_advertising_an_unknown_op() {
+    let mut case = envelope_case(
+        r#""ops": ["swarm.spawn", "cron.create"]"#,
+        r#""ops": ["swarm.spawn", "cron.make"]"#,
+        vec![Want {
+            severity: E,
+            code: "envelope-unknown-op",
+            file: N,
+            pointer: "/lines/0/advertise/ops/1",
+            line: 8,
+            column: 63,
+            at: r#""cron.make""#,
+            message: "the envelope advertises `cron.make`, which is not an op of ops.json",
+            hint: None,
+        }],
+    );
+    case.gone = vec![("envelope-op-incomplete", "/lines/0/advertise/ops/1")];
+    run(&case);
+}
+
+#[test]
+fn an_envelope_advertising_on_an_unknown_engine() {
+    let mut case = envelope_case(r#""engine": "TOOL""#, r#""engine": "SHELL""#, vec![
+        Want { severity: E, code: "envelope-unknown-engine", file: N, pointer: "/lines/0/advertise/engine", line: 8, column: 32, at: r#""SHELL""#, message: "`SHELL` is no bracket engine of directives.json (TOOL, EXEC)", hint: None },
+        Want { severity: W, code: "envelope-op-incomplete", file: N, pointer: "/lines/0/advertise/ops/0", line: 8, column: 49, at: r#""swarm.spawn""#, message: "the envelope advertises `swarm.spawn`, which the catalogue leaves incomplete: a call of it is not run", hint: None },
+        Want { severity: W, code: "envelope-op-incomplete", file: N, pointer: "/lines/0/advertise/ops/1", line: 8, column: 64, at: r#""cron.create""#, message: "the envelope advertises `cron.create`, which the catalogue leaves incomplete: a call of it is not run", hint: None },
+    ]);
+    // The ops move one column: their warnings are reported again, one further.
+    case.gone = vec![
+        ("envelope-op-incomplete", "/lines/0/advertise/ops/0"),
+        ("envelope-op-incomplete", "/lines/0/advertise/ops/1"),
+    ];
+    run(&case);
+}
+
+#[test]
+fn an_envelope_advertising_an_op_on_an_engine_it_does_not_allow() {
+    run(&Case {
+        edits: vec![Edit {
+            file: O,
+            from: "as `[TOOL cron.create]`.\",\n      \"engines\": [\"TOOL\", \"EXEC\"],",
+            to: "as `[TOOL cron.create]`.\",\n      \"engines\": [\"EXEC\"],",
+        }],
+        python: Py::Off,
+        want: vec![
+            Want { severity: E, code: "envelope-unknown-engine", file: N, pointer: "/lines/0/advertise/ops/1", line: 8, column: 63, at: r#""cron.create""#, message: "the envelope advertises `cron.create` as `[TOOL cron.create]`, an engine the op does not allow (EXEC)", hint: None },
+        ],
+        gone: vec![],
+    });
+}
+
+#[test]
+fn an_envelope_advert_the_scanner_does_not_read_as_one() {
+    // In a code span the adverts are quoted: with an object they would be no call either.
+    run(&envelope_case("Tools: {advertised}.", "Tools: `{advertised}`.", vec![
+        Want { severity: E, code: "envelope-advert-misread", file: N, pointer: "/lines/0/advertise/ops/0", line: 8, column: 48, at: r#""swarm.spawn""#, message: "the advert `[TOOL swarm.spawn]` (bytes 80..98 of the example) is not read as an advertised op: with an object (`[TOOL swarm.spawn {}]`) it is no call either: the scanner reads no marker there (quoted?)", hint: None },
+        Want { severity: E, code: "envelope-advert-misread", file: N, pointer: "/lines/0/advertise/ops/1", line: 8, column: 63, at: r#""cron.create""#, message: "the advert `[TOOL cron.create]` (bytes 99..117 of the example) is not read as an advertised op: with an object (`[TOOL cron.create {}]`) it is no call either: the scanner reads no marker there (quoted?)", hint: None },
+    ]));
+}
+
+#[test]
+fn an_envelope_mention_the_scanner_reads_as_a_sentence() {
+    // `[Directive: ...]`, the directive structure's tag, is itself a directive sentence.
+    run(&Case {
+        edits: vec![
+            Edit { file: N, from: r#""structure": "result", "values_of": "status""#, to: r#""structure": "directive""# },
+            Edit { file: N, from: " ({values})", to: "" },
+        ],
+        python: Py::Off,
+        want: vec![
+            Want { severity: E, code: "envelope-mention-misread", file: N, pointer: "/lines/1/mention", line: 12, column: 18, at: r#"{ "structure": "directive""#, message: "the mention `[Directive: ...]` (bytes 225..241 of the example) is not read as a mention of `directive`: the scanner reads a `directive` sentence at bytes 225..241", hint: None },
+        ],
+        gone: vec![],
+    });
+}
+
+#[test]
+fn an_envelope_footer_the_scanner_does_not_read_as_the_footer() {
+    // A blank in the id: the footer's pattern does not read it.
+    run(&envelope_case(r#""id": "swarm-4a2b/1""#, r#""id": "swarm 4a2b/1""#, vec![
+        Want { severity: E, code: "envelope-footer-misread", file: N, pointer: "/lines/2/footer", line: 14, column: 17, at: r#""contract_footer""#, message: "the footer `Reply: [ACK swarm 4a2b/1] seen | [CLAIM swarm 4a2b/1] mine | [RESULT swarm 4a2b/1] done | [DECLINE swarm 4a2b/1] | [NO-ACTION swarm 4a2b/1].` (bytes 325..465 of the example, id `swarm 4a2b/1`) is not read as one `contract_footer` carrying the id: the scanner reads nothing there", hint: None },
+    ]));
+}
+
+#[test]
+fn an_envelope_text_with_a_stray_marker() {
+    run(&envelope_case("tools.list lists every op.", "tools.list lists every op, e.g. [CLAIM 7fce46e0].", vec![
+        Want { severity: E, code: "envelope-stray-marker", file: N, pointer: "/lines/0/text", line: 7, column: 15, at: r#""Tools:"#, message: "the example, wrapped, holds a `claim` sentence at bytes 201..217 that no marker of the envelope claims: an envelope text must read as plain text", hint: None },
+    ]));
 }

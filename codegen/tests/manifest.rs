@@ -35,7 +35,7 @@ fn the_crate_manifest_is_self_contained() {
     let manifest = &g.files["rust/Cargo.toml"];
     assert!(!manifest.contains("workspace"), "{manifest}");
     assert_eq!(toml_value(manifest, "edition"), "2021");
-    assert_eq!(toml_value(manifest, "rust-version"), "1.82");
+    assert_eq!(toml_value(manifest, "rust-version"), "1.85");
     assert_eq!(toml_value(manifest, "license"), "MIT");
     let runtime = format!("agent-sentences-runtime = {{ version = \"{RUNTIME_VERSION}\", path = \"../../runtime\" }}\n");
     assert!(manifest.contains(&runtime), "{manifest}");

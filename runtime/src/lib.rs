@@ -17,9 +17,11 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod envelope;
 pub mod json;
 pub mod loops;
 mod markdown;
+pub mod ops;
 #[cfg(feature = "python")]
 #[allow(unsafe_code)]
 pub mod python;

@@ -48,7 +48,9 @@ def test_patterns_are_the_spec_patterns_with_flags_inline() -> None:
     assert A.patterns.COMPILED["ack"].pattern == A.patterns.ACK
 
 
-@pytest.mark.parametrize("module", [A, A.scanner, A.strict_json], ids=["package", "scanner", "strict_json"])
+@pytest.mark.parametrize(
+    "module", [A, A.scanner, A.strict_json, A.ops, A.envelope], ids=["package", "scanner", "strict_json", "ops", "envelope"]
+)
 def test_docstring_examples_run(module: Any) -> None:
     result = doctest.testmod(module, raise_on_error=False, verbose=False)
     assert result.attempted >= 2 and result.failed == 0

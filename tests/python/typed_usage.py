@@ -63,3 +63,35 @@ def test_typed_usage_runs() -> None:
     assert report('é [CLAIM 7f] [DM x]') == ["3-13 sentence [CLAIM 7f]", "14-20 skipped shorthand-without-object: `[DM` without a JSON object is ignored (D3)"]
     assert isinstance(first_found("[ACK 7f]"), Found)
     assert isinstance(safe_scan("\ud800"), ParseError)
+
+
+def wrapped_or_none(message: str, id: str) -> str | None:
+    """A typed use of the prompt envelope: the wrapped message, or None when it would not read back."""
+    from agent_sentences import envelope
+
+    try:
+        return envelope.wrap(message, id)
+    except envelope.EnvelopeError:
+        return None
+
+
+def resolved_minutes(text: str) -> int | None:
+    """A typed use of the op catalogue: the minutes of the first follow-up call that would run."""
+    from agent_sentences import ops
+
+    for f in scan(text):
+        if isinstance(f.item, ToolDirective):
+            try:
+                call = ops.resolve(f.item)
+            except ops.ResolveError:
+                continue
+            if isinstance(call, ops.FollowupCreateArgs):
+                return call.in_m
+    return None
+
+
+def test_typed_envelope_usage_runs() -> None:
+    from agent_sentences import envelope
+
+    assert wrapped_or_none(envelope.EXAMPLE_MESSAGE, envelope.EXAMPLE_ID) == envelope.EXAMPLE_TEXT
+    assert wrapped_or_none(envelope.EXAMPLE_MESSAGE, "not an id") is None

@@ -283,9 +283,19 @@ fn check_json_reports_findings_and_drift_in_one_object() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["ok"], false);
     assert_eq!(v["errors"], 0);
-    assert_eq!(v["warnings"], 13);
-    assert_eq!(v["diagnostics"].as_array().unwrap().len(), 13);
-    let first = &v["diagnostics"][0];
+    assert_eq!(v["warnings"], 22);
+    assert_eq!(v["diagnostics"].as_array().unwrap().len(), 22);
+    // Sorted by file: envelope.json's findings (P149), then ops.json's (P140).
+    assert_eq!(v["diagnostics"][0]["code"], "envelope-op-incomplete");
+    assert_eq!(v["diagnostics"][0]["pointer"], "/lines/0/advertise/ops/0");
+    assert_eq!(v["diagnostics"][2]["code"], "op-incomplete");
+    assert_eq!(v["diagnostics"][2]["pointer"], "/ops/dm.send");
+    let first = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| !d["code"].as_str().unwrap().ends_with("op-incomplete"))
+        .unwrap();
     assert_eq!(first["severity"], "warning");
     assert_eq!(first["code"], "optional-field-not-captured");
     assert_eq!(first["pointer"], "/structures/work_order/optional_fields/0");
@@ -323,7 +333,7 @@ fn warnings_fail_with_deny_warnings_only_when_no_acknowledgement_covers_them() {
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "{stderr}");
     assert!(
-        stderr.contains("13 known finding(s) acknowledged in /known_findings"),
+        stderr.contains("22 known finding(s) acknowledged in /known_findings"),
         "{stderr}"
     );
     assert!(
@@ -377,7 +387,7 @@ fn warnings_fail_with_deny_warnings_only_when_no_acknowledgement_covers_them() {
         "{stderr}"
     );
     assert!(
-        stderr.contains("12 known finding(s) acknowledged"),
+        stderr.contains("21 known finding(s) acknowledged"),
         "{stderr}"
     );
 }
@@ -388,7 +398,7 @@ fn a_missing_python_is_a_warning_not_a_failure() {
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains("warning[python-not-checked]: schema/regex_patterns.json:5:15 /patterns: the patterns were not checked with Python's `re`: cannot run `/nonexistent/python3`"), "{stderr}");
-    assert!(stderr.contains("0 error(s), 14 warning(s)"), "{stderr}");
+    assert!(stderr.contains("0 error(s), 23 warning(s)"), "{stderr}");
 }
 
 #[test]

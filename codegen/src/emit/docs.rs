@@ -19,7 +19,11 @@ use crate::lower::{FieldIr, GroupIr, Model, PatternIr, SentenceIr};
 
 /// The templates, compiled into the generator so that a build script needs
 /// no file but the spec. Names are the file names under `codegen/templates/docs/`.
-const TEMPLATES: [(&str, &str); 4] = [
+const TEMPLATES: [(&str, &str); 5] = [
+    (
+        "ops.md.tera",
+        include_str!("../../templates/docs/ops.md.tera"),
+    ),
     (
         "directives.md.tera",
         include_str!("../../templates/docs/directives.md.tera"),
@@ -69,6 +73,12 @@ pub struct DocsContext<'a> {
     pub footer: Option<SentenceDoc<'a>>,
     /// The directive grammar (`schema/directives.json`).
     pub directives: &'a crate::model::DirectivesFile,
+    /// The op catalogue (`schema/ops.json`), if the spec has one.
+    pub ops: Option<&'a crate::ops::OpsIr>,
+    /// `ops.json` title, if the spec has one.
+    pub ops_title: Option<&'a str>,
+    /// `ops.json` source, if the spec has one.
+    pub ops_source: Option<&'a str>,
 }
 
 /// A structure as the docs show it: the lowered sentence plus what the
@@ -301,6 +311,9 @@ pub fn context<'a>(spec: &'a Spec, model: &'a Model) -> DocsContext<'a> {
             .find(|s| s.key == FOOTER_KEY)
             .map(|s| sentence_doc(model, s)),
         directives: &model.directives,
+        ops: model.ops.as_ref(),
+        ops_title: spec.ops.as_ref().map(|o| o.title.as_str()),
+        ops_source: spec.ops.as_ref().map(|o| o.source.as_str()),
     }
 }
 
@@ -537,6 +550,15 @@ pub fn regex_patterns_md(spec: &Spec, model: &Model) -> String {
 /// the scanner's context rules.
 pub fn directives_md(spec: &Spec, model: &Model) -> String {
     render("directives.md.tera", &context(spec, model))
+}
+
+/// `OPS.md`: the op catalogue, every op with its flag, engines, aliases,
+/// argument schema and examples; `None` when the spec has no `ops.json`.
+pub fn ops_md(spec: &Spec, model: &Model) -> Option<String> {
+    model
+        .ops
+        .is_some()
+        .then(|| render("ops.md.tera", &context(spec, model)))
 }
 
 #[cfg(test)]

@@ -46,6 +46,9 @@ pub fn emit_all(spec: &Spec, model: &Model, options: &crate::Options) -> BTreeMa
         "docs/DIRECTIVES.md".to_owned(),
         docs::directives_md(spec, model),
     );
+    if let Some(ops) = docs::ops_md(spec, model) {
+        files.insert("docs/OPS.md".to_owned(), ops);
+    }
     files.insert(
         "schema/structures.schema.json".to_owned(),
         schema::structures_schema(),
@@ -61,6 +64,11 @@ pub fn emit_all(spec: &Spec, model: &Model, options: &crate::Options) -> BTreeMa
     files.insert(
         "schema/loops.schema.json".to_owned(),
         schema::loops_schema(),
+    );
+    files.insert("schema/ops.schema.json".to_owned(), schema::ops_schema());
+    files.insert(
+        "schema/envelope.schema.json".to_owned(),
+        schema::envelope_schema(),
     );
     files.insert(
         "rust/Cargo.toml".to_owned(),
@@ -117,6 +125,12 @@ pub fn emit_all(spec: &Spec, model: &Model, options: &crate::Options) -> BTreeMa
     );
     if let Some(loops) = python::loops_py(model) {
         files.insert("python/agent_sentences/loops.py".to_owned(), loops);
+    }
+    if let Some(ops) = python::ops_py(model) {
+        files.insert("python/agent_sentences/ops.py".to_owned(), ops);
+    }
+    if let Some(envelope) = python::envelope_py(model) {
+        files.insert("python/agent_sentences/envelope.py".to_owned(), envelope);
     }
     files.insert(
         "python/native/Cargo.toml".to_owned(),

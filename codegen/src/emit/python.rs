@@ -70,6 +70,14 @@ const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/python/loops.py.tera"),
     ),
     (
+        "ops.py.tera",
+        include_str!("../../templates/python/ops.py.tera"),
+    ),
+    (
+        "envelope.py.tera",
+        include_str!("../../templates/python/envelope.py.tera"),
+    ),
+    (
         "native/Cargo.toml.tera",
         include_str!("../../templates/python/native/Cargo.toml.tera"),
     ),
@@ -502,6 +510,22 @@ pub fn loops_py(model: &Model) -> Option<String> {
 /// Dask are optional dependencies it imports only when it runs.
 pub fn harvest_py(model: &Model) -> String {
     render("harvest.py.tera", model)
+}
+
+/// `generated/python/agent_sentences/ops.py`: the op catalogue, a typed
+/// argument dataclass per runnable op and `resolve` over the native one;
+/// `None` when the spec has no `ops.json`.
+pub fn ops_py(model: &Model) -> Option<String> {
+    model.ops.is_some().then(|| render("ops.py.tera", model))
+}
+
+/// `generated/python/agent_sentences/envelope.py`: the prompt envelope and
+/// `wrap` (nothing without `schema/envelope.json`).
+pub fn envelope_py(model: &Model) -> Option<String> {
+    model
+        .envelope
+        .is_some()
+        .then(|| render("envelope.py.tera", model))
 }
 
 /// `generated/python/agent_sentences/_native.pyi`: the types of the private

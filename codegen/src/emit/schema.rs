@@ -5,7 +5,9 @@ use schemars::schema_for;
 use serde_json::{Map, Value};
 
 use crate::emit::JSON_COMMENT;
-use crate::model::{DirectivesFile, LoopsFile, PatternsFile, StructuresFile};
+use crate::model::{
+    DirectivesFile, EnvelopeFile, LoopsFile, OpsFile, PatternsFile, StructuresFile,
+};
 
 fn with_comment(schema: Value) -> String {
     let mut out = Map::new();
@@ -37,4 +39,14 @@ pub fn directives_schema() -> String {
 /// `generated/schema/loops.schema.json`: the format of `schema/loops.json`.
 pub fn loops_schema() -> String {
     with_comment(serde_json::to_value(schema_for!(LoopsFile)).expect("schema serializes"))
+}
+
+/// `generated/schema/ops.schema.json`: the format of `schema/ops.json`.
+pub fn ops_schema() -> String {
+    with_comment(serde_json::to_value(schema_for!(OpsFile)).expect("schema serializes"))
+}
+
+/// `generated/schema/envelope.schema.json`: the format of `schema/envelope.json`.
+pub fn envelope_schema() -> String {
+    with_comment(serde_json::to_value(schema_for!(EnvelopeFile)).expect("schema serializes"))
 }

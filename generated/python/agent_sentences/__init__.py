@@ -34,6 +34,8 @@ except ImportError as _e:  # The source folder, not a built package.
     ) from _e
 from . import patterns
 from . import loops
+from . import ops
+from . import envelope
 from .errors import (
     FixedMismatch,
     Integer,
@@ -100,6 +102,8 @@ __version__ = "1.0.0"
 __all__ = [
     "patterns",
     "loops",
+    "ops",
+    "envelope",
     "FixedMismatch",
     "Integer",
     "Json",

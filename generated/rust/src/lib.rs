@@ -6958,3 +6958,345 @@ pub mod loops {
         (t, bad)
     }
 }
+/// The exec op catalogue (`schema/ops.json`): every op a call may run, and [`resolve`](ops::resolve), which turns a scanned tool directive into a typed [`Call`](ops::Call) or says why it does not run: the alias applied, the op in the catalogue, the engine allowed, the arguments valid against the op's JSON Schema (draft 2020-12, the `jsonschema` crate), each fault located by JSON pointer. Scanning never resolves: call [`resolve`](ops::resolve) on the directives you mean to run.
+///
+/// ```
+/// use agent_sentences::{ops, scan};
+/// let found = scan::scan("[TOOL followup.create {\"in_m\":5,\"prompt\":\"Re-check Cloudflare WARP proxy status\"}]");
+/// let scan::Item::Directive { directive } = &found[0].item else { unreachable!() };
+/// let call = ops::resolve(directive).unwrap();
+/// assert_eq!(call.op(), ops::Op::FollowupCreate);
+/// assert_eq!(call.args(), agent_sentences_runtime::serde_json::Value::Object(directive.args.clone()));
+/// ```
+pub mod ops {
+    use agent_sentences_runtime::serde::{Deserialize, Serialize};
+    pub use agent_sentences_runtime::ops::{
+        ArgError, Catalogue, OpSpec, ResolveError, ResolveErrorKind, ToolEntry, ToolsList,
+    };
+    use super::scan::ToolDirective;
+    /// The catalogue: every op of `schema/ops.json` in its order, and
+    /// the native aliases of `/aliases` in `schema/directives.json`.
+    pub static CATALOGUE: Catalogue = Catalogue::new(
+        &[
+            OpSpec {
+                name: "followup.create",
+                description: "Schedules a follow-up: the prompt comes back into the thread in `in_m` minutes.",
+                engines: &["TOOL", "EXEC"],
+                side_effecting: true,
+                args_schema: Some(
+                    "{\"type\":\"object\",\"properties\":{\"in_m\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"Minutes from now.\"},\"prompt\":{\"type\":\"string\",\"minLength\":1,\"description\":\"The text of the follow-up.\"}},\"required\":[\"in_m\"],\"additionalProperties\":false}",
+                ),
+                missing: None,
+                aliases: &[],
+            },
+            OpSpec {
+                name: "dm.send",
+                description: "Sends a direct message; `[DM {json}]` is its shorthand.",
+                engines: &["TOOL", "EXEC"],
+                side_effecting: true,
+                args_schema: None,
+                missing: Some(
+                    "The seeds name the op and its shorthand `[DM {json}]` but give no argument list (no recipient or text key).",
+                ),
+                aliases: &["dm"],
+            },
+            OpSpec {
+                name: "tools.list",
+                description: "Lists every op of the catalogue with its side_effecting flag and argument schema (D5).",
+                engines: &["TOOL", "EXEC"],
+                side_effecting: false,
+                args_schema: Some(
+                    "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}",
+                ),
+                missing: None,
+                aliases: &["tools"],
+            },
+            OpSpec {
+                name: "box.exec",
+                description: "Runs one read-only box-ctl action (D2: read-only in v1; side-effecting box actions stay out, dedicated ops cover writes).",
+                engines: &["TOOL", "EXEC"],
+                side_effecting: false,
+                args_schema: None,
+                missing: Some(
+                    "The seeds count the read actions (19 without an argument, 8 with one) but name none, nor the argument keys. The catalogue names 0 of the 19 `no_arg` actions. The catalogue names 0 of the 8 `one_arg` actions.",
+                ),
+                aliases: &["box"],
+            },
+            OpSpec {
+                name: "swarm.spawn",
+                description: "Spawns swarm workers; advertised by the prompt envelope as `[TOOL swarm.spawn]`.",
+                engines: &["TOOL", "EXEC"],
+                side_effecting: true,
+                args_schema: None,
+                missing: Some(
+                    "The seeds show the op only as advertised by the envelope, with no argument list.",
+                ),
+                aliases: &[],
+            },
+            OpSpec {
+                name: "cron.create",
+                description: "Creates a scheduled job; advertised by the prompt envelope as `[TOOL cron.create]`.",
+                engines: &["TOOL", "EXEC"],
+                side_effecting: true,
+                args_schema: None,
+                missing: Some(
+                    "The seeds show the op only as advertised by the envelope, with no argument list.",
+                ),
+                aliases: &[],
+            },
+            OpSpec {
+                name: "health.check",
+                description: "Checks the health of a node or service.",
+                engines: &["TOOL", "EXEC"],
+                side_effecting: true,
+                args_schema: None,
+                missing: Some(
+                    "The seeds name the op as an example of an op name only, with no argument list and no word on its effects (so it is marked side-effecting).",
+                ),
+                aliases: &[],
+            },
+        ],
+        &[("dm", "dm.send"), ("box", "box.exec"), ("tools", "tools.list")],
+    );
+    /// Every op of the catalogue (`/ops` in `schema/ops.json`).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+    #[serde(crate = "agent_sentences_runtime::serde")]
+    pub enum Op {
+        /// `followup.create` (`/ops/followup.create` in `schema/ops.json`): Schedules a follow-up: the prompt comes back into the thread in `in_m` minutes.
+        ///
+        /// Runnable
+        #[serde(rename = "followup.create")]
+        FollowupCreate,
+        /// `dm.send` (`/ops/dm.send` in `schema/ops.json`): Sends a direct message; `[DM {json}]` is its shorthand.
+        ///
+        /// Incomplete, never runs: The seeds name the op and its shorthand `[DM {json}]` but give no argument list (no recipient or text key).
+        #[serde(rename = "dm.send")]
+        DmSend,
+        /// `tools.list` (`/ops/tools.list` in `schema/ops.json`): Lists every op of the catalogue with its side_effecting flag and argument schema (D5).
+        ///
+        /// Runnable
+        #[serde(rename = "tools.list")]
+        ToolsList,
+        /// `box.exec` (`/ops/box.exec` in `schema/ops.json`): Runs one read-only box-ctl action (D2: read-only in v1; side-effecting box actions stay out, dedicated ops cover writes).
+        ///
+        /// Incomplete, never runs: The seeds count the read actions (19 without an argument, 8 with one) but name none, nor the argument keys. The catalogue names 0 of the 19 `no_arg` actions. The catalogue names 0 of the 8 `one_arg` actions.
+        #[serde(rename = "box.exec")]
+        BoxExec,
+        /// `swarm.spawn` (`/ops/swarm.spawn` in `schema/ops.json`): Spawns swarm workers; advertised by the prompt envelope as `[TOOL swarm.spawn]`.
+        ///
+        /// Incomplete, never runs: The seeds show the op only as advertised by the envelope, with no argument list.
+        #[serde(rename = "swarm.spawn")]
+        SwarmSpawn,
+        /// `cron.create` (`/ops/cron.create` in `schema/ops.json`): Creates a scheduled job; advertised by the prompt envelope as `[TOOL cron.create]`.
+        ///
+        /// Incomplete, never runs: The seeds show the op only as advertised by the envelope, with no argument list.
+        #[serde(rename = "cron.create")]
+        CronCreate,
+        /// `health.check` (`/ops/health.check` in `schema/ops.json`): Checks the health of a node or service.
+        ///
+        /// Incomplete, never runs: The seeds name the op as an example of an op name only, with no argument list and no word on its effects (so it is marked side-effecting).
+        #[serde(rename = "health.check")]
+        HealthCheck,
+    }
+    impl Op {
+        /// Every op, in catalogue order.
+        pub const ALL: &'static [Op] = &[
+            Op::FollowupCreate,
+            Op::DmSend,
+            Op::ToolsList,
+            Op::BoxExec,
+            Op::SwarmSpawn,
+            Op::CronCreate,
+            Op::HealthCheck,
+        ];
+        /// The op's name, e.g. `followup.create`.
+        pub fn name(self) -> &'static str {
+            match self {
+                Op::FollowupCreate => "followup.create",
+                Op::DmSend => "dm.send",
+                Op::ToolsList => "tools.list",
+                Op::BoxExec => "box.exec",
+                Op::SwarmSpawn => "swarm.spawn",
+                Op::CronCreate => "cron.create",
+                Op::HealthCheck => "health.check",
+            }
+        }
+        /// The op named `name` (no alias applied).
+        pub fn from_name(name: &str) -> Option<Op> {
+            match name {
+                "followup.create" => Some(Op::FollowupCreate),
+                "dm.send" => Some(Op::DmSend),
+                "tools.list" => Some(Op::ToolsList),
+                "box.exec" => Some(Op::BoxExec),
+                "swarm.spawn" => Some(Op::SwarmSpawn),
+                "cron.create" => Some(Op::CronCreate),
+                "health.check" => Some(Op::HealthCheck),
+                _ => None,
+            }
+        }
+        /// Its catalogue entry.
+        pub fn spec(self) -> &'static OpSpec {
+            &CATALOGUE
+                .ops[match self {
+                Op::FollowupCreate => 0usize,
+                Op::DmSend => 1usize,
+                Op::ToolsList => 2usize,
+                Op::BoxExec => 3usize,
+                Op::SwarmSpawn => 4usize,
+                Op::CronCreate => 5usize,
+                Op::HealthCheck => 6usize,
+            }]
+        }
+        /// True when running it changes anything (D5).
+        pub fn side_effecting(self) -> bool {
+            self.spec().side_effecting
+        }
+    }
+    /// The arguments of `followup.create` (`/ops/followup.create/args` in `schema/ops.json`), valid against its schema.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(crate = "agent_sentences_runtime::serde", deny_unknown_fields)]
+    pub struct FollowupCreateArgs {
+        /// `in_m`: Minutes from now. (`/ops/followup.create/args/properties/in_m`, schema `{"type":"integer","minimum":1,"description":"Minutes from now."}`).
+        #[serde(rename = "in_m")]
+        pub in_m: i64,
+        /// `prompt`, optional: The text of the follow-up. (`/ops/followup.create/args/properties/prompt`, schema `{"type":"string","minLength":1,"description":"The text of the follow-up."}`).
+        #[serde(rename = "prompt", default, skip_serializing_if = "Option::is_none")]
+        pub prompt: Option<String>,
+    }
+    /// The arguments of `tools.list` (`/ops/tools.list/args` in `schema/ops.json`), valid against its schema.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(crate = "agent_sentences_runtime::serde", deny_unknown_fields)]
+    pub struct ToolsListArgs {}
+    /// A call that may run: a runnable op with arguments valid
+    /// against its schema.
+    #[derive(Debug, Clone, PartialEq)]
+    pub enum Call {
+        /// A call of `followup.create`.
+        FollowupCreate(FollowupCreateArgs),
+        /// A call of `tools.list`.
+        ToolsList(ToolsListArgs),
+    }
+    impl Call {
+        /// The op called.
+        pub fn op(&self) -> Op {
+            match self {
+                Call::FollowupCreate(_) => Op::FollowupCreate,
+                Call::ToolsList(_) => Op::ToolsList,
+            }
+        }
+        /// The arguments as a JSON object.
+        pub fn args(&self) -> agent_sentences_runtime::serde_json::Value {
+            match self {
+                Call::FollowupCreate(a) => {
+                    agent_sentences_runtime::serde_json::to_value(a)
+                        .expect("arguments serialize")
+                }
+                Call::ToolsList(a) => {
+                    agent_sentences_runtime::serde_json::to_value(a)
+                        .expect("arguments serialize")
+                }
+            }
+        }
+    }
+    /// Resolves a scanned directive: the typed call, or why it does not
+    /// run (an unknown op, an engine the op does not allow, an op the
+    /// catalogue leaves incomplete, bad arguments).
+    ///
+    /// # Errors
+    /// A [`ResolveError`]: nothing of it may run.
+    pub fn resolve(directive: &ToolDirective) -> Result<Call, ResolveError> {
+        resolve_parts(directive.engine, &directive.op, &directive.args)
+    }
+    /// [`resolve`] from its parts: the engine keyword, the op (an
+    /// alias is applied) and the argument object.
+    ///
+    /// # Errors
+    /// As [`resolve`].
+    pub fn resolve_parts(
+        engine: &str,
+        op: &str,
+        args: &agent_sentences_runtime::serde_json::Map<
+            String,
+            agent_sentences_runtime::serde_json::Value,
+        >,
+    ) -> Result<Call, ResolveError> {
+        let index = CATALOGUE.check(engine, op, args)?;
+        let args = agent_sentences_runtime::serde_json::Value::Object(args.clone());
+        let decoded = match Op::ALL[index] {
+            Op::FollowupCreate => {
+                agent_sentences_runtime::serde_json::from_value(args)
+                    .map(Call::FollowupCreate)
+            }
+            Op::ToolsList => {
+                agent_sentences_runtime::serde_json::from_value(args)
+                    .map(Call::ToolsList)
+            }
+            _ => unreachable!("check passes runnable ops only"),
+        };
+        decoded.map_err(|e| CATALOGUE.decode_error(index, engine, &e))
+    }
+    /// The `tools.list` response (D5): every op with its
+    /// `side_effecting` flag and argument schema.
+    pub fn tools_list() -> ToolsList {
+        CATALOGUE.tools_list()
+    }
+}
+/// The prompt envelope (`schema/envelope.json`): the text that wraps timer and job messages, after one blank line: the ops it advertises, the verdict rule and the `contract_footer` footer carrying the message's id (P149). [`wrap`](envelope::wrap) renders it and scans it back.
+///
+/// ```
+/// use agent_sentences::{envelope, scan};
+/// let text = envelope::wrap("[JOB swarm-4a2b/1] Task for swarm slot 1: Run identity variance audit.", "swarm-4a2b/1").unwrap();
+/// assert_eq!(text, "[JOB swarm-4a2b/1] Task for swarm slot 1: Run identity variance audit.\n\nTools: [TOOL swarm.spawn] [TOOL cron.create]. A call is the op and one JSON object of arguments; tools.list lists every op.\nVerdict: end your reply with [RESULT], this message's id, a status (OK, FAIL, DECLINE, SUCCESS or ERROR) and a one-line summary.\nReply: [ACK swarm-4a2b/1] seen | [CLAIM swarm-4a2b/1] mine | [RESULT swarm-4a2b/1] done | [DECLINE swarm-4a2b/1] | [NO-ACTION swarm-4a2b/1].");
+/// let last = scan::scan(&text).pop().unwrap();
+/// assert!(matches!(last.item, scan::Item::Sentence { value: agent_sentences::Sentence::ContractFooter(f) } if f.id == "swarm-4a2b/1"));
+/// ```
+pub mod envelope {
+    pub use agent_sentences_runtime::envelope::{EnvelopeError, Piece};
+    use super::Sentence;
+    /// The pieces, in order: the message, then the envelope's lines.
+    pub const PIECES: &[Piece] = &[
+        Piece::Message,
+        Piece::Text(
+            "\n\nTools: [TOOL swarm.spawn] [TOOL cron.create]. A call is the op and one JSON object of arguments; tools.list lists every op.\nVerdict: end your reply with [RESULT], this message's id, a status (OK, FAIL, DECLINE, SUCCESS or ERROR) and a one-line summary.\n",
+        ),
+        Piece::Text("Reply: [ACK "),
+        Piece::Id,
+        Piece::Text("] seen | [CLAIM "),
+        Piece::Id,
+        Piece::Text("] mine | [RESULT "),
+        Piece::Id,
+        Piece::Text("] done | [DECLINE "),
+        Piece::Id,
+        Piece::Text("] | [NO-ACTION "),
+        Piece::Id,
+        Piece::Text("]."),
+    ];
+    /// The pieces of the footer (a range of [`PIECES`]).
+    pub const FOOTER: std::ops::Range<usize> = 2usize..13usize;
+    /// The ops the envelope advertises, in order.
+    pub const ADVERTISED: &[&str] = &["swarm.spawn", "cron.create"];
+    /// The envelope around `message`, its footer carrying `id`, without
+    /// the check of [`wrap`]; and the footer's byte span.
+    pub fn render(message: &str, id: &str) -> (String, std::ops::Range<usize>) {
+        agent_sentences_runtime::envelope::render(PIECES, FOOTER, message, id)
+    }
+    /// `message` wrapped in the envelope, its footer carrying `id`.
+    ///
+    /// # Errors
+    /// When the wrapped text does not scan back as the envelope: past the
+    /// message exactly the footer, carrying `id` (an id the footer cannot
+    /// hold, or a message that quotes what follows it, such as an
+    /// unclosed fence).
+    pub fn wrap(message: &str, id: &str) -> Result<String, EnvelopeError> {
+        let (text, footer) = render(message, id);
+        let (found, skipped) = super::scan::scan_with_diagnostics(&text);
+        agent_sentences_runtime::envelope::check(
+            message.len(),
+            &footer,
+            &found,
+            &skipped,
+            |s| { matches!(s, Sentence::ContractFooter(f) if f.id == id) },
+        )?;
+        Ok(text)
+    }
+}

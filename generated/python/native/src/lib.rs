@@ -132,6 +132,26 @@ fn loops_report(py: Python<'_>, jsonl: &str, at: Option<&str>) -> PyResult<(Stri
     Ok((report, bad))
 }
 
+/// Resolves a call against the op catalogue (`agent_sentences::ops::resolve_parts`):
+/// `{"ok": true, "op", "args"}` with the typed call's arguments, or
+/// `{"ok": false, "error": {kind, op, engine, message, errors}}`, as JSON text.
+#[pyfunction]
+fn resolve(engine: &str, op: &str, args_json: &str) -> PyResult<String> {
+    let args: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(args_json).map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("not a JSON object: {e}")))?;
+    let out = match agent_sentences::ops::resolve_parts(engine, op, &args) {
+        Ok(call) => serde_json::json!({ "ok": true, "op": call.op().name(), "args": call.args() }),
+        Err(e) => serde_json::json!({ "ok": false, "error": e }),
+    };
+    Ok(out.to_string())
+}
+
+/// The `tools.list` response as JSON text.
+#[pyfunction]
+fn tools_list() -> PyResult<String> {
+    serde_json::to_string(&agent_sentences::ops::tools_list()).map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))
+}
+
 /// The module: the functions above, `JsonError`, and `LIMITS` (the spec's
 /// `(max_depth, max_bytes)` as the Rust crate holds them).
 #[pymodule]
@@ -149,6 +169,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(restore, m)?)?;
     m.add_function(wrap_pyfunction!(loops_report, m)?)?;
     m.add_class::<support::PyTracker>()?;
+    m.add_function(wrap_pyfunction!(resolve, m)?)?;
+    m.add_function(wrap_pyfunction!(tools_list, m)?)?;
     m.add("JsonError", m.py().get_type::<support::NativeJsonError>())?;
     m.add("LIMITS", (LIMITS.max_depth, LIMITS.max_bytes))?;
     Ok(())

@@ -1,0 +1,784 @@
+//! The prompt envelope: `schema/envelope.json` laid out ([`layout`]) into
+//! the pieces the emitters write as the generated crate's `envelope` module
+//! and the Python package's `envelope` module, and checked ([`check`]):
+//! every op it advertises is an op of the catalogue on an engine it allows,
+//! every structure it names exists, and the example, wrapped, scans back
+//! with the spec's own scanner (the runtime's `Scanner` over this spec's
+//! structures and directive grammar) as each marker claims: an advert is no
+//! call (and would be one with an object), a mention is no sentence (and its
+//! structure's example in its place would be one), the footer is one
+//! sentence of its structure carrying the id, and nothing else in the
+//! envelope is read at all (P149).
+
+use std::ops::Range;
+
+use agent_sentences_runtime::json::Limits;
+use agent_sentences_runtime::scan::{DirectiveSpec, Found, Scanner, Skipped, StructureScan};
+use agent_sentences_runtime::{Groups, ParseError};
+use serde::Serialize;
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::load::{Spec, SpecFile};
+use crate::lower::{FieldTy, Model, SentenceIr};
+use crate::template::Piece;
+
+const E: SpecFile = SpecFile::Envelope;
+
+/// What separates the message from the envelope's first line.
+pub const SEPARATOR: &str = "\n\n";
+
+/// One piece of the rendered envelope.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", content = "text", rename_all = "snake_case")]
+pub enum EnvPiece {
+    /// The wrapped message, verbatim.
+    Message,
+    /// Literal text.
+    Text(String),
+    /// The message's id (inside the footer).
+    Id,
+}
+
+/// What a marker of the envelope claims to be.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Claim {
+    /// `[ENGINE op]`: an advertised op, not a call.
+    Advert {
+        op: String,
+        engine: String,
+        index: usize,
+    },
+    /// A structure's marker, named, not written (`[RESULT]`).
+    Mention { structure: String },
+    /// The footer structure, written whole with the id.
+    Footer { structure: String },
+}
+
+/// A marker of one line: what it claims, where it is in the line's text
+/// (the footer: the whole line).
+#[derive(Debug, Clone)]
+struct Mark {
+    claim: Claim,
+    span: Range<usize>,
+    line: usize,
+}
+
+/// The envelope, laid out.
+#[derive(Debug, Clone, Serialize)]
+pub struct EnvelopeIr {
+    /// The pieces: the message, then the lines.
+    pub pieces: Vec<EnvPiece>,
+    /// The pieces of the footer (a range of `pieces`).
+    pub footer: Range<usize>,
+    /// The footer's structure key, e.g. `contract_footer`.
+    pub footer_structure: String,
+    /// Its Rust type and Python class.
+    pub footer_type: String,
+    /// Its Python class.
+    pub footer_class: String,
+    /// The field the id fills (Rust, Python names).
+    pub footer_field: String,
+    /// Its Python name.
+    pub footer_py_field: String,
+    /// The ops advertised, in order.
+    pub advertised: Vec<String>,
+    /// Where the envelope comes from.
+    pub source: String,
+    /// The example's id and message, and the example wrapped.
+    pub example_id: String,
+    /// The example message.
+    pub example_message: String,
+    /// The example, wrapped.
+    pub example_text: String,
+    #[serde(skip)]
+    marks: Vec<Mark>,
+    #[serde(skip)]
+    line_starts: Vec<usize>,
+}
+
+impl EnvelopeIr {
+    /// The text `wrap(message, id)` returns, and the byte span of the
+    /// footer in it.
+    pub fn render(&self, message: &str, id: &str) -> (String, Range<usize>) {
+        let mut out = String::new();
+        let mut footer = 0..0;
+        for (i, p) in self.pieces.iter().enumerate() {
+            if i == self.footer.start {
+                footer.start = out.len();
+            }
+            match p {
+                EnvPiece::Message => out.push_str(message),
+                EnvPiece::Text(t) => out.push_str(t),
+                EnvPiece::Id => out.push_str(id),
+            }
+            if i + 1 == self.footer.end {
+                footer.end = out.len();
+            }
+        }
+        (out, footer)
+    }
+}
+
+fn diag(spec: &Spec, severity: Severity, code: &'static str, ptr: &str, msg: String) -> Diagnostic {
+    spec.diag(severity, code, E, ptr, msg)
+}
+
+/// The marker a mention writes: the tag without blanks before its `]`.
+fn mention_marker(tag: &str) -> String {
+    match tag.strip_suffix(']') {
+        Some(head) => format!("{}]", head.trim_end()),
+        None => tag.trim_end().to_owned(),
+    }
+}
+
+/// `A, B or C`.
+fn list_or(values: &[String]) -> String {
+    match values {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    }
+}
+
+/// Lays the envelope out, with every finding; no layout when one is an
+/// error.
+fn layout(spec: &Spec, model: &Model) -> (Option<EnvelopeIr>, Vec<Diagnostic>) {
+    let file = spec.envelope.as_ref().expect("called with an envelope");
+    let mut out = Vec::new();
+    let sentence = |key: &str| model.sentences.iter().find(|s| s.key == key);
+    let mut pieces = vec![EnvPiece::Message, EnvPiece::Text(SEPARATOR.to_owned())];
+    let mut footer: Option<(Range<usize>, &SentenceIr, String)> = None;
+    let mut marks = Vec::new();
+    let mut advertised = Vec::new();
+    let mut lines_text: Vec<Option<String>> = Vec::new();
+    for (i, line) in file.lines.iter().enumerate() {
+        let ptr = format!("/lines/{i}");
+        if i > 0 {
+            pieces.push(EnvPiece::Text("\n".to_owned()));
+        }
+        if let Some(key) = &line.footer {
+            if line.text.is_some() || line.advertise.is_some() || line.mention.is_some() {
+                out.push(diag(
+                    spec,
+                    Severity::Error,
+                    "envelope-line",
+                    &ptr,
+                    "a footer line is the footer alone: no `text`, `advertise` or `mention`"
+                        .to_owned(),
+                ));
+            }
+            if footer.is_some() {
+                out.push(diag(
+                    spec,
+                    Severity::Error,
+                    "envelope-line",
+                    &ptr,
+                    "the envelope has one footer".to_owned(),
+                ));
+                continue;
+            }
+            let Some(s) = sentence(key).filter(|s| s.scanned) else {
+                out.push(diag(
+                    spec,
+                    Severity::Error,
+                    "envelope-unknown-structure",
+                    &format!("{ptr}/footer"),
+                    format!("footer `{key}` is no structure the scanner finds in structures.json"),
+                ));
+                continue;
+            };
+            let mut fields: Vec<&str> = Vec::new();
+            let mut optional = false;
+            for seg in &s.segments {
+                optional |= seg.optional.is_some();
+                for p in &seg.pieces {
+                    if let Piece::Field(f) = p {
+                        if !fields.contains(&f.as_str()) {
+                            fields.push(f);
+                        }
+                    }
+                }
+            }
+            if fields.len() != 1 || optional {
+                out.push(diag(spec, Severity::Error, "envelope-unknown-structure", &format!("{ptr}/footer"), format!("footer `{key}` must write one field, the id, and nothing optional; its template `{}` writes {}", s.template, if fields.is_empty() { "none".to_owned() } else { fields.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ") })));
+                continue;
+            }
+            let start = pieces.len();
+            for seg in &s.segments {
+                for p in &seg.pieces {
+                    pieces.push(match p {
+                        Piece::Literal(t) => EnvPiece::Text(t.clone()),
+                        Piece::Field(_) => EnvPiece::Id,
+                    });
+                }
+            }
+            marks.push(Mark {
+                claim: Claim::Footer {
+                    structure: key.clone(),
+                },
+                span: 0..0,
+                line: i,
+            });
+            footer = Some((start..pieces.len(), s, fields[0].to_owned()));
+            lines_text.push(None);
+            continue;
+        }
+        let Some(text) = &line.text else {
+            out.push(diag(
+                spec,
+                Severity::Error,
+                "envelope-line",
+                &ptr,
+                "a line has a `text` or a `footer`".to_owned(),
+            ));
+            lines_text.push(Some(String::new()));
+            continue;
+        };
+        if text.contains(['\n', '\r']) {
+            out.push(diag(
+                spec,
+                Severity::Error,
+                "envelope-line",
+                &format!("{ptr}/text"),
+                "a line's text holds no line break: each line is an entry of `lines`".to_owned(),
+            ));
+        }
+        // The values the placeholders stand for.
+        let mut adverts: Option<Vec<(String, String)>> = None;
+        // A placeholder whose source has an error reports nothing more.
+        let mut broken_mention = false;
+        if let Some(a) = &line.advertise {
+            let aptr = format!("{ptr}/advertise");
+            if !spec.directives.bracket.engines.contains(&a.engine) {
+                out.push(diag(
+                    spec,
+                    Severity::Error,
+                    "envelope-unknown-engine",
+                    &format!("{aptr}/engine"),
+                    format!(
+                        "`{}` is no bracket engine of directives.json ({})",
+                        a.engine,
+                        spec.directives.bracket.engines.join(", ")
+                    ),
+                ));
+            }
+            if a.ops.is_empty() {
+                out.push(diag(
+                    spec,
+                    Severity::Error,
+                    "envelope-unknown-op",
+                    &format!("{aptr}/ops"),
+                    "an advertise entry names at least one op".to_owned(),
+                ));
+            }
+            for (j, op) in a.ops.iter().enumerate() {
+                let optr = format!("{aptr}/ops/{j}");
+                match spec.ops.as_ref().and_then(|f| f.ops.get(op)) {
+                    None => {
+                        let hint = if spec.directives.aliases.contains_key(op) {
+                            " (an alias: advertise the op itself)"
+                        } else {
+                            ""
+                        };
+                        out.push(diag(spec, Severity::Error, "envelope-unknown-op", &optr, format!("the envelope advertises `{op}`, which is not an op of ops.json{hint}")));
+                    }
+                    Some(o) => {
+                        if spec.directives.bracket.engines.contains(&a.engine)
+                            && !o.engines.contains(&a.engine)
+                        {
+                            out.push(diag(spec, Severity::Error, "envelope-unknown-engine", &optr, format!("the envelope advertises `{op}` as `[{} {op}]`, an engine the op does not allow ({})", a.engine, o.engines.join(", "))));
+                        }
+                        let incomplete = model
+                            .ops
+                            .as_ref()
+                            .and_then(|c| c.ops.iter().find(|x| &x.name == op))
+                            .is_some_and(|x| !x.runnable);
+                        if incomplete {
+                            out.push(diag(spec, Severity::Warning, "envelope-op-incomplete", &optr, format!("the envelope advertises `{op}`, which the catalogue leaves incomplete: a call of it is not run")));
+                        }
+                    }
+                }
+                advertised.push(op.clone());
+            }
+            adverts = Some(
+                a.ops
+                    .iter()
+                    .map(|op| (op.clone(), a.engine.clone()))
+                    .collect(),
+            );
+        }
+        let mut mention: Option<(&SentenceIr, Option<Vec<String>>)> = None;
+        if let Some(m) = &line.mention {
+            let mptr = format!("{ptr}/mention");
+            match sentence(&m.structure).filter(|s| s.scanned) {
+                None => {
+                    broken_mention = true;
+                    out.push(diag(
+                        spec,
+                        Severity::Error,
+                        "envelope-unknown-structure",
+                        &format!("{mptr}/structure"),
+                        format!(
+                            "mention `{}` is no structure the scanner finds in structures.json",
+                            m.structure
+                        ),
+                    ));
+                }
+                Some(s) => {
+                    let values =
+                        match &m.values_of {
+                            None => None,
+                            Some(f) => {
+                                let values = s.fields.iter().find(|x| &x.name == f).and_then(|x| {
+                                    match &x.ty {
+                                        FieldTy::Enum(e) => {
+                                            model.enums.iter().find(|en| &en.name == e).map(|en| {
+                                                en.variants.iter().map(|(_, t)| t.clone()).collect()
+                                            })
+                                        }
+                                        _ => None,
+                                    }
+                                });
+                                if values.is_none() {
+                                    broken_mention = true;
+                                    out.push(diag(
+                                        spec,
+                                        Severity::Error,
+                                        "envelope-unknown-structure",
+                                        &format!("{mptr}/values_of"),
+                                        format!("`{f}` is no enumerated field of `{}`", s.key),
+                                    ));
+                                }
+                                values
+                            }
+                        };
+                    mention = Some((s, values));
+                }
+            }
+        }
+        // The placeholders, in the text.
+        let mut rendered = String::new();
+        let mut rest = text.as_str();
+        let mut used = (false, false, false);
+        let fault = |at: usize, what: String| {
+            spec.diag_in(
+                Severity::Error,
+                "envelope-placeholder",
+                E,
+                &format!("{ptr}/text"),
+                text[..at].chars().count(),
+                what,
+            )
+        };
+        while let Some(open) = rest.find(['{', '}']) {
+            rendered.push_str(&rest[..open]);
+            let close = rest[open..]
+                .find('}')
+                .map(|c| open + c)
+                .filter(|_| rest.as_bytes()[open] == b'{');
+            let Some(close) = close else {
+                out.push(fault(text.len() - rest.len() + open, "a brace in an envelope text opens a placeholder, `{advertised}`, `{mention}` or `{values}`".to_owned()));
+                rendered.push_str(&rest[open..=open]);
+                rest = &rest[open + 1..];
+                continue;
+            };
+            let name = &rest[open + 1..close];
+            let at = text.len() - rest.len() + open;
+            match name {
+                "advertised" if adverts.is_some() => {
+                    used.0 = true;
+                    for (k, (op, engine)) in adverts.iter().flatten().enumerate() {
+                        if k > 0 {
+                            rendered.push(' ');
+                        }
+                        let start = rendered.len();
+                        rendered.push_str(&format!("[{engine} {op}]"));
+                        marks.push(Mark { claim: Claim::Advert { op: op.clone(), engine: engine.clone(), index: k }, span: start..rendered.len(), line: i });
+                    }
+                }
+                "mention" if mention.is_some() => {
+                    used.1 = true;
+                    let (s, _) = mention.as_ref().expect("checked");
+                    let start = rendered.len();
+                    rendered.push_str(&mention_marker(&s.tag));
+                    marks.push(Mark { claim: Claim::Mention { structure: s.key.clone() }, span: start..rendered.len(), line: i });
+                }
+                "values" if mention.as_ref().is_some_and(|(_, v)| v.is_some()) => {
+                    used.2 = true;
+                    rendered.push_str(&list_or(mention.as_ref().and_then(|(_, v)| v.as_deref()).unwrap_or_default()));
+                }
+                "mention" | "values" if broken_mention => used = (used.0, true, true),
+                _ => out.push(fault(at, format!("`{{{name}}}` is no placeholder this line fills (`{{advertised}}` needs `advertise`, `{{mention}}` needs `mention`, `{{values}}` needs `mention.values_of`)"))),
+            }
+            rest = &rest[close + 1..];
+        }
+        rendered.push_str(rest);
+        let unused = [
+            (
+                line.advertise.is_some() && !used.0,
+                "advertise",
+                "{advertised}",
+            ),
+            (line.mention.is_some() && !used.1, "mention", "{mention}"),
+            (
+                line.mention.as_ref().is_some_and(|m| m.values_of.is_some()) && !used.2,
+                "mention/values_of",
+                "{values}",
+            ),
+        ];
+        for (missing, what, placeholder) in unused {
+            if missing && !broken_mention {
+                out.push(fault(0, format!("the line has `{what}` but its text has no `{placeholder}`: it would show nothing of it")));
+            }
+        }
+        pieces.push(EnvPiece::Text(rendered.clone()));
+        lines_text.push(Some(rendered));
+    }
+    let Some((footer_range, fs, field)) = footer else {
+        if out.is_empty() {
+            out.push(diag(
+                spec,
+                Severity::Error,
+                "envelope-line",
+                "/lines",
+                "the envelope has no footer line: nothing in it carries the id a reply answers"
+                    .to_owned(),
+            ));
+        }
+        return (None, out);
+    };
+    if out.iter().any(|d| d.severity == Severity::Error) {
+        return (None, out);
+    }
+    // Adjacent texts merged, the footer's apart from the rest.
+    let mut merged: Vec<EnvPiece> = Vec::new();
+    let mut region: Vec<bool> = Vec::new();
+    let (mut fstart, mut fend) = (usize::MAX, 0);
+    for (i, p) in pieces.into_iter().enumerate() {
+        let in_footer = footer_range.contains(&i);
+        match (merged.last_mut(), p) {
+            (Some(EnvPiece::Text(a)), EnvPiece::Text(b)) if region.last() == Some(&in_footer) => {
+                a.push_str(&b)
+            }
+            (_, p) => {
+                merged.push(p);
+                region.push(in_footer);
+            }
+        }
+        if in_footer {
+            fstart = fstart.min(merged.len() - 1);
+            fend = merged.len();
+        }
+    }
+    let f = fs
+        .fields
+        .iter()
+        .find(|x| x.name == field)
+        .expect("the template's field");
+    let mut ir = EnvelopeIr {
+        footer: fstart..fend,
+        pieces: merged,
+        footer_structure: fs.key.clone(),
+        footer_type: fs.type_name.clone(),
+        footer_class: fs.py_class.clone(),
+        footer_field: f.rust_name.clone(),
+        footer_py_field: f.py_name.clone(),
+        advertised,
+        source: file.source.clone(),
+        example_id: file.example.id.clone(),
+        example_message: file.example.message.clone(),
+        example_text: String::new(),
+        marks,
+        line_starts: Vec::new(),
+    };
+    let (text, _) = ir.render(&file.example.message, &file.example.id);
+    ir.example_text = text;
+    // Where each line starts in the example.
+    let mut at = file.example.message.len() + SEPARATOR.len();
+    let footer_len = ir.render(&file.example.message, &file.example.id).1.len();
+    for t in &lines_text {
+        ir.line_starts.push(at);
+        at += t.as_ref().map_or(footer_len, String::len) + 1;
+    }
+    (Some(ir), out)
+}
+
+/// The envelope of the spec, laid out; `None` without `envelope.json` or
+/// when it has an error ([`check`] reports them).
+pub fn lower(spec: &Spec, model: &Model) -> Option<EnvelopeIr> {
+    spec.envelope.as_ref()?;
+    layout(spec, model).0
+}
+
+/// A sentence found by the lint's scanner: the index of its structure.
+fn found_as<const N: usize>(_: &dyn Groups<'_>) -> Result<usize, ParseError> {
+    Ok(N)
+}
+
+type FromGroups = for<'t> fn(&dyn Groups<'t>) -> Result<usize, ParseError>;
+
+macro_rules! table {
+    ($($n:literal)*) => { [$(found_as::<$n> as FromGroups),*] };
+}
+
+/// One function per structure index (a spec of more structures is not
+/// scanned back; [`check`] says so).
+const FOUND_AS: [FromGroups; 64] = table!(
+    0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
+    32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63
+);
+
+fn leak(s: &str) -> &'static str {
+    Box::leak(s.to_owned().into_boxed_str())
+}
+
+fn leak_all<T>(v: Vec<T>) -> &'static [T] {
+    Box::leak(v.into_boxed_slice())
+}
+
+/// The spec's own scanner: the runtime's, over the scanned structures of
+/// `model` (in order; the found value is the index into `scanned`) and the
+/// directive grammar. Leaks its tables (a lint is a short process).
+fn scanner(model: &Model) -> Option<(Scanner<usize>, Vec<&SentenceIr>)> {
+    let scanned: Vec<&SentenceIr> = model.sentences.iter().filter(|s| s.scanned).collect();
+    if scanned.len() > FOUND_AS.len() {
+        return None;
+    }
+    let structures: Vec<StructureScan<usize>> = scanned
+        .iter()
+        .enumerate()
+        .map(|(i, s)| StructureScan {
+            key: leak(&s.key),
+            head: leak(&s.head),
+            source: leak(&s.scan_source),
+            from_groups: FOUND_AS[i],
+            quotes_brackets: s.quotes_brackets,
+            tail: s
+                .tail_split
+                .as_ref()
+                .map(|(g, before, inner, _)| (leak(g), leak(before), leak(inner))),
+            trailing_blanks: s.tail_split.as_ref().is_some_and(|t| t.3),
+        })
+        .collect();
+    let d = &model.directives;
+    let strs = |v: &[String]| leak_all(v.iter().map(|s| leak(s)).collect());
+    let directives = Box::leak(Box::new(DirectiveSpec {
+        op_pattern: leak(&d.op_pattern),
+        bracket_engines: strs(&d.bracket.engines),
+        shorthands: leak_all(
+            d.shorthands
+                .iter()
+                .map(|(k, v)| (leak(k), leak(&v.op), leak(&v.engine)))
+                .collect(),
+        ),
+        fences: leak_all(
+            d.fences
+                .info_strings
+                .iter()
+                .map(|(k, v)| (leak(k), leak(v)))
+                .collect(),
+        ),
+        curl_path: leak(&d.curl.path),
+        curl_data_flags: strs(&d.curl.data_flags),
+        curl_value_options: strs(&d.curl.value_options),
+        curl_flag_options: strs(&d.curl.flag_options),
+        curl_engine: leak(&d.curl.engine),
+        curl_op_key: leak(&d.curl.op_key),
+        curl_args_key: leak(&d.curl.args_key),
+        aliases: leak_all(d.aliases.iter().map(|(k, v)| (leak(k), leak(v))).collect()),
+        limits: Limits {
+            max_depth: d.limits.max_json_depth,
+            max_bytes: d.limits.max_args_bytes,
+        },
+    }));
+    let structures = leak_all(structures);
+    Some((Scanner::new(structures, directives), scanned))
+}
+
+/// What the scanner found overlapping `span`, in words.
+fn seen(
+    found: &[Found<usize>],
+    skipped: &[Skipped],
+    scanned: &[&SentenceIr],
+    span: &Range<usize>,
+) -> Vec<String> {
+    let overlaps = |s: &Range<usize>| s.start < span.end && span.start < s.end;
+    let mut out: Vec<String> = found
+        .iter()
+        .filter(|f| overlaps(&f.span))
+        .map(|f| match &f.item {
+            agent_sentences_runtime::scan::Item::Sentence { value } => format!(
+                "a `{}` sentence at bytes {}..{}",
+                scanned[*value].key, f.span.start, f.span.end
+            ),
+            agent_sentences_runtime::scan::Item::Directive { directive } => format!(
+                "a call of `{}` at bytes {}..{}",
+                directive.op, f.span.start, f.span.end
+            ),
+        })
+        .collect();
+    out.extend(skipped.iter().filter(|s| overlaps(&s.span)).map(|s| {
+        format!(
+            "a skipped candidate ({}) at bytes {}..{}",
+            s.reason, s.span.start, s.span.end
+        )
+    }));
+    out
+}
+
+/// Every problem of `envelope.json`, each located; with `scan_back` (the
+/// rest of the spec has no error, so its scanner builds) the example is
+/// wrapped and scanned back.
+pub fn check(spec: &Spec, model: &Model, scan_back: bool) -> Vec<Diagnostic> {
+    if spec.envelope.is_none() {
+        return Vec::new();
+    }
+    let (ir, mut out) = layout(spec, model);
+    let Some(ir) = ir.filter(|_| scan_back) else {
+        return out;
+    };
+    let Some((scanner, scanned)) = scanner(model) else {
+        out.push(diag(spec, Severity::Error, "envelope-misread", "/example", format!("the spec has more than {} scanned structures: the lint cannot scan the envelope back", FOUND_AS.len())));
+        return out;
+    };
+    let (text, footer_span) = ir.render(&ir.example_message, &ir.example_id);
+    let env_start = ir.example_message.len();
+    let (found, skipped) = scanner.scan_with_diagnostics(&text);
+    let mut accounted: Vec<Range<usize>> = Vec::new();
+    for m in &ir.marks {
+        let line_start = ir.line_starts[m.line];
+        let ptr = format!("/lines/{}", m.line);
+        match &m.claim {
+            Claim::Advert { op, engine, index } => {
+                let span = line_start + m.span.start..line_start + m.span.end;
+                let read = seen(&found, &skipped, &scanned, &span);
+                // With an object it would be a call: the place reads markers.
+                let probe = format!(
+                    "{}[{engine} {op} {{}}]{}",
+                    &text[..span.start],
+                    &text[span.end..]
+                );
+                let (pf, _) = scanner.scan_with_diagnostics(&probe);
+                let called = pf.iter().any(|f| f.span.start == span.start && matches!(&f.item, agent_sentences_runtime::scan::Item::Directive { directive } if directive.op == *op && directive.engine == engine));
+                if !read.is_empty() || !called {
+                    let why = if read.is_empty() {
+                        format!("with an object (`[{engine} {op} {{}}]`) it is no call either: the scanner reads no marker there (quoted?)")
+                    } else {
+                        format!("the scanner reads {}", read.join(", "))
+                    };
+                    out.push(diag(spec, Severity::Error, "envelope-advert-misread", &format!("{ptr}/advertise/ops/{index}"), format!("the advert `{}` (bytes {}..{} of the example) is not read as an advertised op: {why}", &text[span.clone()], span.start, span.end)));
+                }
+                accounted.push(span);
+            }
+            Claim::Mention { structure } => {
+                let span = line_start + m.span.start..line_start + m.span.end;
+                let read = seen(&found, &skipped, &scanned, &span);
+                let s = scanned
+                    .iter()
+                    .find(|s| &s.key == structure)
+                    .expect("a scanned structure");
+                let probe = format!(
+                    "{}{}{}",
+                    &text[..span.start],
+                    s.example_sentence,
+                    &text[span.end..]
+                );
+                let (pf, _) = scanner.scan_with_diagnostics(&probe);
+                let readable = pf.iter().any(|f| f.span.start == span.start && matches!(&f.item, agent_sentences_runtime::scan::Item::Sentence { value } if scanned[*value].key == *structure));
+                if !read.is_empty() || !readable {
+                    let why = if read.is_empty() {
+                        format!("the structure's example in its place is not read as a `{structure}` either: the scanner reads no marker there (quoted?)")
+                    } else {
+                        format!("the scanner reads {}", read.join(", "))
+                    };
+                    out.push(diag(spec, Severity::Error, "envelope-mention-misread", &format!("{ptr}/mention"), format!("the mention `{}` (bytes {}..{} of the example) is not read as a mention of `{structure}`: {why}", &text[span.clone()], span.start, span.end)));
+                }
+                accounted.push(span);
+            }
+            Claim::Footer { structure } => {
+                let s = scanned
+                    .iter()
+                    .find(|s| &s.key == structure)
+                    .expect("a scanned structure");
+                let is_footer = found.iter().any(|f| {
+                    f.span == footer_span
+                        && matches!(&f.item, agent_sentences_runtime::scan::Item::Sentence { value } if scanned[*value].key == *structure)
+                        && carries_id(s, &text[footer_span.clone()], &ir.example_id)
+                });
+                if !is_footer {
+                    let read = seen(&found, &skipped, &scanned, &footer_span);
+                    let why = if read.is_empty() {
+                        "the scanner reads nothing there".to_owned()
+                    } else {
+                        format!("the scanner reads {}", read.join(", "))
+                    };
+                    out.push(diag(spec, Severity::Error, "envelope-footer-misread", &format!("{ptr}/footer"), format!("the footer `{}` (bytes {}..{} of the example, id `{}`) is not read as one `{structure}` carrying the id: {why}", &text[footer_span.clone()], footer_span.start, footer_span.end, ir.example_id)));
+                }
+                accounted.push(footer_span.clone());
+            }
+        }
+    }
+    // Nothing else of the envelope is read.
+    let inside = |span: &Range<usize>| {
+        accounted
+            .iter()
+            .any(|a| a.start <= span.start && span.end <= a.end)
+    };
+    let strays: Vec<Range<usize>> = found
+        .iter()
+        .map(|f| f.span.clone())
+        .chain(skipped.iter().map(|s| s.span.clone()))
+        .filter(|span| span.end > env_start && !inside(span))
+        .collect();
+    for span in strays {
+        let line = ir
+            .line_starts
+            .iter()
+            .rposition(|&l| l <= span.start)
+            .unwrap_or(0);
+        let one = span.start..span.start + 1;
+        let what = seen(&found, &skipped, &scanned, &one).join(", ");
+        out.push(diag(spec, Severity::Error, "envelope-stray-marker", &format!("/lines/{line}/text"), format!("the example, wrapped, holds {what} that no marker of the envelope claims: an envelope text must read as plain text")));
+    }
+    out
+}
+
+/// True when every group of the footer's pattern that fills a field
+/// captured `id` in `text` (the five ids of a contract footer, P11).
+fn carries_id(s: &SentenceIr, text: &str, id: &str) -> bool {
+    let Ok(re) = regex::Regex::new(&format!(r"\A(?:{})\z", s.scan_source)) else {
+        return false;
+    };
+    let Some(c) = re.captures(text) else {
+        return false;
+    };
+    let mut any = false;
+    for name in re.capture_names().flatten() {
+        if s.field_of_group(name).is_some() {
+            any = true;
+            if c.name(name).map(|m| m.as_str()) != Some(id) {
+                return false;
+            }
+        }
+    }
+    any
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_mention_drops_the_blank_before_the_bracket() {
+        assert_eq!(mention_marker("[RESULT ]"), "[RESULT]");
+        assert_eq!(mention_marker("[WO:]"), "[WO:]");
+        assert_eq!(mention_marker("[fleet-alert]"), "[fleet-alert]");
+    }
+
+    #[test]
+    fn values_are_listed_with_or() {
+        let v = |s: &[&str]| s.iter().map(|x| (*x).to_owned()).collect::<Vec<_>>();
+        assert_eq!(list_or(&v(&["OK"])), "OK");
+        assert_eq!(list_or(&v(&["OK", "FAIL", "ERROR"])), "OK, FAIL or ERROR");
+    }
+}
