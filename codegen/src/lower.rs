@@ -220,13 +220,18 @@ impl SentenceIr {
     }
 }
 
-/// The pattern key a structure binds to: the binding's override or `regex_ref`.
-pub fn bound_pattern<'a>(spec: &'a Spec, key: &str) -> &'a str {
-    spec.patterns
-        .bindings
-        .get(key)
-        .and_then(|b| b.pattern.as_deref())
-        .unwrap_or_else(|| spec.structures.structures[key].regex_ref.as_str())
+pub use crate::load::bound_pattern;
+
+/// The part of `example` that is a sentence of the pattern `source` (flags +
+/// pattern): the whole example when it matches in full, else the longest
+/// match at its start, else `None`.
+pub fn sentence_part(example: &str, source: &str) -> Option<String> {
+    let full = regex::Regex::new(&format!(r"\A(?:{source})\z")).ok()?;
+    if full.is_match(example) {
+        return Some(example.to_owned());
+    }
+    let start = regex::Regex::new(&format!(r"\A(?:{source})")).ok()?;
+    start.find(example).map(|m| m.as_str().to_owned())
 }
 
 /// The entry `/<table>/<key>` of a spec file's text, pretty-printed with its
@@ -369,8 +374,8 @@ pub fn lower(spec: &Spec) -> Model {
         let segments = template::segments(&pieces, |f| {
             fields.iter().any(|x| x.name == f && !x.required)
         });
-        let example_sentence = crate::check::sentence_part(&s.example, &pir.source)
-            .unwrap_or_else(|| s.example.clone());
+        let example_sentence =
+            sentence_part(&s.example, &pir.source).unwrap_or_else(|| s.example.clone());
         let example_captures = p
             .matches
             .iter()

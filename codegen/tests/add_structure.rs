@@ -13,7 +13,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use agent_sentences_codegen::{check, generate_with, lint_with, Mode, Options, Python};
+use agent_sentences_codegen::{examples, generate_with, lint_with, Mode, Options, Python};
 use serde_json::{json, Value};
 
 mod common;
@@ -146,7 +146,7 @@ fn a_structure_added_to_the_spec_alone_is_generated_and_read_in_both_languages()
         .find(|s| s.key == KEY)
         .expect("the structure is in the model");
     assert_eq!(
-        check::reference_parse_within(s, EXAMPLE, usize::MAX).unwrap()["agent_id"].as_deref(),
+        examples::reference_parse_within(s, EXAMPLE, usize::MAX).unwrap()["agent_id"].as_deref(),
         Some("646")
     );
     for (path, needle) in [

@@ -7,7 +7,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::emit::docs::rustdoc;
-use crate::emit::{RUST_HEADER, TOML_HEADER};
+use crate::emit::header::{RUST_HEADER, TOML_HEADER};
 use crate::lower::{FieldIr, FieldTy, Model, PatternIr, SentenceIr};
 use crate::model::GroupType;
 use crate::template::Piece;
