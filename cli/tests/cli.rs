@@ -66,29 +66,78 @@ fn schema_entry(file: &str, table: &str, key: &str) -> Value {
     file[table][key].clone()
 }
 
+/// The keys of a spec table, in the spec's order.
+fn spec_keys(file: &str, table: &str) -> Vec<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../schema")
+        .join(file);
+    let file: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    file[table].as_object().unwrap().keys().cloned().collect()
+}
+
+fn structure_keys() -> Vec<String> {
+    spec_keys("structures.json", "structures")
+}
+
+fn pattern_keys() -> Vec<String> {
+    spec_keys("regex_patterns.json", "patterns")
+}
+
+/// The line of a `KEY …` listing that is `key`'s.
+fn line_of<'a>(lines: &[&'a str], key: &str) -> &'a str {
+    lines
+        .iter()
+        .find(|l| l.split_whitespace().next() == Some(key))
+        .unwrap_or_else(|| panic!("no line for `{key}`"))
+}
+
+/// The entry of a `--json` listing whose `key` is `key`.
+fn entry_of<'a>(list: &'a Value, key: &str) -> &'a Value {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["key"] == key)
+        .unwrap_or_else(|| panic!("no entry for `{key}`"))
+}
+
+/// The `key`s of a `--json` listing, in order.
+fn keys_of(list: &Value) -> Vec<String> {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["key"].as_str().unwrap().to_owned())
+        .collect()
+}
+
 // ---- sentence ----
 
 #[test]
 fn sentence_lists_every_structure_one_per_line() {
     let r = ok(&["sentence"]);
     let lines: Vec<&str> = r.stdout.lines().collect();
-    assert_eq!(lines.len(), 15, "a header and 14 structures:\n{}", r.stdout);
+    let listed: Vec<&str> = lines[1..]
+        .iter()
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(
+        listed,
+        structure_keys(),
+        "a header, then one line per structure, in spec order:\n{}",
+        r.stdout
+    );
     assert_eq!(
         lines[0].split_whitespace().collect::<Vec<_>>(),
         ["KEY", "TAG", "PURPOSE"]
     );
+    let wo = line_of(&lines, "work_order");
+    assert!(wo.starts_with("work_order       [WO:]  "), "{wo}");
+    assert!(wo.ends_with("Structured task dispatched between operators or from orchestrator to agent. Initiates a trackable loop."));
+    let footer = line_of(&lines, "contract_footer");
     assert!(
-        lines[1].starts_with("work_order       [WO:]  "),
-        "{}",
-        lines[1]
+        footer.starts_with("contract_footer  Reply: [ACK id] seen ...  Appended to prompts"),
+        "{footer}"
     );
-    assert!(lines[1].ends_with("Structured task dispatched between operators or from orchestrator to agent. Initiates a trackable loop."));
-    assert!(
-        lines[11].starts_with("contract_footer  Reply: [ACK id] seen ...  Appended to prompts"),
-        "{}",
-        lines[11]
-    );
-    let purpose_column = lines[1].find("Structured").unwrap();
+    let purpose_column = wo.find("Structured").unwrap();
     assert!(
         lines
             .iter()
@@ -101,11 +150,11 @@ fn sentence_lists_every_structure_one_per_line() {
 #[test]
 fn sentence_list_as_json() {
     let v = ok(&["sentence", "--json"]).json();
-    let list = v["structures"].as_array().unwrap();
-    assert_eq!(list.len(), 14);
+    let list = &v["structures"];
+    assert_eq!(keys_of(list), structure_keys());
     assert_eq!(
-        list[3],
-        json!({
+        entry_of(list, "result"),
+        &json!({
             "key": "result",
             "name": "Task Completion Result",
             "tag": "[RESULT ]",
@@ -187,9 +236,10 @@ fn unknown_structure_is_a_usage_error_with_a_suggestion() {
     assert_eq!(r.stdout, "");
     assert_eq!(
         r.stderr,
-        "error: no structure named `work_ordr`\n  did you mean `work_order`?\n  valid structures: work_order, ack, claim, \
-         result, decline, no_action, tool_call, job_marker, nudge, fleet_alert, contract_footer, directive, \
-         runtime_context, subagent_update\n"
+        format!(
+            "error: no structure named `work_ordr`\n  did you mean `work_order`?\n  valid structures: {}\n",
+            structure_keys().join(", ")
+        )
     );
     let r = run(&["sentence", "verb"]);
     assert_eq!(r.code, 2);
@@ -210,7 +260,7 @@ fn unknown_name_with_json_is_a_json_error_on_stderr() {
     assert_eq!(e["error"]["table"], "structures");
     assert_eq!(e["error"]["name"], "no-action");
     assert_eq!(e["error"]["closest"], "no_action");
-    assert_eq!(e["error"]["valid"].as_array().unwrap().len(), 14);
+    assert_eq!(e["error"]["valid"], json!(structure_keys()));
     assert_eq!(e["error"]["message"], "no structure named `no-action`");
 }
 
@@ -220,15 +270,24 @@ fn unknown_name_with_json_is_a_json_error_on_stderr() {
 fn regex_lists_the_pattern_directory() {
     let r = ok(&["regex"]);
     let lines: Vec<&str> = r.stdout.lines().collect();
-    assert_eq!(lines.len(), 18, "a header and 17 patterns:\n{}", r.stdout);
-    assert_eq!(lines[3], "verb             Matches a bare lifecycle verb marker: [ACK|CLAIM|RESULT|DECLINE|NO-ACTION <id>].");
+    let listed: Vec<&str> = lines[1..]
+        .iter()
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(
+        listed,
+        pattern_keys(),
+        "a header, then one line per pattern, in spec order:\n{}",
+        r.stdout
+    );
+    assert_eq!(line_of(&lines, "verb"), "verb             Matches a bare lifecycle verb marker: [ACK|CLAIM|RESULT|DECLINE|NO-ACTION <id>].");
     let v = ok(&["regex", "--json"]).json();
-    let verb = &v["patterns"][2];
-    assert_eq!(verb["key"], "verb");
+    assert_eq!(keys_of(&v["patterns"]), pattern_keys());
+    let verb = entry_of(&v["patterns"], "verb");
     assert_eq!(verb["groups"], json!(["verb", "job_id"]));
     assert_eq!(verb["structures"], json!(["claim"]));
     assert_eq!(
-        v["patterns"][10]["structures"],
+        entry_of(&v["patterns"], "uuid")["structures"],
         json!([]),
         "uuid parses no structure"
     );

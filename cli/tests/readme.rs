@@ -2,6 +2,7 @@
 //! (`$ command` lines, each followed by what it prints); this test runs each
 //! command with bash, the built `box-docs` first on `PATH`, and compares what
 //! it prints (stdout and stderr together) with what the README shows.
+//! `cargo xtask readme` rewrites the README's output from the binary.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -88,7 +89,7 @@ fn readme_shows_the_real_output_of_every_command() {
     }
     assert!(
         wrong.is_empty(),
-        "the README's output differs from the binary's:\n{}",
+        "the README's output differs from the binary's (`cargo xtask readme` rewrites it):\n{}",
         wrong.join("\n")
     );
 }

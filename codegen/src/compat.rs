@@ -27,8 +27,8 @@ use std::path::{Path, PathBuf};
 use regex::Regex;
 use serde::Serialize;
 
-use crate::check::{reference_parse_within, reference_render};
 use crate::diagnostic::{Diagnostic, Report, Severity};
+use crate::examples::{reference_parse_within, reference_render};
 use crate::load::{Spec, SpecFile};
 use crate::lower::{FieldIr, Model, SentenceIr};
 

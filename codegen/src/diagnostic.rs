@@ -231,6 +231,25 @@ impl fmt::Display for Report {
 
 impl std::error::Error for Report {}
 
+/// Builder methods for hints on diagnostics.
+pub trait WithHint {
+    /// Sets the hint.
+    fn with_hint(self, hint: impl Into<String>) -> Self;
+    /// Sets the hint if there is one.
+    fn with_hint_opt(self, hint: Option<String>) -> Self;
+}
+
+impl WithHint for Diagnostic {
+    fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+    fn with_hint_opt(mut self, hint: Option<String>) -> Self {
+        self.hint = hint;
+        self
+    }
+}
+
 #[cfg(test)]
 mod known_tests {
     use super::*;

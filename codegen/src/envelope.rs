@@ -15,109 +15,16 @@ use std::ops::Range;
 use agent_sentences_runtime::json::Limits;
 use agent_sentences_runtime::scan::{DirectiveSpec, Found, Scanner, Skipped, StructureScan};
 use agent_sentences_runtime::{Groups, ParseError};
-use serde::Serialize;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::load::{Spec, SpecFile};
-use crate::lower::{FieldTy, Model, SentenceIr};
+use crate::lower::{Claim, EnvPiece, EnvelopeIr, FieldTy, Mark, Model, SentenceIr};
 use crate::template::Piece;
 
 const E: SpecFile = SpecFile::Envelope;
 
 /// What separates the message from the envelope's first line.
 pub const SEPARATOR: &str = "\n\n";
-
-/// One piece of the rendered envelope.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", content = "text", rename_all = "snake_case")]
-pub enum EnvPiece {
-    /// The wrapped message, verbatim.
-    Message,
-    /// Literal text.
-    Text(String),
-    /// The message's id (inside the footer).
-    Id,
-}
-
-/// What a marker of the envelope claims to be.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Claim {
-    /// `[ENGINE op]`: an advertised op, not a call.
-    Advert {
-        op: String,
-        engine: String,
-        index: usize,
-    },
-    /// A structure's marker, named, not written (`[RESULT]`).
-    Mention { structure: String },
-    /// The footer structure, written whole with the id.
-    Footer { structure: String },
-}
-
-/// A marker of one line: what it claims, where it is in the line's text
-/// (the footer: the whole line).
-#[derive(Debug, Clone)]
-struct Mark {
-    claim: Claim,
-    span: Range<usize>,
-    line: usize,
-}
-
-/// The envelope, laid out.
-#[derive(Debug, Clone, Serialize)]
-pub struct EnvelopeIr {
-    /// The pieces: the message, then the lines.
-    pub pieces: Vec<EnvPiece>,
-    /// The pieces of the footer (a range of `pieces`).
-    pub footer: Range<usize>,
-    /// The footer's structure key, e.g. `contract_footer`.
-    pub footer_structure: String,
-    /// Its Rust type and Python class.
-    pub footer_type: String,
-    /// Its Python class.
-    pub footer_class: String,
-    /// The field the id fills (Rust, Python names).
-    pub footer_field: String,
-    /// Its Python name.
-    pub footer_py_field: String,
-    /// The ops advertised, in order.
-    pub advertised: Vec<String>,
-    /// Where the envelope comes from.
-    pub source: String,
-    /// The example's id and message, and the example wrapped.
-    pub example_id: String,
-    /// The example message.
-    pub example_message: String,
-    /// The example, wrapped.
-    pub example_text: String,
-    #[serde(skip)]
-    marks: Vec<Mark>,
-    #[serde(skip)]
-    line_starts: Vec<usize>,
-}
-
-impl EnvelopeIr {
-    /// The text `wrap(message, id)` returns, and the byte span of the
-    /// footer in it.
-    pub fn render(&self, message: &str, id: &str) -> (String, Range<usize>) {
-        let mut out = String::new();
-        let mut footer = 0..0;
-        for (i, p) in self.pieces.iter().enumerate() {
-            if i == self.footer.start {
-                footer.start = out.len();
-            }
-            match p {
-                EnvPiece::Message => out.push_str(message),
-                EnvPiece::Text(t) => out.push_str(t),
-                EnvPiece::Id => out.push_str(id),
-            }
-            if i + 1 == self.footer.end {
-                footer.end = out.len();
-            }
-        }
-        (out, footer)
-    }
-}
 
 fn diag(spec: &Spec, severity: Severity, code: &'static str, ptr: &str, msg: String) -> Diagnostic {
     spec.diag(severity, code, E, ptr, msg)

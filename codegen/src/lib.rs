@@ -7,8 +7,13 @@
 //! 2. [`check`]: cross-check references, fields, templates, patterns and examples,
 //!    and ([`prose`]) the structures' own text against templates and enums;
 //! 3. [`lower`]: build the intermediate model the emitters read (with the
-//!    loop lifecycle read by [`lifecycle`]);
+//!    loop lifecycle read by [`lifecycle`]), then [`examples`]: every
+//!    structure's example parsed and rendered through that model;
 //! 4. [`emit`]: render every output file, one function per file.
+//!
+//! Each stage names only the stages before it (and shared helpers such as
+//! [`diagnostic`], [`pattern`], [`template`]): no module of the crate reaches
+//! one that reaches it back (`tests/module_cycles.rs`).
 //!
 //! [`files::sync`] is the one place that touches the output directory.
 //! [`lint`] adds the Python side of the dialect check ([`pycheck`]), which
@@ -36,6 +41,7 @@ pub mod compat;
 pub mod diagnostic;
 pub mod emit;
 pub mod envelope;
+pub mod examples;
 pub mod files;
 pub mod free_text;
 pub mod ident;
@@ -46,6 +52,7 @@ pub mod loops;
 pub mod lower;
 pub mod model;
 pub mod ops;
+pub mod options;
 pub mod pattern;
 pub mod prose;
 pub mod pycheck;
@@ -56,33 +63,8 @@ use std::path::Path;
 
 pub use diagnostic::{Diagnostic, Report, Severity};
 pub use files::{Drift, DriftKind, Mode};
+pub use options::{Options, REPO_RUNTIME_PATH, RUNTIME_VERSION};
 pub use pycheck::Python;
-
-/// The version of `agent-sentences-runtime` this generator was built with,
-/// which the generated crate depends on.
-pub const RUNTIME_VERSION: &str = agent_sentences_runtime::VERSION;
-
-/// Where `generated/rust` reaches the runtime crate in this repository.
-pub const REPO_RUNTIME_PATH: &str = "../../runtime";
-
-/// Choices about the output that the spec does not make.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Options {
-    /// The runtime crate's directory, relative to the generated crate's
-    /// (`<out>/rust`) or absolute, written into the generated `Cargo.toml`
-    /// beside the runtime's version; `None` names the version only, as a
-    /// crate using the runtime from a registry does. Default: this
-    /// repository's layout, [`REPO_RUNTIME_PATH`].
-    pub runtime_path: Option<String>,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            runtime_path: Some(REPO_RUNTIME_PATH.to_owned()),
-        }
-    }
-}
 
 /// Everything the generator produces from one spec.
 #[derive(Debug, Clone)]
@@ -169,7 +151,8 @@ fn analyze(spec_dir: &Path) -> Result<Analysis, Report> {
     let mut diags = check::check_spec(&spec);
     diags.extend(loops::check(&spec));
     diags.extend(ops::check(&spec));
-    let model = lower::lower(&spec);
+    let mut model = lower::lower(&spec);
+    model.envelope = envelope::lower(&spec, &model);
     // Check the examples of every structure the structural checks left
     // intact, so one run reports the example faults too.
     let broken = |key: &str| {
@@ -188,7 +171,7 @@ fn analyze(spec_dir: &Path) -> Result<Analysis, Report> {
     };
     let mut intact = model.clone();
     intact.sentences.retain(|s| !broken(&s.key));
-    let example_diags = check::check_model(&spec, &intact);
+    let example_diags = examples::check_model(&spec, &intact);
     diags.extend(example_diags);
     let scan_back = !diags.iter().any(|d| d.severity == Severity::Error);
     diags.extend(envelope::check(&spec, &model, scan_back));

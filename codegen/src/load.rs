@@ -484,3 +484,12 @@ fn validate_entries<T: DeserializeOwned>(
     }
     ok.then_some(out)
 }
+
+/// The pattern key a structure binds to: the binding's override or `regex_ref`.
+pub fn bound_pattern<'a>(spec: &'a Spec, key: &str) -> &'a str {
+    spec.patterns
+        .bindings
+        .get(key)
+        .and_then(|b| b.pattern.as_deref())
+        .unwrap_or_else(|| spec.structures.structures[key].regex_ref.as_str())
+}

@@ -38,7 +38,7 @@ pub struct Model {
     pub ops: Option<crate::ops::OpsIr>,
     /// The prompt envelope (`schema/envelope.json`), laid out; `None`
     /// without one, or when it has an error.
-    pub envelope: Option<crate::envelope::EnvelopeIr>,
+    pub envelope: Option<EnvelopeIr>,
 }
 
 /// A pattern (`/patterns/<key>`).
@@ -225,13 +225,18 @@ impl SentenceIr {
     }
 }
 
-/// The pattern key a structure binds to: the binding's override or `regex_ref`.
-pub fn bound_pattern<'a>(spec: &'a Spec, key: &str) -> &'a str {
-    spec.patterns
-        .bindings
-        .get(key)
-        .and_then(|b| b.pattern.as_deref())
-        .unwrap_or_else(|| spec.structures.structures[key].regex_ref.as_str())
+pub use crate::load::bound_pattern;
+
+/// The part of `example` that is a sentence of the pattern `source` (flags +
+/// pattern): the whole example when it matches in full, else the longest
+/// match at its start, else `None`.
+pub fn sentence_part(example: &str, source: &str) -> Option<String> {
+    let full = regex::Regex::new(&format!(r"\A(?:{source})\z")).ok()?;
+    if full.is_match(example) {
+        return Some(example.to_owned());
+    }
+    let start = regex::Regex::new(&format!(r"\A(?:{source})")).ok()?;
+    start.find(example).map(|m| m.as_str().to_owned())
 }
 
 /// The entry `/<table>/<key>` of a spec file's text, pretty-printed with its
@@ -374,8 +379,8 @@ pub fn lower(spec: &Spec) -> Model {
         let segments = template::segments(&pieces, |f| {
             fields.iter().any(|x| x.name == f && !x.required)
         });
-        let example_sentence = crate::check::sentence_part(&s.example, &pir.source)
-            .unwrap_or_else(|| s.example.clone());
+        let example_sentence =
+            sentence_part(&s.example, &pir.source).unwrap_or_else(|| s.example.clone());
         let example_captures = p
             .matches
             .iter()
@@ -434,7 +439,7 @@ pub fn lower(spec: &Spec) -> Model {
             .iter()
             .map(|s| (s.key.as_str(), s.lifecycle_transition.as_str())),
     );
-    let mut model = Model {
+    let model = Model {
         title: spec.structures.title.clone(),
         version: spec.structures.version.clone(),
         patterns,
@@ -446,6 +451,97 @@ pub fn lower(spec: &Spec) -> Model {
         ops: crate::ops::lower(spec),
         envelope: None,
     };
-    model.envelope = crate::envelope::lower(spec, &model);
     model
+}
+
+/// One piece of the rendered envelope.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", content = "text", rename_all = "snake_case")]
+pub enum EnvPiece {
+    /// The wrapped message, verbatim.
+    Message,
+    /// Literal text.
+    Text(String),
+    /// The message's id (inside the footer).
+    Id,
+}
+
+/// What a marker of the envelope claims to be.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Claim {
+    /// `[ENGINE op]`: an advertised op, not a call.
+    Advert {
+        op: String,
+        engine: String,
+        index: usize,
+    },
+    /// A structure's marker, named, not written (`[RESULT]`).
+    Mention { structure: String },
+    /// The footer structure, written whole with the id.
+    Footer { structure: String },
+}
+
+/// A marker of one line: what it claims, where it is in the line's text
+/// (the footer: the whole line).
+#[derive(Debug, Clone)]
+pub(crate) struct Mark {
+    pub(crate) claim: Claim,
+    pub(crate) span: std::ops::Range<usize>,
+    pub(crate) line: usize,
+}
+
+/// The envelope, laid out.
+#[derive(Debug, Clone, Serialize)]
+pub struct EnvelopeIr {
+    /// The pieces: the message, then the lines.
+    pub pieces: Vec<EnvPiece>,
+    /// The pieces of the footer (a range of `pieces`).
+    pub footer: std::ops::Range<usize>,
+    /// The footer's structure key, e.g. `contract_footer`.
+    pub footer_structure: String,
+    /// Its Rust type and Python class.
+    pub footer_type: String,
+    /// Its Python class.
+    pub footer_class: String,
+    /// The field the id fills (Rust, Python names).
+    pub footer_field: String,
+    /// Its Python name.
+    pub footer_py_field: String,
+    /// The ops advertised, in order.
+    pub advertised: Vec<String>,
+    /// Where the envelope comes from.
+    pub source: String,
+    /// The example's id and message, and the example wrapped.
+    pub example_id: String,
+    /// The example message.
+    pub example_message: String,
+    /// The example, wrapped.
+    pub example_text: String,
+    #[serde(skip)]
+    pub(crate) marks: Vec<Mark>,
+    #[serde(skip)]
+    pub(crate) line_starts: Vec<usize>,
+}
+
+impl EnvelopeIr {
+    /// The text `wrap(message, id)` returns, and the byte span of the
+    /// footer in it.
+    pub fn render(&self, message: &str, id: &str) -> (String, std::ops::Range<usize>) {
+        let mut out = String::new();
+        let mut footer = 0..0;
+        for (i, p) in self.pieces.iter().enumerate() {
+            if i == self.footer.start {
+                footer.start = out.len();
+            }
+            match p {
+                EnvPiece::Message => out.push_str(message),
+                EnvPiece::Text(t) => out.push_str(t),
+                EnvPiece::Id => out.push_str(id),
+            }
+            if i + 1 == self.footer.end {
+                footer.end = out.len();
+            }
+        }
+        (out, footer)
+    }
 }

@@ -5,7 +5,7 @@
 //!
 //! "The structure's own text" is every string a structure has in
 //! `structures.json` except its `example` (an instance, checked against the
-//! pattern by [`crate::check::check_model`]) and `lifecycle_transition`
+//! pattern by [`crate::examples::check_model`]) and `lifecycle_transition`
 //! (states, which no pattern enumerates). The checks:
 //!
 //! - `protocol-tag-mismatch`: the `protocol_tag` must describe how the
@@ -32,8 +32,7 @@ use std::collections::BTreeSet;
 
 use regex::Regex;
 
-use crate::check::WithHint;
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, Severity, WithHint};
 use crate::load::{Spec, SpecFile};
 use crate::locate::child;
 use crate::model::{GroupType, Structure};
@@ -303,7 +302,7 @@ fn lists(text: &str) -> Vec<Vec<(String, usize)>> {
 }
 
 fn enumerations(spec: &Spec, key: &str, ptr: &str, text: &str, out: &mut Vec<Diagnostic>) {
-    let own = crate::lower::bound_pattern(spec, key);
+    let own = crate::load::bound_pattern(spec, key);
     let s = &spec.structures.structures[key];
     for list in lists(text) {
         let named: BTreeSet<&str> = list.iter().map(|(v, _)| v.as_str()).collect();

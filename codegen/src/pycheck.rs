@@ -19,8 +19,7 @@ use std::time::{Duration, Instant};
 use regex::Regex;
 use serde::Deserialize;
 
-use crate::check::WithHint;
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, Severity, WithHint};
 use crate::load::{Spec, SpecFile};
 use crate::locate::child;
 use crate::pattern;

@@ -1,9 +1,11 @@
 //! A structure added to a copy of the spec, as the README's "Adding a
 //! structure" says, with no other change: the lint finds nothing new, the
-//! generator writes it into every output, the Python package generated from
-//! the copy parses, renders and scans its example and still passes every
-//! shared vector, and the generator's reference parser (the generated Rust
-//! `parse`'s rules, see `spec_change.rs`) reads it.
+//! generator writes it into every output, the Rust crate generated from the
+//! copy compiles and passes its own generated tests (every spec example,
+//! the new one included, parsed, rendered and round-tripped), the Python
+//! package generated from the copy parses and renders its example and still
+//! passes every shared vector, and the generator's reference parser (the
+//! generated Rust `parse`'s rules, see `spec_change.rs`) reads it.
 //!
 //! The structure, `heartbeat` (`[HEARTBEAT {agent_id}]`), is this test's
 //! own; the expectations come from it and from the spec, not from lists.
@@ -11,7 +13,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use agent_sentences_codegen::{check, generate, lint_with, Mode, Python};
+use agent_sentences_codegen::{examples, generate_with, lint_with, Mode, Options, Python};
 use serde_json::{json, Value};
 
 mod common;
@@ -67,6 +69,51 @@ fn spec_with_a_new_structure() -> tempfile::TempDir {
     dir
 }
 
+/// `cargo test` of the crate generated from the copy: it compiles, and its
+/// generated tests pass (`tests/spec_examples.rs` holds a test per spec
+/// example, the new structure's among them). The build shares one target
+/// directory from run to run (`target/add-structure`, or under
+/// `$CARGO_TARGET_DIR`), so only the first run compiles the dependencies;
+/// the workspace's `Cargo.lock` pins them to the versions the workspace
+/// builds with, so no registry is asked (`--offline`). The property tests
+/// draw 64 cases per structure (`PROPTEST_CASES`; the workspace's run of
+/// the real crate draws 1000), which keeps the debug build's round trips
+/// of `result` to seconds.
+fn cargo_test_generated_crate(crate_dir: &Path) {
+    std::fs::copy(root().join("Cargo.lock"), crate_dir.join("Cargo.lock")).unwrap();
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| root().join("target"))
+        .join("add-structure");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = Command::new(cargo)
+        .args(["test", "--offline", "--manifest-path"])
+        .arg(crate_dir.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", &target)
+        .env("PROPTEST_CASES", "64")
+        .output()
+        .expect("cargo runs");
+    let log = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.status.success(),
+        "the crate generated with the structure added builds and passes its tests:\n{log}"
+    );
+    // Its tests ran, the new structure's among them.
+    for test in [
+        format!("{KEY}_example_parses_and_renders_back"),
+        format!("pattern_{KEY}_examples"),
+    ] {
+        assert!(
+            log.contains(&format!("test {test} ... ok")),
+            "the generated test `{test}` ran and passed:\n{log}"
+        );
+    }
+}
+
 fn run_python(package_dir: &Path, args: &[&str]) -> (bool, String) {
     let out = Command::new(common::python())
         .args(args)
@@ -93,7 +140,12 @@ fn a_structure_added_to_the_spec_alone_is_generated_and_read_in_both_languages()
         "{report}"
     );
 
-    let g = generate(spec.path()).unwrap_or_else(|r| panic!("{r}"));
+    // The generated crate names this repository's runtime by an absolute
+    // path, so it builds from the temporary directory.
+    let options = Options {
+        runtime_path: Some(root().join("runtime").to_str().unwrap().to_owned()),
+    };
+    let g = generate_with(spec.path(), &options).unwrap_or_else(|r| panic!("{r}"));
     let s = g
         .model
         .sentences
@@ -101,7 +153,7 @@ fn a_structure_added_to_the_spec_alone_is_generated_and_read_in_both_languages()
         .find(|s| s.key == KEY)
         .expect("the structure is in the model");
     assert_eq!(
-        check::reference_parse_within(s, EXAMPLE, usize::MAX).unwrap()["agent_id"].as_deref(),
+        examples::reference_parse_within(s, EXAMPLE, usize::MAX).unwrap()["agent_id"].as_deref(),
         Some("646")
     );
     for (path, needle) in [
@@ -115,15 +167,18 @@ fn a_structure_added_to_the_spec_alone_is_generated_and_read_in_both_languages()
 
     // The scanner is the Rust crate's (the Python package scans through its
     // compiled module): the new structure is in the generated scan table.
-    // Compiling the regenerated crate and module here would take minutes, so
-    // the Python package runs with the installed module (built from the real
-    // spec), and reads the new structure with its generated Python `parse`.
     assert!(
         g.files["rust/src/lib.rs"].contains(&format!("key: {KEY:?}")),
         "the scan table lists {KEY}"
     );
     let out = tempfile::tempdir().unwrap();
     g.sync(out.path(), Mode::Write).unwrap();
+    cargo_test_generated_crate(&out.path().join("rust"));
+
+    // Building the Python package's own native module from the copy would
+    // take minutes more, so the Python package runs with the installed module
+    // (built from the real spec; the scanner in it is the one just tested in
+    // Rust), and reads the new structure with its generated Python `parse`.
     let package = out.path().join("python");
     common::copy_installed_native_module(&common::python(), &package);
     let probe = format!(

@@ -181,6 +181,17 @@ fn several_faults_are_all_reported_with_locations() {
             "\"example\": \"[ACK:zz] [from 646]\"",
         );
     });
+    let edited = std::fs::read_to_string(dir.path().join("structures.json")).unwrap();
+    // The 1-based line and column where `needle`, which occurs once, is.
+    let at = |needle: &str| {
+        assert_eq!(edited.matches(needle).count(), 1, "{needle}");
+        let offset = edited.find(needle).unwrap();
+        let line_start = edited[..offset].rfind('\n').map_or(0, |i| i + 1);
+        (
+            edited[..offset].matches('\n').count() + 1,
+            edited[line_start..offset].chars().count() + 1,
+        )
+    };
     let report = generate(dir.path()).unwrap_err();
     let found: Vec<(&str, &str, usize, usize)> = report
         .diagnostics
@@ -189,20 +200,34 @@ fn several_faults_are_all_reported_with_locations() {
         .map(|d| (d.code, d.pointer.as_str(), d.line, d.column))
         .collect();
     assert!(
-        found.contains(&("example-no-match", "/structures/ack/example", 40, 18)),
+        found.contains(&{
+            let (line, column) = at("\"[ACK:zz] [from 646]\"");
+            ("example-no-match", "/structures/ack/example", line, column)
+        }),
         "{found:?}"
     );
     assert!(
-        found.contains(&("unknown-regex-ref", "/structures/nudge/regex_ref", 149, 20)),
+        found.contains(&{
+            let (line, column) = at("\"nudgee\"");
+            (
+                "unknown-regex-ref",
+                "/structures/nudge/regex_ref",
+                line,
+                column,
+            )
+        }),
         "{found:?}"
     );
     assert!(
-        found.contains(&(
-            "placeholder-not-field",
-            "/structures/claim/template",
-            46,
-            19
-        )),
+        found.contains(&{
+            let (line, column) = at("\"[CLAIM {job}]\"");
+            (
+                "placeholder-not-field",
+                "/structures/claim/template",
+                line,
+                column,
+            )
+        }),
         "{found:?}"
     );
     let nudge = report

@@ -2,9 +2,12 @@
 //!
 //! Each case copies the real spec, edits it in one place, and asserts exactly
 //! what the lint reports beyond what it reports on the real spec: severity,
-//! code, file, JSON pointer, line:column, message and hint. The line:column
-//! is checked twice: against the expected numbers, and by reading the edited
-//! file at that position (`at`), so a position that is off by one cannot pass.
+//! code, file, JSON pointer, line:column, message and hint. No line number of
+//! the real spec is written here: the expected line:column is where the
+//! case's `at` text first occurs in the edited file after the keys of the
+//! finding's JSON pointer (found in the text, not through the generator's
+//! locator), so a spec edit elsewhere moves nothing, and a position that is
+//! off by one cannot pass.
 //! The last test applies several cases at once and expects all their findings.
 
 use std::path::{Path, PathBuf};
@@ -33,9 +36,9 @@ struct Want {
     code: &'static str,
     file: &'static str,
     pointer: &'static str,
-    line: usize,
-    column: usize,
-    /// The text the edited file has at line:column.
+    /// The text the finding points at: the first occurrence, in the edited
+    /// file, after where the pointer's path is written ([`position`]); its
+    /// line:column is the finding's.
     at: &'static str,
     message: &'static str,
     hint: Option<&'static str>,
@@ -117,14 +120,70 @@ fn findings(dir: &Path, python: &Python) -> Vec<Diagnostic> {
         .collect()
 }
 
-/// The text at a 1-based line and character column.
-fn text_at(text: &str, line: usize, column: usize) -> String {
-    text.lines()
-        .nth(line - 1)
-        .unwrap_or_default()
-        .chars()
-        .skip(column - 1)
-        .collect()
+/// The byte offset of key `key` (its opening quote) at or after `from`:
+/// the key as JSON writes it, followed by blanks and a colon, not inside a
+/// string (no backslash before it).
+fn find_key(text: &str, from: usize, key: &str) -> Option<usize> {
+    let quoted = serde_json::to_string(key).unwrap();
+    let mut at = from;
+    while let Some(i) = text[at..].find(&quoted) {
+        let start = at + i;
+        let after = text[start + quoted.len()..].trim_start();
+        if after.starts_with(':') && !text[..start].ends_with('\\') {
+            return Some(start);
+        }
+        at = start + 1;
+    }
+    None
+}
+
+/// The 1-based line and character column where `at` first occurs in `text`
+/// after the keys of `pointer`: each key is looked for after the one
+/// before; an array index `n` followed by a key takes that key's `n`+1-th
+/// occurrence (or its first, when fewer elements hold it); the last key's own position counts (a duplicate key's `at`
+/// starts after it).
+fn position(text: &str, pointer: &str, at: &str) -> (usize, usize) {
+    let segments: Vec<String> = pointer
+        .split('/')
+        .skip(1)
+        .map(|s| s.replace("~1", "/").replace("~0", "~"))
+        .collect();
+    let mut pos = 0;
+    let mut i = 0;
+    let missing =
+        |what: &str| -> ! { panic!("{what} of `{pointer}` not found in the edited file") };
+    while i < segments.len() {
+        let seg = &segments[i];
+        let is_index = !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_digit());
+        if is_index {
+            if let Some(next) = segments.get(i + 1) {
+                let n: usize = seg.parse().unwrap();
+                // (When fewer elements hold the key, the first that does.)
+                let start = pos;
+                for _ in 0..=n {
+                    match find_key(text, pos, next) {
+                        Some(k) => pos = k + 1,
+                        None if pos > start => {
+                            pos = find_key(text, start, next).unwrap_or_else(|| missing(next)) + 1;
+                            break;
+                        }
+                        None => missing(next),
+                    }
+                }
+                i += 2;
+                continue;
+            }
+        } else {
+            pos = find_key(text, pos, seg).unwrap_or_else(|| missing(seg)) + 1;
+        }
+        i += 1;
+    }
+    let offset = pos + text[pos..].find(at).unwrap_or_else(|| missing(at));
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    (
+        text[..offset].matches('\n').count() + 1,
+        text[line_start..offset].chars().count() + 1,
+    )
 }
 
 fn run(case: &Case) {
@@ -139,8 +198,20 @@ fn run(case: &Case) {
     let baseline = BASELINE.get_or_init(|| findings(&root().join("schema"), &Python::Off));
     let dir = edited_spec(&case.edits);
     let found = findings(dir.path(), &python);
-    let added: Vec<&Diagnostic> = found.iter().filter(|d| !baseline.contains(d)).collect();
-    let removed: Vec<&Diagnostic> = baseline.iter().filter(|d| !found.contains(d)).collect();
+    // A finding of the real spec is the same finding in the edited one
+    // wherever its line moved: compared by all but line:column.
+    let same = |a: &Diagnostic, b: &Diagnostic| {
+        (a.severity, a.code, &a.file, &a.pointer, &a.message, &a.hint)
+            == (b.severity, b.code, &b.file, &b.pointer, &b.message, &b.hint)
+    };
+    let added: Vec<&Diagnostic> = found
+        .iter()
+        .filter(|d| !baseline.iter().any(|b| same(b, d)))
+        .collect();
+    let removed: Vec<&Diagnostic> = baseline
+        .iter()
+        .filter(|b| !found.iter().any(|d| same(b, d)))
+        .collect();
     let shown = |ds: &[&Diagnostic]| {
         ds.iter()
             .map(|d| format!("{d:?}"))
@@ -157,24 +228,33 @@ fn run(case: &Case) {
         "findings of the real spec that the edit hides:\n{}",
         shown(&removed)
     );
-    let want: Vec<Diagnostic> = case
+    let mut want: Vec<Diagnostic> = case
         .want
         .iter()
-        .map(|w| Diagnostic {
-            severity: w.severity,
-            code: w.code,
-            file: w.file.to_owned(),
-            pointer: w.pointer.to_owned(),
-            line: w.line,
-            column: w.column,
-            message: w.message.to_owned(),
-            hint: w.hint.map(str::to_owned),
+        .map(|w| {
+            let text = std::fs::read_to_string(dir.path().join(w.file)).unwrap();
+            let (line, column) = position(&text, w.pointer, w.at);
+            Diagnostic {
+                severity: w.severity,
+                code: w.code,
+                file: w.file.to_owned(),
+                pointer: w.pointer.to_owned(),
+                line,
+                column,
+                message: w.message.to_owned(),
+                hint: w.hint.map(str::to_owned),
+            }
         })
         .collect();
+    // The report is sorted by file, line, column, code, message.
+    want.sort_by(|a, b| {
+        (&a.file, a.line, a.column, a.code, &a.message)
+            .cmp(&(&b.file, b.line, b.column, b.code, &b.message))
+    });
     let got: Vec<Diagnostic> = added.iter().map(|d| (*d).clone()).collect();
     let literal = |d: &Diagnostic| {
         format!(
-            "Want {{ severity: {}, code: {:?}, file: {}, pointer: {:?}, line: {}, column: {}, at: \"\", message: {:?}, hint: {:?} }},",
+            "Want {{ severity: {}, code: {:?}, file: {}, pointer: {:?}, at: \"\", message: {:?}, hint: {:?} }}, // at {}:{}",
             if d.severity == E { "E" } else { "W" },
             d.code,
             match d.file.as_str() {
@@ -185,10 +265,10 @@ fn run(case: &Case) {
                 _ => "D",
             },
             d.pointer,
-            d.line,
-            d.column,
             d.message,
-            d.hint
+            d.hint,
+            d.line,
+            d.column
         )
     };
     assert_eq!(
@@ -201,19 +281,6 @@ fn run(case: &Case) {
             .collect::<Vec<_>>()
             .join("\n")
     );
-    for w in &case.want {
-        let text = std::fs::read_to_string(dir.path().join(w.file)).unwrap();
-        let here = text_at(&text, w.line, w.column);
-        assert!(
-            here.starts_with(w.at),
-            "{} at {}:{}:{} reads `{here}`, not `{}`",
-            w.code,
-            w.file,
-            w.line,
-            w.column,
-            w.at
-        );
-    }
 }
 
 // --- a pattern group that fills no field, and a field no group fills ------
@@ -234,7 +301,7 @@ fn group_without_field() -> Case {
         ],
         python: Py::Off,
         want: vec![
-            Want { severity: W, code: "group-without-field", file: P, pointer: "/patterns/ack/groups/via", line: 91, column: 19, at: "{\"description\": \"Relay.\"", message: "group `via` of `ack` fills no field of structure `ack`: `ack` does not match when it takes part", hint: Some("fix it in the binding of `ack`, or map it to a field") },
+            Want { severity: W, code: "group-without-field", file: P, pointer: "/patterns/ack/groups/via", at: "{\"description\": \"Relay.\"", message: "group `via` of `ack` fills no field of structure `ack`: `ack` does not match when it takes part", hint: Some("fix it in the binding of `ack`, or map it to a field") },
         ],
         gone: vec![],
     }
@@ -254,8 +321,8 @@ fn required_field_not_captured() -> Case {
         }],
         python: Py::Off,
         want: vec![
-            Want { severity: W, code: "group-without-field", file: P, pointer: "/patterns/fleet_alert/groups/message", line: 521, column: 20, at: "{", message: "group `message` of `fleet_alert` fills no field of structure `fleet_alert`: `fleet_alert` does not match when it takes part", hint: Some("fix it in the binding of `fleet_alert`, or map it to a field") },
-            Want { severity: E, code: "required-field-not-captured", file: S, pointer: "/structures/fleet_alert/required_fields/1", line: 161, column: 9, at: "\"message\"", message: "required field `message` is captured by no group of pattern `fleet_alert`", hint: Some("add a group `(?P<message>…)` to `fleet_alert`, or map a group to it with `\"field\": \"message\"`") },
+            Want { severity: W, code: "group-without-field", file: P, pointer: "/patterns/fleet_alert/groups/message", at: "{", message: "group `message` of `fleet_alert` fills no field of structure `fleet_alert`: `fleet_alert` does not match when it takes part", hint: Some("fix it in the binding of `fleet_alert`, or map it to a field") },
+            Want { severity: E, code: "required-field-not-captured", file: S, pointer: "/structures/fleet_alert/required_fields/1", at: "\"message\"", message: "required field `message` is captured by no group of pattern `fleet_alert`", hint: Some("add a group `(?P<message>…)` to `fleet_alert`, or map a group to it with `\"field\": \"message\"`") },
         ],
         gone: vec![],
     }
@@ -273,8 +340,8 @@ fn placeholder_not_field() -> Case {
         edits: vec![Edit { file: S, from: "\"template\": \"[CLAIM {job_id}]\"", to: "\"template\": \"[CLAIM {job}]\"" }],
         python: Py::Off,
         want: vec![
-            Want { severity: E, code: "field-not-in-template", file: S, pointer: "/structures/claim/template", line: 46, column: 19, at: "\"[CLAIM {job}]\"", message: "field `job_id` is captured but the template never writes it, so rendering loses it", hint: None },
-            Want { severity: E, code: "placeholder-not-field", file: S, pointer: "/structures/claim/template", line: 46, column: 19, at: "\"[CLAIM {job}]\"", message: "placeholder `{job}` is neither a required nor an optional field", hint: None },
+            Want { severity: E, code: "field-not-in-template", file: S, pointer: "/structures/claim/template", at: "\"[CLAIM {job}]\"", message: "field `job_id` is captured but the template never writes it, so rendering loses it", hint: None },
+            Want { severity: E, code: "placeholder-not-field", file: S, pointer: "/structures/claim/template", at: "\"[CLAIM {job}]\"", message: "placeholder `{job}` is neither a required nor an optional field", hint: None },
         ],
         gone: vec![],
     }
@@ -294,7 +361,7 @@ fn repeated_placeholder() -> Case {
         }],
         python: Py::Off,
         want: vec![
-            Want { severity: E, code: "repeated-placeholder", file: S, pointer: "/structures/fleet_alert/template", line: 157, column: 19, at: "\"[fleet-alert] {severity}: {message} ({message})\"", message: "placeholder `{message}` appears 2 times but 1 group(s) fill it, so nothing says the repeats are equal", hint: Some("give the pattern one group per repeat, each with `\"field\": \"message\"`; the parser then requires equal captures") },
+            Want { severity: E, code: "repeated-placeholder", file: S, pointer: "/structures/fleet_alert/template", at: "\"[fleet-alert] {severity}: {message} ({message})\"", message: "placeholder `{message}` appears 2 times but 1 group(s) fill it, so nothing says the repeats are equal", hint: Some("give the pattern one group per repeat, each with `\"field\": \"message\"`; the parser then requires equal captures") },
         ],
         gone: vec![],
     }
@@ -314,7 +381,7 @@ fn optional_field_not_captured() -> Case {
         }],
         python: Py::Off,
         want: vec![
-            Want { severity: W, code: "optional-field-not-captured", file: S, pointer: "/structures/claim/optional_fields/0", line: 51, column: 27, at: "\"note\"", message: "optional field `note` is captured by no group of pattern `verb`: it can never be parsed or rendered, and is left out of the generated types", hint: Some("add a group `(?P<note>…)` to `verb`, or map a group to it with `\"field\": \"note\"`") },
+            Want { severity: W, code: "optional-field-not-captured", file: S, pointer: "/structures/claim/optional_fields/0", at: "\"note\"", message: "optional field `note` is captured by no group of pattern `verb`: it can never be parsed or rendered, and is left out of the generated types", hint: Some("add a group `(?P<note>…)` to `verb`, or map a group to it with `\"field\": \"note\"`") },
         ],
         gone: vec![],
     }
@@ -336,7 +403,7 @@ fn enum_list_incomplete() -> Case {
         }],
         python: Py::Off,
         want: vec![
-            Want { severity: W, code: "enum-differs-from-text", file: S, pointer: "/structures/result/description", line: 61, column: 136, at: "OK, FAIL, SUCCESS, DECLINE.", message: "the text lists the `status` values `OK`, `FAIL`, `SUCCESS`, `DECLINE`, but pattern `result` also accepts `ERROR`", hint: Some("list every value of /patterns/result/groups/status/values, or narrow the group") },
+            Want { severity: W, code: "enum-differs-from-text", file: S, pointer: "/structures/result/description", at: "OK, FAIL, SUCCESS, DECLINE.", message: "the text lists the `status` values `OK`, `FAIL`, `SUCCESS`, `DECLINE`, but pattern `result` also accepts `ERROR`", hint: Some("list every value of /patterns/result/groups/status/values, or narrow the group") },
         ],
         gone: vec![],
     }
@@ -352,8 +419,8 @@ fn enum_list_extra() -> Case {
         edits: vec![Edit { file: S, from: "or [NO-ACTION id].", to: "or [DONE id]." }],
         python: Py::Off,
         want: vec![
-            Want { severity: W, code: "enum-differs-from-text", file: S, pointer: "/structures/work_order/reply_expectation", line: 23, column: 107, at: "[DONE id]", message: "the text lists `DONE` with values of group `verb` of pattern `verb`, which does not accept it", hint: Some("the group's values are `ACK`, `CLAIM`, `RESULT`, `DECLINE`, `NO-ACTION`") },
-            Want { severity: W, code: "unknown-marker", file: S, pointer: "/structures/work_order/reply_expectation", line: 23, column: 107, at: "[DONE id]", message: "`[DONE id]` names the marker `DONE`, which no structure's template begins with", hint: Some("name a marker the spec defines, or add the structure") },
+            Want { severity: W, code: "enum-differs-from-text", file: S, pointer: "/structures/work_order/reply_expectation", at: "[DONE id]", message: "the text lists `DONE` with values of group `verb` of pattern `verb`, which does not accept it", hint: Some("the group's values are `ACK`, `CLAIM`, `RESULT`, `DECLINE`, `NO-ACTION`") },
+            Want { severity: W, code: "unknown-marker", file: S, pointer: "/structures/work_order/reply_expectation", at: "[DONE id]", message: "`[DONE id]` names the marker `DONE`, which no structure's template begins with", hint: Some("name a marker the spec defines, or add the structure") },
         ],
         gone: vec![],
     }
@@ -373,9 +440,9 @@ fn regex_ref_enum_unbound() -> Case {
         }],
         python: Py::Off,
         want: vec![
-            Want { severity: W, code: "group-without-field", file: P, pointer: "/patterns/verb/groups/verb", line: 133, column: 17, at: "{", message: "group `verb` of `verb` fills no field of structure `claim`: `claim` does not match when it takes part", hint: Some("fix it in the binding of `claim`, or map it to a field") },
-            Want { severity: W, code: "regex-ref-enum-wider", file: S, pointer: "/structures/claim/regex_ref", line: 52, column: 20, at: "\"verb\"", message: "regex_ref `verb` accepts the `verb` values `ACK`, `RESULT`, `DECLINE`, `NO-ACTION` too, but the structure's template writes only `CLAIM`", hint: Some("fix the group in the binding: /bindings/claim {\"fixed\": {\"verb\": \"CLAIM\"}}") },
-            Want { severity: E, code: "example-no-match", file: S, pointer: "/structures/claim/example", line: 54, column: 18, at: "\"[CLAIM 7fce46e0]\"", message: "the example is not a `claim` sentence: group `verb` takes part but fills no field", hint: None },
+            Want { severity: W, code: "group-without-field", file: P, pointer: "/patterns/verb/groups/verb", at: "{", message: "group `verb` of `verb` fills no field of structure `claim`: `claim` does not match when it takes part", hint: Some("fix it in the binding of `claim`, or map it to a field") },
+            Want { severity: W, code: "regex-ref-enum-wider", file: S, pointer: "/structures/claim/regex_ref", at: "\"verb\"", message: "regex_ref `verb` accepts the `verb` values `ACK`, `RESULT`, `DECLINE`, `NO-ACTION` too, but the structure's template writes only `CLAIM`", hint: Some("fix the group in the binding: /bindings/claim {\"fixed\": {\"verb\": \"CLAIM\"}}") },
+            Want { severity: E, code: "example-no-match", file: S, pointer: "/structures/claim/example", at: "\"[CLAIM 7fce46e0]\"", message: "the example is not a `claim` sentence: group `verb` takes part but fills no field", hint: None },
         ],
         gone: vec![("regex-ref-enum-wider", "/structures/claim/regex_ref")],
     }
@@ -401,8 +468,6 @@ fn unknown_regex_ref() -> Case {
             code: "unknown-regex-ref",
             file: S,
             pointer: "/structures/ack/regex_ref",
-            line: 38,
-            column: 20,
             at: "\"akc\"",
             message: "regex_ref `akc` names no pattern in regex_patterns.json",
             hint: Some("did you mean `ack`?"),
@@ -431,8 +496,6 @@ fn python_rejects() -> Case {
             code: "python-rejects-pattern",
             file: P,
             pointer: "/patterns/short_hex/pattern",
-            line: 574,
-            column: 18,
             at: "\"(?P<hex>[0-9a-f]{6,12})^*\"",
             message: "Python 3.11.7's `re` rejects the pattern at character 24: nothing to repeat",
             hint: Some("write it in the dialect both engines accept (see README, P2 and P10)"),
@@ -452,9 +515,9 @@ fn a_pattern_the_engines_read_differently() {
         edits: vec![Edit { file: P, from: "\"pattern\": \"(?P<hex>[0-9a-f]{6,12})\"", to: "\"pattern\": \"(?P<hex>[0-9a-f]{ 6,12})\"" }],
         python: Py::Real,
         want: vec![
-            Want { severity: E, code: "pattern-dialect", file: P, pointer: "/patterns/short_hex/pattern", line: 574, column: 18, at: "\"(?P<hex>[0-9a-f]{ 6,12})\"", message: "byte 16: `{ 6,12}`: Rust allows spaces inside a counted repetition, Python reads the braces as literal text: write it without spaces", hint: None },
-            Want { severity: E, code: "python-reads-differently", file: P, pointer: "/patterns/short_hex/matches/0/text", line: 584, column: 19, at: "\"7fce46e0\"", message: "the engines read this text differently: Python's `re` gives no full match, Rust's `regex` gives {\"hex\": \"7fce46e0\"}", hint: Some("rewrite the construct that the engines read differently; generated parsers in both languages must agree") },
-            Want { severity: E, code: "python-reads-differently", file: P, pointer: "/patterns/short_hex/matches/1/text", line: 590, column: 19, at: "\"4a2b8e\"", message: "the engines read this text differently: Python's `re` gives no full match, Rust's `regex` gives {\"hex\": \"4a2b8e\"}", hint: Some("rewrite the construct that the engines read differently; generated parsers in both languages must agree") },
+            Want { severity: E, code: "pattern-dialect", file: P, pointer: "/patterns/short_hex/pattern", at: "\"(?P<hex>[0-9a-f]{ 6,12})\"", message: "byte 16: `{ 6,12}`: Rust allows spaces inside a counted repetition, Python reads the braces as literal text: write it without spaces", hint: None },
+            Want { severity: E, code: "python-reads-differently", file: P, pointer: "/patterns/short_hex/matches/0/text", at: "\"7fce46e0\"", message: "the engines read this text differently: Python's `re` gives no full match, Rust's `regex` gives {\"hex\": \"7fce46e0\"}", hint: Some("rewrite the construct that the engines read differently; generated parsers in both languages must agree") },
+            Want { severity: E, code: "python-reads-differently", file: P, pointer: "/patterns/short_hex/matches/1/text", at: "\"4a2b8e\"", message: "the engines read this text differently: Python's `re` gives no full match, Rust's `regex` gives {\"hex\": \"4a2b8e\"}", hint: Some("rewrite the construct that the engines read differently; generated parsers in both languages must agree") },
         ],
         gone: vec![],
     });
@@ -463,7 +526,7 @@ fn a_pattern_the_engines_read_differently() {
 #[test]
 fn a_missing_python_is_one_warning() {
     run(&Case { edits: vec![], python: Py::Missing, want: vec![
-            Want { severity: W, code: "python-not-checked", file: P, pointer: "/patterns", line: 5, column: 15, at: "{", message: "the patterns were not checked with Python's `re`: cannot run `/nonexistent/python3`: No such file or directory (os error 2)", hint: Some("install Python 3.11 or later as `python3`, or name the interpreter with `cargo xtask check --python PATH`") },
+            Want { severity: W, code: "python-not-checked", file: P, pointer: "/patterns", at: "{", message: "the patterns were not checked with Python's `re`: cannot run `/nonexistent/python3`: No such file or directory (os error 2)", hint: Some("install Python 3.11 or later as `python3`, or name the interpreter with `cargo xtask check --python PATH`") },
         ], gone: vec![] });
 }
 
@@ -493,8 +556,6 @@ fn a_match_example_that_does_not_match() {
             code: "match-example-fails",
             file: P,
             pointer: "/patterns/ack/matches/2/text",
-            line: 109,
-            column: 19,
             at: "\"[ACK:7fce46e0]x\"",
             message: "this example does not match the pattern in full",
             hint: None,
@@ -509,7 +570,7 @@ fn a_match_example_that_captures_other_values() {
         edits: vec![Edit { file: P, from: "\"dm_id\": \"8a12bc44\",", to: "\"dm_id\": \"8a12bc45\"," }],
         python: Py::Off,
         want: vec![
-            Want { severity: E, code: "captures-differ", file: P, pointer: "/patterns/ack/matches/1/captures", line: 103, column: 23, at: "{", message: "declared captures {\"dm_id\": \"8a12bc45\", \"sender\": \"646\"}, the pattern captures {\"dm_id\": \"8a12bc44\", \"sender\": \"646\"}", hint: None },
+            Want { severity: E, code: "captures-differ", file: P, pointer: "/patterns/ack/matches/1/captures", at: "{", message: "declared captures {\"dm_id\": \"8a12bc45\", \"sender\": \"646\"}, the pattern captures {\"dm_id\": \"8a12bc44\", \"sender\": \"646\"}", hint: None },
         ],
         gone: vec![],
     });
@@ -528,8 +589,6 @@ fn non_match_matches() -> Case {
             code: "non-match-matches",
             file: P,
             pointer: "/patterns/verb/non_matches/2",
-            line: 175,
-            column: 9,
             at: "\"[CLAIM 7fce46e0]\"",
             message: "this text must not match, but the pattern matches it in full",
             hint: None,
@@ -552,8 +611,8 @@ fn structure_example_no_match() -> Case {
         }],
         python: Py::Off,
         want: vec![
-            Want { severity: E, code: "example-no-match", file: S, pointer: "/structures/runtime_context/example", line: 208, column: 18, at: "\"[Runtime Context: box.", message: "the example is not a `runtime_context` sentence: no full match", hint: None },
-            Want { severity: E, code: "example-not-declared", file: S, pointer: "/structures/runtime_context/example", line: 208, column: 18, at: "\"[Runtime Context: box.", message: "pattern `runtime_context` does not list this example among its `matches`, so its expected values are not declared", hint: Some("add {\"text\": …, \"captures\": …} for it to /patterns/runtime_context/matches") },
+            Want { severity: E, code: "example-no-match", file: S, pointer: "/structures/runtime_context/example", at: "\"[Runtime Context: box.", message: "the example is not a `runtime_context` sentence: no full match", hint: None },
+            Want { severity: E, code: "example-not-declared", file: S, pointer: "/structures/runtime_context/example", at: "\"[Runtime Context: box.", message: "pattern `runtime_context` does not list this example among its `matches`, so its expected values are not declared", hint: Some("add {\"text\": …, \"captures\": …} for it to /patterns/runtime_context/matches") },
         ],
         gone: vec![],
     }
@@ -574,7 +633,7 @@ fn an_example_that_does_not_render_back_identically() {
         }],
         python: Py::Off,
         want: vec![
-            Want { severity: E, code: "example-render-differs", file: S, pointer: "/structures/fleet_alert/example", line: 166, column: 18, at: "\"[fleet-alert] CRITICAL: VM unreachable x2 on port 22\"", message: "rendering the template with the example's values gives `[fleet-alert] CRITICAL:  VM unreachable x2 on port 22`, not the example", hint: None },
+            Want { severity: E, code: "example-render-differs", file: S, pointer: "/structures/fleet_alert/example", at: "\"[fleet-alert] CRITICAL: VM unreachable x2 on port 22\"", message: "rendering the template with the example's values gives `[fleet-alert] CRITICAL:  VM unreachable x2 on port 22`, not the example", hint: None },
         ],
         gone: vec![],
     });
@@ -587,7 +646,7 @@ fn protocol_tag_mismatch() -> Case {
         edits: vec![Edit { file: S, from: "\"protocol_tag\": \"[WO:]\"", to: "\"protocol_tag\": \"[WO ]\"" }],
         python: Py::Off,
         want: vec![
-            Want { severity: W, code: "protocol-tag-mismatch", file: S, pointer: "/structures/work_order/protocol_tag", line: 9, column: 23, at: "\"[WO ]\"", message: "the protocol tag `[WO ]` does not describe how the template begins: `[WO:{dm_id}] [from {sender}] {title} — {body}`", hint: Some("a tag of the template's form is `[WO:]`") },
+            Want { severity: W, code: "protocol-tag-mismatch", file: S, pointer: "/structures/work_order/protocol_tag", at: "\"[WO ]\"", message: "the protocol tag `[WO ]` does not describe how the template begins: `[WO:{dm_id}] [from {sender}] {title} — {body}`", hint: Some("a tag of the template's form is `[WO:]`") },
         ],
         gone: vec![],
     }
@@ -603,7 +662,7 @@ fn marker_format_mismatch() -> Case {
         edits: vec![Edit { file: S, from: "post [RESULT id] when", to: "post [RESULT:id] when" }],
         python: Py::Off,
         want: vec![
-            Want { severity: W, code: "marker-format-mismatch", file: S, pointer: "/structures/claim/reply_expectation", line: 53, column: 63, at: "[RESULT:id]", message: "`[RESULT:id]` does not have the form of the `result` marker, whose template writes `[RESULT {job_id}]`", hint: Some("write it as the template does (`[RESULT id]`), or record a decision for accepting both forms") },
+            Want { severity: W, code: "marker-format-mismatch", file: S, pointer: "/structures/claim/reply_expectation", at: "[RESULT:id]", message: "`[RESULT:id]` does not have the form of the `result` marker, whose template writes `[RESULT {job_id}]`", hint: Some("write it as the template does (`[RESULT id]`), or record a decision for accepting both forms") },
         ],
         gone: vec![],
     }
@@ -638,12 +697,8 @@ fn several_faults_at_once_are_all_reported() {
     let case = Case {
         edits: parts.iter().flat_map(|c| c.edits.clone()).collect(),
         python: Py::Real,
-        want: {
-            let mut all: Vec<Want> = parts.iter().flat_map(|c| c.want.clone()).collect();
-            // The report is sorted by file, line, column, code, message.
-            all.sort_by_key(|w| (w.file, w.line, w.column, w.code, w.message));
-            all
-        },
+        // `run` sorts them as the report is sorted.
+        want: parts.iter().flat_map(|c| c.want.clone()).collect(),
         gone: parts.iter().flat_map(|c| c.gone.clone()).collect(),
     };
     assert!(
@@ -668,11 +723,11 @@ fn every_fault_of_the_op_catalogue_is_reported_at_once() {
         python: Py::Off,
         // Sorted as the report is: by file, line, column.
         want: vec![
-            Want { severity: E, code: "unknown-op", file: D, pointer: "/aliases/tools", line: 97, column: 14, at: "\"tools.lst\"", message: "alias `tools` stands for `tools.lst`, which is not an op of ops.json", hint: None },
-            Want { severity: E, code: "unknown-engine", file: O, pointer: "/ops/followup.create/engines/1", line: 8, column: 27, at: "\"SHELL\"", message: "engine `SHELL` is not declared in /engines of directives.json", hint: None },
-            Want { severity: E, code: "args-not-schema", file: O, pointer: "/ops/followup.create/args/properties/in_m/minimum", line: 13, column: 51, at: "\"one\"", message: "not a JSON Schema (draft 2020-12): \"one\" is not of type \"number\"", hint: None },
-            Want { severity: E, code: "args-outside-subset", file: O, pointer: "/ops/tools.list/args/properties/Name", line: 38, column: 32, at: "{\"type\"", message: "argument key `Name` must be lower-case snake_case (`[a-z][a-z0-9_]*`) to be a field in both languages", hint: None },
-            Want { severity: E, code: "example-invalid", file: O, pointer: "/ops/tools.list/examples/0/Name", line: 41, column: 29, at: "1}]", message: "the example does not fit `tools.list`'s args: 1 is not of type \"string\"", hint: None },
+            Want { severity: E, code: "unknown-op", file: D, pointer: "/aliases/tools", at: "\"tools.lst\"", message: "alias `tools` stands for `tools.lst`, which is not an op of ops.json", hint: None },
+            Want { severity: E, code: "unknown-engine", file: O, pointer: "/ops/followup.create/engines/1", at: "\"SHELL\"", message: "engine `SHELL` is not declared in /engines of directives.json", hint: None },
+            Want { severity: E, code: "args-not-schema", file: O, pointer: "/ops/followup.create/args/properties/in_m/minimum", at: "\"one\"", message: "not a JSON Schema (draft 2020-12): \"one\" is not of type \"number\"", hint: None },
+            Want { severity: E, code: "args-outside-subset", file: O, pointer: "/ops/tools.list/args/properties/Name", at: "{\"type\"", message: "argument key `Name` must be lower-case snake_case (`[a-z][a-z0-9_]*`) to be a field in both languages", hint: None },
+            Want { severity: E, code: "example-invalid", file: O, pointer: "/ops/tools.list/examples/0/Name", at: "1}]", message: "the example does not fit `tools.list`'s args: 1 is not of type \"string\"", hint: None },
         ],
         gone: vec![],
     });
@@ -689,8 +744,8 @@ fn nested_quantifier() -> Case {
         }],
         python: Py::Off,
         want: vec![
-            Want { severity: E, code: "nested-quantifier", file: P, pointer: "/patterns/fleet_alert/pattern", line: 514, column: 18, at: "\"\\\\[fleet-alert", message: "byte 70: nested quantifier: `[^ \\t\\r\\n]+` inside `(?:[^ \\t\\r\\n]+[^\\r\\n]*)+` can read on where the next repetition could start, so a backtracking engine (Python `re`) tries every split of such a run: write each run so that the character after it ends it (an unrolled loop)", hint: None },
-            Want { severity: E, code: "nested-quantifier", file: P, pointer: "/patterns/fleet_alert/pattern", line: 514, column: 18, at: "\"\\\\[fleet-alert", message: "byte 70: nested quantifier: `[^\\r\\n]*` inside `(?:[^ \\t\\r\\n]+[^\\r\\n]*)+` can read on where the next repetition could start, so a backtracking engine (Python `re`) tries every split of such a run: write each run so that the character after it ends it (an unrolled loop)", hint: None },
+            Want { severity: E, code: "nested-quantifier", file: P, pointer: "/patterns/fleet_alert/pattern", at: "\"\\\\[fleet-alert", message: "byte 70: nested quantifier: `[^ \\t\\r\\n]+` inside `(?:[^ \\t\\r\\n]+[^\\r\\n]*)+` can read on where the next repetition could start, so a backtracking engine (Python `re`) tries every split of such a run: write each run so that the character after it ends it (an unrolled loop)", hint: None },
+            Want { severity: E, code: "nested-quantifier", file: P, pointer: "/patterns/fleet_alert/pattern", at: "\"\\\\[fleet-alert", message: "byte 70: nested quantifier: `[^\\r\\n]*` inside `(?:[^ \\t\\r\\n]+[^\\r\\n]*)+` can read on where the next repetition could start, so a backtracking engine (Python `re`) tries every split of such a run: write each run so that the character after it ends it (an unrolled loop)", hint: None },
         ],
         gone: vec![],
     }
@@ -720,7 +775,7 @@ fn an_unknown_regex_ref_on_a_structure_with_a_binding_case() -> Case {
       "regex_ref": "verbs""# }],
         python: Py::Off,
         want: vec![
-            Want { severity: E, code: "unknown-regex-ref", file: S, pointer: "/structures/decline/regex_ref", line: 84, column: 20, at: "\"verbs\"", message: "regex_ref `verbs` names no pattern in regex_patterns.json (the binding's pattern `decline` parses the structure, but the docs show and link the regex_ref)", hint: Some("did you mean `verb`?") },
+            Want { severity: E, code: "unknown-regex-ref", file: S, pointer: "/structures/decline/regex_ref", at: "\"verbs\"", message: "regex_ref `verbs` names no pattern in regex_patterns.json (the binding's pattern `decline` parses the structure, but the docs show and link the regex_ref)", hint: Some("did you mean `verb`?") },
         ],
         gone: vec![("regex-ref-cannot-parse", "/structures/decline/regex_ref"), ("regex-ref-enum-wider", "/structures/decline/regex_ref")],
     }
@@ -736,7 +791,7 @@ fn an_empty_fence_info_string_case() -> Case {
         edits: vec![Edit { file: D, from: r#""tool": "TOOL","#, to: r#""": "TOOL","# }],
         python: Py::Off,
         want: vec![
-            Want { severity: E, code: "empty-keyword", file: D, pointer: "/fences/info_strings/", line: 28, column: 11, at: "\"TOOL\"", message: "an empty fence info string mapped to an engine would make every plain code block a call", hint: None },
+            Want { severity: E, code: "empty-keyword", file: D, pointer: "/fences/info_strings/", at: "\"TOOL\"", message: "an empty fence info string mapped to an engine would make every plain code block a call", hint: None },
         ],
         gone: vec![],
     }
@@ -760,8 +815,6 @@ fn an_empty_shorthand_keyword_case() -> Case {
             code: "empty-keyword",
             file: D,
             pointer: "/shorthands/",
-            line: 19,
-            column: 9,
             at: "{",
             message: "an empty shorthand keyword would make every bracket `[ {…}]` a call",
             hint: None,
@@ -789,8 +842,6 @@ fn a_control_character_in_a_name_case() -> Case {
                 code: "control-character",
                 file: D,
                 pointer: "/aliases/d\0m",
-                line: 95,
-                column: 17,
                 at: "\"dm.send\"",
                 message: "the name \"d\\0m\" holds the control character U+0000",
                 hint: Some(
@@ -802,8 +853,6 @@ fn a_control_character_in_a_name_case() -> Case {
                 code: "invalid-op",
                 file: D,
                 pointer: "/aliases/d\0m",
-                line: 95,
-                column: 17,
                 at: "\"dm.send\"",
                 message: "alias `d\0m` → `dm.send`: both must match the op pattern",
                 hint: None,
@@ -823,7 +872,7 @@ fn a_duplicate_key_case() -> Case {
         edits: vec![Edit { file: S, from: r#""name": "Task Claim","#, to: r#""name": "Task Claim", "name": "Task Claim","# }],
         python: Py::Off,
         want: vec![
-            Want { severity: E, code: "duplicate-key", file: S, pointer: "/structures/claim/name", line: 44, column: 29, at: "\"name\": \"Task Claim\"", message: "the key `name` occurs twice in this object: a JSON reader keeps one of them without a word", hint: Some("remove one of them, or merge them") },
+            Want { severity: E, code: "duplicate-key", file: S, pointer: "/structures/claim/name", at: "\"name\": \"Task Claim\"", message: "the key `name` occurs twice in this object: a JSON reader keeps one of them without a word", hint: Some("remove one of them, or merge them") },
         ],
         gone: vec![],
     }
@@ -839,7 +888,7 @@ fn an_op_pattern_that_matches_almost_anything_case() -> Case {
         edits: vec![Edit { file: D, from: r#""op_pattern": "[A-Za-z0-9_.-]+","#, to: r#""op_pattern": ".*","# }],
         python: Py::Off,
         want: vec![
-            Want { severity: E, code: "op-pattern-too-wide", file: D, pointer: "/op_pattern", line: 6, column: 17, at: "\".*\"", message: "the op pattern matches the empty text and admits ' ', '\\t', '\\r', '\"', '\\'', '[', ']', '{', '}': an op is one word, and the scanner finds where it ends by it", hint: Some("list the characters an op may hold, e.g. `[A-Za-z0-9_.-]+`") },
+            Want { severity: E, code: "op-pattern-too-wide", file: D, pointer: "/op_pattern", at: "\".*\"", message: "the op pattern matches the empty text and admits ' ', '\\t', '\\r', '\"', '\\'', '[', ']', '{', '}': an op is one word, and the scanner finds where it ends by it", hint: Some("list the characters an op may hold, e.g. `[A-Za-z0-9_.-]+`") },
         ],
         gone: vec![],
     }
@@ -855,7 +904,7 @@ fn a_curl_path_with_a_query_string_case() -> Case {
         edits: vec![Edit { file: D, from: r#""path": "/exec","#, to: r#""path": "/exec?run=1","# }],
         python: Py::Off,
         want: vec![
-            Want { severity: E, code: "curl-path", file: D, pointer: "/curl/path", line: 35, column: 13, at: "\"/exec?run=1\"", message: "the curl path `/exec?run=1` holds '?': it is compared with a URL's path, which never holds a query, a fragment or a blank", hint: None },
+            Want { severity: E, code: "curl-path", file: D, pointer: "/curl/path", at: "\"/exec?run=1\"", message: "the curl path `/exec?run=1` holds '?': it is compared with a URL's path, which never holds a query, a fragment or a blank", hint: None },
         ],
         gone: vec![],
     }
@@ -872,7 +921,7 @@ fn a_flag_that_is_a_data_flag_and_a_flag_option_case() -> Case {
       "--data","# }],
         python: Py::Off,
         want: vec![
-            Want { severity: E, code: "curl-option-twice", file: D, pointer: "/curl/flag_options/1", line: 76, column: 7, at: "\"--data\"", message: "`--data` is listed in /curl/data_flags and in /curl/flag_options: an option either takes the payload, takes a value or takes none", hint: None },
+            Want { severity: E, code: "curl-option-twice", file: D, pointer: "/curl/flag_options/1", at: "\"--data\"", message: "`--data` is listed in /curl/data_flags and in /curl/flag_options: an option either takes the payload, takes a value or takes none", hint: None },
         ],
         gone: vec![],
     }
@@ -888,7 +937,7 @@ fn a_limit_past_what_the_engines_read_case() -> Case {
         edits: vec![Edit { file: D, from: r#""max_json_depth": 64,"#, to: r#""max_json_depth": 500,"# }],
         python: Py::Off,
         want: vec![
-            Want { severity: E, code: "limit-too-large", file: D, pointer: "/limits/max_json_depth", line: 100, column: 23, at: "500", message: "max_json_depth 500 is past what the engines read: Rust's JSON reader stops at 128 levels (Python's recursion near 1,000)", hint: None },
+            Want { severity: E, code: "limit-too-large", file: D, pointer: "/limits/max_json_depth", at: "500", message: "max_json_depth 500 is past what the engines read: Rust's JSON reader stops at 128 levels (Python's recursion near 1,000)", hint: None },
         ],
         gone: vec![],
     }
@@ -920,8 +969,6 @@ fn an_envelope_footer_line_with_text() {
             code: "envelope-line",
             file: N,
             pointer: "/lines/2",
-            line: 14,
-            column: 5,
             at: r#"{ "footer""#,
             message: "a footer line is the footer alone: no `text`, `advertise` or `mention`",
             hint: None,
@@ -932,8 +979,8 @@ fn an_envelope_footer_line_with_text() {
 #[test]
 fn an_envelope_placeholder_no_line_fills() {
     run(&envelope_case("Tools: {advertised}.", "Tools: {advertized}.", vec![
-        Want { severity: E, code: "envelope-placeholder", file: N, pointer: "/lines/0/text", line: 7, column: 16, at: "Tools: {advertized}", message: "the line has `advertise` but its text has no `{advertised}`: it would show nothing of it", hint: None },
-        Want { severity: E, code: "envelope-placeholder", file: N, pointer: "/lines/0/text", line: 7, column: 23, at: "{advertized}", message: "`{advertized}` is no placeholder this line fills (`{advertised}` needs `advertise`, `{mention}` needs `mention`, `{values}` needs `mention.values_of`)", hint: None },
+        Want { severity: E, code: "envelope-placeholder", file: N, pointer: "/lines/0/text", at: "Tools: {advertized}", message: "the line has `advertise` but its text has no `{advertised}`: it would show nothing of it", hint: None },
+        Want { severity: E, code: "envelope-placeholder", file: N, pointer: "/lines/0/text", at: "{advertized}", message: "`{advertized}` is no placeholder this line fills (`{advertised}` needs `advertise`, `{mention}` needs `mention`, `{values}` needs `mention.values_of`)", hint: None },
     ]));
 }
 
@@ -947,8 +994,6 @@ fn an_envelope_mention_of_an_unknown_structure() {
             code: "envelope-unknown-structure",
             file: N,
             pointer: "/lines/1/mention/structure",
-            line: 12,
-            column: 33,
             at: r#""reslt""#,
             message: "mention `reslt` is no structure the scanner finds in structures.json",
             hint: None,
@@ -966,8 +1011,6 @@ fn an_envelope_advertising_an_unknown_op() {
             code: "envelope-unknown-op",
             file: N,
             pointer: "/lines/0/advertise/ops/1",
-            line: 8,
-            column: 63,
             at: r#""cron.make""#,
             message: "the envelope advertises `cron.make`, which is not an op of ops.json",
             hint: None,
@@ -980,15 +1023,12 @@ fn an_envelope_advertising_an_unknown_op() {
 #[test]
 fn an_envelope_advertising_on_an_unknown_engine() {
     let mut case = envelope_case(r#""engine": "TOOL""#, r#""engine": "SHELL""#, vec![
-        Want { severity: E, code: "envelope-unknown-engine", file: N, pointer: "/lines/0/advertise/engine", line: 8, column: 32, at: r#""SHELL""#, message: "`SHELL` is no bracket engine of directives.json (TOOL, EXEC)", hint: None },
-        Want { severity: W, code: "envelope-op-incomplete", file: N, pointer: "/lines/0/advertise/ops/0", line: 8, column: 49, at: r#""swarm.spawn""#, message: "the envelope advertises `swarm.spawn`, which the catalogue leaves incomplete: a call of it is not run", hint: None },
-        Want { severity: W, code: "envelope-op-incomplete", file: N, pointer: "/lines/0/advertise/ops/1", line: 8, column: 64, at: r#""cron.create""#, message: "the envelope advertises `cron.create`, which the catalogue leaves incomplete: a call of it is not run", hint: None },
+        Want { severity: E, code: "envelope-unknown-engine", file: N, pointer: "/lines/0/advertise/engine", at: r#""SHELL""#, message: "`SHELL` is no bracket engine of directives.json (TOOL, EXEC)", hint: None },
+        Want { severity: W, code: "envelope-op-incomplete", file: N, pointer: "/lines/0/advertise/ops/0", at: r#""swarm.spawn""#, message: "the envelope advertises `swarm.spawn`, which the catalogue leaves incomplete: a call of it is not run", hint: None },
+        Want { severity: W, code: "envelope-op-incomplete", file: N, pointer: "/lines/0/advertise/ops/1", at: r#""cron.create""#, message: "the envelope advertises `cron.create`, which the catalogue leaves incomplete: a call of it is not run", hint: None },
     ]);
-    // The ops move one column: their warnings are reported again, one further.
-    case.gone = vec![
-        ("envelope-op-incomplete", "/lines/0/advertise/ops/0"),
-        ("envelope-op-incomplete", "/lines/0/advertise/ops/1"),
-    ];
+    // The ops move one column: their warnings stay (compared without position).
+    case.want.retain(|w| w.code != "envelope-op-incomplete");
     run(&case);
 }
 
@@ -1002,7 +1042,7 @@ fn an_envelope_advertising_an_op_on_an_engine_it_does_not_allow() {
         }],
         python: Py::Off,
         want: vec![
-            Want { severity: E, code: "envelope-unknown-engine", file: N, pointer: "/lines/0/advertise/ops/1", line: 8, column: 63, at: r#""cron.create""#, message: "the envelope advertises `cron.create` as `[TOOL cron.create]`, an engine the op does not allow (EXEC)", hint: None },
+            Want { severity: E, code: "envelope-unknown-engine", file: N, pointer: "/lines/0/advertise/ops/1", at: r#""cron.create""#, message: "the envelope advertises `cron.create` as `[TOOL cron.create]`, an engine the op does not allow (EXEC)", hint: None },
         ],
         gone: vec![],
     });
@@ -1012,8 +1052,8 @@ fn an_envelope_advertising_an_op_on_an_engine_it_does_not_allow() {
 fn an_envelope_advert_the_scanner_does_not_read_as_one() {
     // In a code span the adverts are quoted: with an object they would be no call either.
     run(&envelope_case("Tools: {advertised}.", "Tools: `{advertised}`.", vec![
-        Want { severity: E, code: "envelope-advert-misread", file: N, pointer: "/lines/0/advertise/ops/0", line: 8, column: 48, at: r#""swarm.spawn""#, message: "the advert `[TOOL swarm.spawn]` (bytes 80..98 of the example) is not read as an advertised op: with an object (`[TOOL swarm.spawn {}]`) it is no call either: the scanner reads no marker there (quoted?)", hint: None },
-        Want { severity: E, code: "envelope-advert-misread", file: N, pointer: "/lines/0/advertise/ops/1", line: 8, column: 63, at: r#""cron.create""#, message: "the advert `[TOOL cron.create]` (bytes 99..117 of the example) is not read as an advertised op: with an object (`[TOOL cron.create {}]`) it is no call either: the scanner reads no marker there (quoted?)", hint: None },
+        Want { severity: E, code: "envelope-advert-misread", file: N, pointer: "/lines/0/advertise/ops/0", at: r#""swarm.spawn""#, message: "the advert `[TOOL swarm.spawn]` (bytes 80..98 of the example) is not read as an advertised op: with an object (`[TOOL swarm.spawn {}]`) it is no call either: the scanner reads no marker there (quoted?)", hint: None },
+        Want { severity: E, code: "envelope-advert-misread", file: N, pointer: "/lines/0/advertise/ops/1", at: r#""cron.create""#, message: "the advert `[TOOL cron.create]` (bytes 99..117 of the example) is not read as an advertised op: with an object (`[TOOL cron.create {}]`) it is no call either: the scanner reads no marker there (quoted?)", hint: None },
     ]));
 }
 
@@ -1027,7 +1067,7 @@ fn an_envelope_mention_the_scanner_reads_as_a_sentence() {
         ],
         python: Py::Off,
         want: vec![
-            Want { severity: E, code: "envelope-mention-misread", file: N, pointer: "/lines/1/mention", line: 12, column: 18, at: r#"{ "structure": "directive""#, message: "the mention `[Directive: ...]` (bytes 225..241 of the example) is not read as a mention of `directive`: the scanner reads a `directive` sentence at bytes 225..241", hint: None },
+            Want { severity: E, code: "envelope-mention-misread", file: N, pointer: "/lines/1/mention", at: r#"{ "structure": "directive""#, message: "the mention `[Directive: ...]` (bytes 225..241 of the example) is not read as a mention of `directive`: the scanner reads a `directive` sentence at bytes 225..241", hint: None },
         ],
         gone: vec![],
     });
@@ -1037,13 +1077,26 @@ fn an_envelope_mention_the_scanner_reads_as_a_sentence() {
 fn an_envelope_footer_the_scanner_does_not_read_as_the_footer() {
     // A blank in the id: the footer's pattern does not read it.
     run(&envelope_case(r#""id": "swarm-4a2b/1""#, r#""id": "swarm 4a2b/1""#, vec![
-        Want { severity: E, code: "envelope-footer-misread", file: N, pointer: "/lines/2/footer", line: 14, column: 17, at: r#""contract_footer""#, message: "the footer `Reply: [ACK swarm 4a2b/1] seen | [CLAIM swarm 4a2b/1] mine | [RESULT swarm 4a2b/1] done | [DECLINE swarm 4a2b/1] | [NO-ACTION swarm 4a2b/1].` (bytes 325..465 of the example, id `swarm 4a2b/1`) is not read as one `contract_footer` carrying the id: the scanner reads nothing there", hint: None },
+        Want { severity: E, code: "envelope-footer-misread", file: N, pointer: "/lines/2/footer", at: r#""contract_footer""#, message: "the footer `Reply: [ACK swarm 4a2b/1] seen | [CLAIM swarm 4a2b/1] mine | [RESULT swarm 4a2b/1] done | [DECLINE swarm 4a2b/1] | [NO-ACTION swarm 4a2b/1].` (bytes 325..465 of the example, id `swarm 4a2b/1`) is not read as one `contract_footer` carrying the id: the scanner reads nothing there", hint: None },
     ]));
 }
 
 #[test]
 fn an_envelope_text_with_a_stray_marker() {
     run(&envelope_case("tools.list lists every op.", "tools.list lists every op, e.g. [CLAIM 7fce46e0].", vec![
-        Want { severity: E, code: "envelope-stray-marker", file: N, pointer: "/lines/0/text", line: 7, column: 15, at: r#""Tools:"#, message: "the example, wrapped, holds a `claim` sentence at bytes 201..217 that no marker of the envelope claims: an envelope text must read as plain text", hint: None },
+        Want { severity: E, code: "envelope-stray-marker", file: N, pointer: "/lines/0/text", at: r#""Tools:"#, message: "the example, wrapped, holds a `claim` sentence at bytes 201..217 that no marker of the envelope claims: an envelope text must read as plain text", hint: None },
     ]));
+}
+
+#[test]
+fn positions_are_found_again_when_the_spec_moves() {
+    // Lines added before the fault (as a structure inserted before it
+    // would add them) move the expected position with the finding.
+    let mut case = unknown_regex_ref();
+    case.edits.push(Edit {
+        file: S,
+        from: "\"version\": \"1.0.0\",",
+        to: "\"version\": \"1.0.0\",\n\n\n",
+    });
+    run(&case);
 }

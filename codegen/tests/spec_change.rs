@@ -14,7 +14,7 @@
 //!   `generated/python`.
 //! - Rust: compiling a second crate here would take minutes, so the test runs
 //!   the vectors through the generator's reference parser
-//!   (`check::reference_parse`), which builds the same `\A(?:…)\z` regex from
+//!   (`examples::reference_parse`), which builds the same `\A(?:…)\z` regex from
 //!   the model and applies the same fixed, unbound and repeated-group rules as
 //!   the generated `parse`. On the real spec the reference parser agrees with
 //!   every sentence vector, as the generated crate does
@@ -26,7 +26,7 @@ use std::path::Path;
 use std::process::Command;
 
 use agent_sentences_codegen::lower::{FieldTy, Model};
-use agent_sentences_codegen::{check, generate, Mode};
+use agent_sentences_codegen::{examples, generate, Mode};
 use indexmap::IndexMap;
 use serde_json::Value;
 
@@ -52,7 +52,7 @@ fn reference_outcome(
     text: &str,
 ) -> Option<(String, IndexMap<String, Option<String>>)> {
     model.sentences.iter().find_map(|s| {
-        check::reference_parse_within(s, text, model.directives.limits.max_args_bytes)
+        examples::reference_parse_within(s, text, model.directives.limits.max_args_bytes)
             .ok()
             .map(|v| (s.key.clone(), v))
     })

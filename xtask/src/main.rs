@@ -3,6 +3,7 @@
 //! - `cargo xtask gen`: check the spec and write `generated/` (only files that change).
 //! - `cargo xtask check`: lint the spec and compare `generated/` with what the
 //!   spec produces (and with `--against`, the spec with an earlier one); writes nothing.
+//! - `cargo xtask readme`: rewrite the `box-docs` output the README shows.
 //!
 //! Both are `agent_sentences_gen`'s, the standalone generator's, with this
 //! repository's defaults.
@@ -15,6 +16,7 @@ use clap::{Parser, Subcommand};
 
 mod bench;
 mod python;
+mod readme;
 mod test;
 
 #[derive(Parser)]
@@ -53,6 +55,14 @@ enum Command {
     /// approach on one corpus, and print one table (also written to
     /// target/bench/report.md).
     Bench,
+    /// Rewrite the output shown in README.md's `console` blocks from the
+    /// `box-docs` binary (built first), so a spec change that changes what
+    /// it prints is regenerated too; --check only compares.
+    Readme {
+        /// Write nothing; fail when the README's output is stale.
+        #[arg(long)]
+        check: bool,
+    },
     /// Lint the spec and check that generated/ is what the spec produces;
     /// with --against, also compare the spec with an earlier one. Writes nothing.
     Check(CheckArgs),
@@ -89,6 +99,7 @@ fn main() -> ExitCode {
         Command::Gen(args) => exit(run_gen(&ctx, &args)),
         Command::Check(args) => exit(run_check(&ctx, &args)),
         Command::Test { quick, filter } => exit(test::run_all(&ctx, quick, filter.as_deref())),
+        Command::Readme { check } => exit(readme::run(check)),
         Command::Bench => exit(match python::ensure_tools() {
             Some(py) => bench::run_all(&py)
                 .map_err(|e| eprintln!("error: {e}"))

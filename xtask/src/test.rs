@@ -2,6 +2,7 @@
 //!
 //! 1. the spec lint and the drift check (`cargo xtask check --deny-warnings`:
 //!    a warning `/known_findings` does not acknowledge fails, P93);
+//!    Then the README's `box-docs` output (`cargo xtask readme --check`);
 //! 2. `cargo fmt --check` on every package but the generated ones (the
 //!    generator formats those);
 //! 3. the Python package built and installed into `.tools/venv` (`python.rs`),
@@ -186,6 +187,12 @@ pub fn run_all(ctx: &Context, quick: bool, filter: Option<&str>) -> bool {
     results.push((
         "lint and drift check".to_owned(),
         step("lint and drift check", run_check(ctx, &check)),
+    ));
+    // The README's `box-docs` sessions, held to the binary (and so to the
+    // spec) as generated/ is: `cargo xtask readme` rewrites them.
+    results.push((
+        "README box-docs output".to_owned(),
+        step("README box-docs output", crate::readme::run(true)),
     ));
     if full {
         let mut fmt = cargo();

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 use tera::{Context, Tera, Value};
 
-use crate::emit::MD_HEADER;
+use crate::emit::header::MD_HEADER;
 use crate::lifecycle::{self, Lifecycle, Transition};
 use crate::load::Spec;
 use crate::lower::{FieldIr, GroupIr, Model, PatternIr, SentenceIr};

@@ -14,7 +14,7 @@ use serde::Serialize;
 use serde_json::Value;
 use tera::{Context, Tera};
 
-use crate::emit::{PY_HEADER, RUST_HEADER};
+use crate::emit::header::{PY_HEADER, RUST_HEADER};
 use crate::ident;
 use crate::lower::{FieldIr, FieldTy, Model, SentenceIr};
 use crate::template::Piece;

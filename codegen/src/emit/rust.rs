@@ -7,7 +7,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::emit::docs::rustdoc;
-use crate::emit::{RUST_HEADER, TOML_HEADER};
+use crate::emit::header::{RUST_HEADER, TOML_HEADER};
 use crate::lower::{FieldIr, FieldTy, Model, PatternIr, SentenceIr};
 use crate::model::GroupType;
 use crate::template::Piece;
@@ -1946,7 +1946,7 @@ fn ops_mod(model: &Model, crate_root: bool) -> TokenStream {
 /// out as pieces, and `wrap`, which renders it around a message and checks
 /// that it scans back. Nothing when the spec has no `envelope.json`.
 fn envelope_mod(model: &Model, crate_root: bool) -> TokenStream {
-    use crate::envelope::EnvPiece;
+    use crate::lower::EnvPiece;
     let Some(e) = &model.envelope else {
         return TokenStream::new();
     };

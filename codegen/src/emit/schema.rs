@@ -4,7 +4,7 @@
 use schemars::schema_for;
 use serde_json::{Map, Value};
 
-use crate::emit::JSON_COMMENT;
+use crate::emit::header::JSON_COMMENT;
 use crate::model::{
     DirectivesFile, EnvelopeFile, LoopsFile, OpsFile, PatternsFile, StructuresFile,
 };
