@@ -439,7 +439,7 @@ pub fn lower(spec: &Spec) -> Model {
             .iter()
             .map(|s| (s.key.as_str(), s.lifecycle_transition.as_str())),
     );
-    let model = Model {
+    Model {
         title: spec.structures.title.clone(),
         version: spec.structures.version.clone(),
         patterns,
@@ -450,8 +450,7 @@ pub fn lower(spec: &Spec) -> Model {
         machine: crate::loops::lower(spec),
         ops: crate::ops::lower(spec),
         envelope: None,
-    };
-    model
+    }
 }
 
 /// One piece of the rendered envelope.
