@@ -109,16 +109,21 @@ fn keys_of(list: &Value) -> Vec<String> {
         .collect()
 }
 
+/// The first word of every line after the header line: a listing's keys.
+fn first_words_after_header<'a>(lines: &[&'a str]) -> Vec<&'a str> {
+    lines[1..]
+        .iter()
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect()
+}
+
 // ---- sentence ----
 
 #[test]
 fn sentence_lists_every_structure_one_per_line() {
     let r = ok(&["sentence"]);
     let lines: Vec<&str> = r.stdout.lines().collect();
-    let listed: Vec<&str> = lines[1..]
-        .iter()
-        .map(|l| l.split_whitespace().next().unwrap())
-        .collect();
+    let listed = first_words_after_header(&lines);
     assert_eq!(
         listed,
         structure_keys(),
@@ -270,10 +275,7 @@ fn unknown_name_with_json_is_a_json_error_on_stderr() {
 fn regex_lists_the_pattern_directory() {
     let r = ok(&["regex"]);
     let lines: Vec<&str> = r.stdout.lines().collect();
-    let listed: Vec<&str> = lines[1..]
-        .iter()
-        .map(|l| l.split_whitespace().next().unwrap())
-        .collect();
+    let listed = first_words_after_header(&lines);
     assert_eq!(
         listed,
         pattern_keys(),

@@ -766,6 +766,24 @@ fn format_characters() -> &'static regex::Regex {
     CF.get_or_init(|| regex::Regex::new(r"\p{Cf}").expect("a valid class"))
 }
 
+/// The first format character written in `text` (see [`format_characters`])
+/// and its byte offset; `None` for ASCII text, which has none.
+fn first_format_character(text: &str) -> Option<(usize, char)> {
+    if text.is_ascii() {
+        return None;
+    }
+    let at = format_characters().find(text)?.start();
+    text[at..].chars().next().map(|c| (at, c))
+}
+
+/// What a skip says of the format character `c` at byte `at`, written in `place`.
+fn invisible_message(c: char, at: usize, place: &str) -> String {
+    format!(
+        "the invisible format character U+{:04X} at byte {at} is written in {place}",
+        u32::from(c)
+    )
+}
+
 /// Two keys of one object in `args` (at any depth) that look alike: equal
 /// after format characters are removed and NFC normalization (P155).
 fn lookalike_keys(args: &Map<String, Value>) -> Option<(String, String)> {
@@ -999,24 +1017,19 @@ impl<S: 'static> Run<'_, S> {
     fn skip(&mut self, span: Range<usize>, reason: SkipReason, message: impl Into<String>) {
         let mut message = message.into();
         let mut reason = reason;
-        let source = &self.full[span.clone()];
-        let invisible = (!source.is_ascii()
-            && !matches!(
-                reason,
-                SkipReason::UnclosedDirective
-                    | SkipReason::InvisibleCharacter
-                    | SkipReason::LookalikeKeys
-            ))
-        .then(|| format_characters().find(source))
-        .flatten();
-        if let Some(m) = invisible {
+        let checked = !matches!(
+            reason,
+            SkipReason::UnclosedDirective
+                | SkipReason::InvisibleCharacter
+                | SkipReason::LookalikeKeys
+        );
+        let invisible = checked
+            .then(|| first_format_character(&self.full[span.clone()]))
+            .flatten();
+        if let Some((at, c)) = invisible {
             // What is written but not shown is the first thing wrong (P154).
-            let c = source[m.start()..].chars().next().unwrap_or_default();
-            message = format!(
-                "the invisible format character U+{:04X} at byte {} is written in the candidate ({message})",
-                u32::from(c),
-                span.start + m.start()
-            );
+            let place = format!("the candidate ({message})");
+            message = invisible_message(c, span.start + at, &place);
             reason = SkipReason::InvisibleCharacter;
         } else if span.end >= self.text.len()
             && self.text.len() < self.full.len()
@@ -1053,20 +1066,9 @@ impl<S: 'static> Run<'_, S> {
         args: Map<String, Value>,
     ) {
         // Arguments must show as they run (P154, P155).
-        let source = &self.full[span.clone()];
-        if !source.is_ascii() {
-            if let Some(m) = format_characters().find(source) {
-                let c = source[m.start()..].chars().next().unwrap_or_default();
-                return self.skip(
-                    span.clone(),
-                    SkipReason::InvisibleCharacter,
-                    format!(
-                        "the invisible format character U+{:04X} at byte {} is written in the call",
-                        u32::from(c),
-                        span.start + m.start()
-                    ),
-                );
-            }
+        if let Some((at, c)) = first_format_character(&self.full[span.clone()]) {
+            let message = invisible_message(c, span.start + at, "the call");
+            return self.skip(span, SkipReason::InvisibleCharacter, message);
         }
         if let Some((a, b)) = lookalike_keys(&args) {
             return self.skip(
@@ -1562,19 +1564,17 @@ impl<S: 'static> Run<'_, S> {
                 // its own, so the candidate ends before it and its text is read again
                 // (P73). An op that runs into a quote or bracket (`[TOOL a"…"]`) is
                 // not: that candidate runs to its closing `]` (P88).
-                let rest = &self.text[q..];
-                let c = rest.chars().next().unwrap_or_default();
-                if !c.is_ascii() && format_characters().is_match(&rest[..c.len_utf8()]) {
+                let next = self.text[q..].chars().next().unwrap_or_default();
+                let next = &self.text[q..q + next.len_utf8()];
+                if let Some((_, c)) = first_format_character(next) {
                     // An op that runs into a format character (P154).
+                    let end = q + c.len_utf8();
                     self.skip(
-                        i..q + c.len_utf8(),
+                        i..end,
                         SkipReason::InvisibleCharacter,
-                        format!(
-                            "the invisible format character U+{:04X} at byte {q} is written in the op",
-                            u32::from(c)
-                        ),
+                        invisible_message(c, q, "the op"),
                     );
-                    return Some(q + c.len_utf8());
+                    return Some(end);
                 }
                 self.skip(i..p, SkipReason::NoObject, message());
                 return Some(p);
