@@ -251,7 +251,17 @@ pub fn markdown_hostile() -> Vec<Hostile> {
             s.truncate(size);
             s
         };
-        let cases: [(&'static str, String); 9] = [
+        let definitions = {
+            let mut s = String::new();
+            let mut i = 0;
+            while s.len() < size {
+                s.push_str(&format!("[d{i}]: /u\n"));
+                i += 1;
+            }
+            s.truncate(size);
+            s
+        };
+        let cases: [(&'static str, String); 11] = [
             ("md-brackets-calls", fill("[[TOOL a.b {}] [", size)),
             (
                 "md-backtick-runs",
@@ -267,6 +277,16 @@ pub fn markdown_hostile() -> Vec<Hostile> {
             ("md-links", fill("[a](b [TOOL a.b {}]](c \"", size)),
             ("md-deep-lists", deep("- ")),
             ("md-deep-quotes", deep("> ")),
+            // Hostile review: a definition per line, each re-read alone before;
+            // one long list-item line of runs with a tab in the text.
+            ("md-definitions", definitions),
+            (
+                "md-tabbed-list",
+                fill(
+                    &format!("- {}[x\n\n\tx", "a *b* ".repeat(size / 6 - 2)),
+                    size,
+                ),
+            ),
         ];
         for (kind, text) in cases {
             out.push(Hostile { kind, size, text });

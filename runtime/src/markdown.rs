@@ -103,41 +103,51 @@ pub(crate) struct Context {
 fn without_cdata(text: &str, runs: Vec<TextRun>) -> Vec<TextRun> {
     const OPEN: &[u8] = b"<![CDATA[";
     let b = text.as_bytes();
-    if memchr::memmem::find(b, OPEN).is_none() {
+    // The sections, from the source (markup inside one, such as a link, may
+    // split the runs that show its opener): each `<![CDATA[` to the next
+    // `]]>`; an opener that nothing closes is text, and so is every later one.
+    let mut hidden: Vec<Range<usize>> = Vec::new();
+    let mut from = 0;
+    while let Some(k) = memchr::memmem::find(&b[from..], OPEN) {
+        let open = from + k;
+        let Some(c) = memchr::memmem::find(&b[open + OPEN.len()..], b"]]>") else {
+            break;
+        };
+        from = open + OPEN.len() + c + 3;
+        hidden.push(open..from);
+    }
+    if hidden.is_empty() {
         return runs;
     }
     let mut out = Vec::with_capacity(runs.len());
-    // Text before this offset (in the block ending at `.1`) is inside a section.
-    let mut hidden: Option<(usize, usize)> = None;
-    for mut run in runs {
-        if let Some((until, block)) = hidden {
-            if block == run.block_end && run.span.start < until {
-                if run.span.end <= until {
-                    continue;
+    let mut first = 0;
+    for run in runs {
+        while hidden.get(first).is_some_and(|h| h.end <= run.span.start) {
+            first += 1;
+        }
+        let mut start = run.span.start;
+        let mut k = first;
+        while start < run.span.end {
+            match hidden.get(k) {
+                Some(h) if h.start < run.span.end => {
+                    if h.start > start {
+                        out.push(TextRun {
+                            span: start..h.start,
+                            breaker: Breaker::InlineHtml,
+                            ..run.clone()
+                        });
+                    }
+                    start = start.max(h.end);
+                    k += 1;
                 }
-                run.span.start = until;
+                _ => {
+                    out.push(TextRun {
+                        span: start..run.span.end,
+                        ..run.clone()
+                    });
+                    break;
+                }
             }
-        }
-        while let Some(k) = memchr::memmem::find(&b[run.span.clone()], OPEN) {
-            let open = run.span.start + k;
-            let close = memchr::memmem::find(&b[open..run.block_end], b"]]>")
-                .map_or(run.block_end, |c| open + c + 3);
-            hidden = Some((close, run.block_end));
-            if open > run.span.start {
-                out.push(TextRun {
-                    span: run.span.start..open,
-                    breaker: Breaker::InlineHtml,
-                    ..run.clone()
-                });
-            }
-            if close >= run.span.end {
-                run.span.start = run.span.end;
-                break;
-            }
-            run.span.start = close;
-        }
-        if !run.span.is_empty() {
-            out.push(run);
         }
     }
     out
@@ -152,22 +162,25 @@ fn without_cdata(text: &str, runs: Vec<TextRun>) -> Vec<TextRun> {
 fn recheck_after_definitions(
     ctx: &mut Context,
     text: &str,
-    defs: Vec<usize>,
+    defs: Vec<Range<usize>>,
     fence_words: &[&str],
 ) {
     let b = text.as_bytes();
     let mut unstable: Vec<Range<usize>> = Vec::new();
-    for end in defs {
+    for (i, def) in defs.iter().enumerate() {
+        let end = def.end;
         let start = match memchr::memchr(b'\n', &b[end..]) {
             Some(k) => end + k + 1,
             None => continue,
         };
-        if unstable.last().is_some_and(|u| u.end > start) {
-            continue;
-        }
-        // To the next blank line, or the end of the text.
+        // To the next blank line, the next definition, or the end of the
+        // text: the stretches of the definitions never overlap, so each line
+        // is parsed again at most once.
+        let limit = defs
+            .get(i + 1)
+            .map_or(b.len(), |next| next.start.max(start));
         let mut stop = start;
-        while stop < b.len() {
+        while stop < limit {
             let line_end = memchr::memchr(b'\n', &b[stop..]).map_or(b.len(), |k| stop + k);
             if text[stop..line_end]
                 .trim_matches([' ', '\t', '\r'])
@@ -177,27 +190,33 @@ fn recheck_after_definitions(
             }
             stop = (line_end + 1).min(b.len());
         }
+        let stop = stop.min(limit);
         if stop <= start {
             continue;
         }
         let region = start..stop;
         let alone = Context::parse(&text[region.clone()], fence_words, false);
         let shift = |r: &Range<usize>| r.start + start..r.end + start;
-        let runs_in = |runs: &[TextRun]| -> Vec<Range<usize>> {
-            runs.iter()
-                .filter(|r| region.contains(&r.span.start))
-                .map(|r| r.span.clone())
-                .collect()
+        // The runs and fences that start in the region (both lists are in order).
+        let runs = {
+            let lo = ctx.runs.partition_point(|r| r.span.start < region.start);
+            let hi = ctx.runs.partition_point(|r| r.span.start < region.end);
+            &ctx.runs[lo..hi]
         };
-        let fences_in: Vec<Range<usize>> = ctx
-            .fences
+        let fences = {
+            let lo = ctx.fences.partition_point(|f| f.span.start < region.start);
+            let hi = ctx.fences.partition_point(|f| f.span.start < region.end);
+            &ctx.fences[lo..hi]
+        };
+        let same_runs = runs
             .iter()
-            .filter(|f| region.contains(&f.span.start))
+            .map(|r| r.span.clone())
+            .eq(alone.runs.iter().map(|r| shift(&r.span)));
+        let same_fences = fences
+            .iter()
             .map(|f| f.span.clone())
-            .collect();
-        let again_runs: Vec<Range<usize>> = alone.runs.iter().map(|r| shift(&r.span)).collect();
-        let again_fences: Vec<Range<usize>> = alone.fences.iter().map(|f| shift(&f.span)).collect();
-        if runs_in(&ctx.runs) != again_runs || fences_in != again_fences {
+            .eq(alone.fences.iter().map(|f| shift(&f.span)));
+        if !(same_runs && same_fences) {
             unstable.push(region);
         }
     }
@@ -224,15 +243,24 @@ fn without_tabbed_prefixes(ctx: &mut Context, text: &str) {
         return;
     }
     let mut tabbed = std::collections::HashSet::new();
+    // Where the previous run ended: a run that starts on the same line is not
+    // the first text of its line, and its line's prefix was looked at.
+    let mut previous_end = 0;
     for r in &ctx.runs {
+        let since = std::mem::replace(&mut previous_end, r.span.end);
         if !r.nested || tabbed.contains(&r.block_end) {
             continue;
         }
-        // Each line the run starts on or reaches: the bytes before its text.
+        // Each line the run starts or reaches: the bytes before its text.
         let mut at = r.span.start;
+        let mut line = match memchr::memrchr(b'\n', &b[since.min(at)..at]) {
+            Some(k) => Some(since + k + 1),
+            // The text's first run starts the first line.
+            None if since == 0 => Some(0),
+            None => None,
+        };
         loop {
-            let line = memchr::memrchr(b'\n', &b[..at]).map_or(0, |k| k + 1);
-            if memchr::memchr(b'\t', &b[line..at]).is_some() {
+            if line.is_some_and(|line| memchr::memchr(b'\t', &b[line..at]).is_some()) {
                 tabbed.insert(r.block_end);
                 break;
             }
@@ -240,6 +268,7 @@ fn without_tabbed_prefixes(ctx: &mut Context, text: &str) {
                 break;
             };
             at = at + nl + 1;
+            line = Some(at);
             while at < r.span.end && matches!(b[at], b' ' | b'\t') {
                 at += 1;
             }
@@ -541,11 +570,12 @@ impl Context {
             }
         }
         b.end_block();
-        let defs: Vec<usize> = events
+        let mut defs: Vec<Range<usize>> = events
             .reference_definitions()
             .iter()
-            .map(|(_, d)| d.span.end + skip)
+            .map(|(_, d)| d.span.start + skip..d.span.end + skip)
             .collect();
+        defs.sort_by_key(|d| d.start);
         let mut ctx = Context {
             runs: without_cdata(read, b.runs),
             fences,
