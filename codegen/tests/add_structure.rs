@@ -72,8 +72,10 @@ fn spec_with_a_new_structure() -> tempfile::TempDir {
 /// `cargo test` of the crate generated from the copy: it compiles, and its
 /// generated tests pass (`tests/spec_examples.rs` holds a test per spec
 /// example, the new structure's among them). The build shares one target
-/// directory from run to run (`target/add-structure`, or under
-/// `$CARGO_TARGET_DIR`), so only the first run compiles the dependencies;
+/// directory from run to run, and with the other builds outside the
+/// workspace (`target/standalone`, or under `$CARGO_TARGET_DIR`: the
+/// generator's `tests/outside.rs` and `cargo xtask test`'s packaging step),
+/// so only the first build compiles the dependencies;
 /// the workspace's `Cargo.lock` pins them to the versions the workspace
 /// builds with, so no registry is asked (`--offline`). The property tests
 /// draw 64 cases per structure (`PROPTEST_CASES`; the workspace's run of
@@ -84,7 +86,7 @@ fn cargo_test_generated_crate(crate_dir: &Path) {
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| root().join("target"))
-        .join("add-structure");
+        .join("standalone");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let out = Command::new(cargo)
         .args(["test", "--offline", "--manifest-path"])

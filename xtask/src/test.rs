@@ -23,6 +23,7 @@
 
 use std::path::Path;
 use std::process::Command;
+use std::time::Instant;
 
 use agent_sentences_gen::{run_check, CheckArgs, Context, Format, GenArgs};
 
@@ -30,9 +31,28 @@ fn cargo() -> Command {
     Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
 }
 
-/// Prints a step's outcome and returns it.
+thread_local! {
+    /// When the last step ended (or the run started): a step's time is the
+    /// wall-clock time from there to its outcome.
+    static LAST_STEP: std::cell::Cell<Option<Instant>> = const { std::cell::Cell::new(None) };
+}
+
+/// Seconds since the last step ended (or since the first call), and restarts
+/// the clock.
+fn lap() -> f64 {
+    let now = Instant::now();
+    LAST_STEP
+        .with(|c| c.replace(Some(now)))
+        .map_or(0.0, |t| now.duration_since(t).as_secs_f64())
+}
+
+/// Prints a step's outcome and the seconds it took, and returns the outcome.
 pub(crate) fn step(name: &str, ok: bool) -> bool {
-    eprintln!("== {name}: {}", if ok { "passed" } else { "FAILED" });
+    eprintln!(
+        "== {name}: {} ({:.0} s)",
+        if ok { "passed" } else { "FAILED" },
+        lap()
+    );
     ok
 }
 
@@ -47,7 +67,10 @@ pub(crate) fn run(name: &str, cmd: &mut Command) -> bool {
 }
 
 /// Where `cargo package` builds what it verifies ([`forget_packaged_sources`]).
-pub const PACKAGE_TARGET_DIR: &str = "target/package-verify";
+/// It is the target directory the builds outside the workspace share
+/// (`generator/tests/outside.rs`, `codegen/tests/add_structure.rs`): the
+/// same dependencies, with the same features, compile once.
+pub const PACKAGE_TARGET_DIR: &str = "target/standalone";
 
 /// `cargo package` of the published crates: the runtime, the generated
 /// crate, the generator library and the standalone generator.
@@ -166,6 +189,8 @@ pub const NEAR_MISS_BYTES: &str = "AGENT_SENTENCES_NEAR_MISS_BYTES";
 /// mypy and reads 64 KiB near-misses; `filter` runs only the tests whose names
 /// contain it (and implies `quick`'s leaving out).
 pub fn run_all(ctx: &Context, quick: bool, filter: Option<&str>) -> bool {
+    let started = Instant::now();
+    lap();
     let full = !quick && filter.is_none();
     let env: Vec<(&str, &str)> = if quick {
         vec![(NEAR_MISS_BYTES, "65536")]
@@ -286,9 +311,10 @@ pub fn run_all(ctx: &Context, quick: bool, filter: Option<&str>) -> bool {
     }
     let failed = results.iter().filter(|(_, ok)| !ok).count();
     eprintln!(
-        "{} of {} steps passed{}",
+        "{} of {} steps passed in {:.0} s{}",
         results.len() - failed,
         results.len(),
+        started.elapsed().as_secs_f64(),
         if full {
             ""
         } else {
