@@ -93,6 +93,8 @@ fn cargo_test_generated_crate(crate_dir: &Path) {
         .arg(crate_dir.join("Cargo.toml"))
         .env("CARGO_TARGET_DIR", &target)
         .env("PROPTEST_CASES", "64")
+        // As every build in target/standalone (generator/tests/outside.rs).
+        .env("CARGO_PROFILE_DEV_DEBUG", "false")
         .output()
         .expect("cargo runs");
     let log = format!(

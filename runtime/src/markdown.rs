@@ -279,6 +279,23 @@ fn without_tabbed_prefixes(ctx: &mut Context, text: &str) {
     }
 }
 
+/// Whether the setext heading at `r` reads as a reference definition to a
+/// reader that takes its underline for the destination: its text's last line
+/// ends with `]:` (`[TOOL a.b {}]:` over `===`). pulldown-cmark shows a
+/// heading there, markdown-it a definition, which shows nothing; such a
+/// heading has no live text (P161).
+fn definition_over_underline(text: &str, r: &Range<usize>) -> bool {
+    let heading = text[r.clone()].trim_end_matches(['\n', '\r']);
+    let Some(nl) = heading.rfind('\n') else {
+        return false;
+    };
+    let underline = heading[nl + 1..].trim_matches([' ', '\t']);
+    let line = heading[..nl].trim_end_matches(['\r', ' ', '\t']);
+    !underline.is_empty()
+        && underline.bytes().all(|c| c == b'=' || c == b'-')
+        && line.ends_with("]:")
+}
+
 /// The columns of blanks that start the line holding byte `at` (a tab
 /// counts 4), up to its first other byte.
 fn indent(text: &str, at: usize) -> usize {
@@ -336,6 +353,9 @@ struct Builder<'t> {
     block_start: Option<usize>,
     /// Depth of list items and blockquotes.
     containers: usize,
+    /// Whether the current block holds a strikethrough between single
+    /// tildes (P160).
+    single_tilde: bool,
 }
 
 impl Builder<'_> {
@@ -355,11 +375,28 @@ impl Builder<'_> {
     fn end_block(&mut self) {
         self.close(Breaker::Block);
         let start = self.block_start.take().unwrap_or(0);
+        if std::mem::take(&mut self.single_tilde)
+            && memchr::memchr2(b'*', b'_', &self.text.as_bytes()[start..self.block_end]).is_some()
+        {
+            // Strikethrough between single tildes is GFM's, not every
+            // renderer's: where one reads `~` as text, the `*` or `_` inside
+            // it may pair with one outside (an emphasis across a call). The
+            // block has no live text (P160).
+            self.runs.truncate(self.block_first);
+        }
         for run in &mut self.runs[self.block_first..] {
             run.block_end = self.block_end.max(run.span.end);
             run.block_start = start.min(run.span.start);
         }
         self.block_first = self.runs.len();
+    }
+
+    /// Ends the current block, dropping its runs: it shows no live text.
+    fn end_block_unshown(&mut self) {
+        let first = self.block_first;
+        self.end_block();
+        self.runs.truncate(first);
+        self.block_first = first;
     }
 
     /// Text shown as written at `r` (or a line break, `text: false`).
@@ -418,6 +455,7 @@ impl Context {
             block_end: 0,
             block_start: None,
             containers: 0,
+            single_tilde: false,
         };
         let mut fences = Vec::new();
         // Depth of what shows no live text (blockquotes, images, code and
@@ -454,6 +492,10 @@ impl Context {
                     b.inline(&r, Breaker::InlineHtml)
                 }
                 Event::Start(tag) => match tag {
+                    Tag::Strikethrough if read.as_bytes().get(r.start + 1) != Some(&b'~') => {
+                        b.single_tilde = true;
+                        b.inline(&r, Breaker::Emphasis);
+                    }
                     Tag::Emphasis
                     | Tag::Strong
                     | Tag::Strikethrough
@@ -516,6 +558,9 @@ impl Context {
                     | TagEnd::Superscript
                     | TagEnd::Subscript => b.inline(&r, Breaker::Emphasis),
                     TagEnd::Link => b.inline(&r, Breaker::Link),
+                    TagEnd::Heading(_) if definition_over_underline(read, &r) => {
+                        b.end_block_unshown();
+                    }
                     TagEnd::Image => {
                         quoted -= 1;
                         b.inline(&r, Breaker::Link);

@@ -701,6 +701,7 @@ impl<S: 'static> Scanner<S> {
             unclosed: [usize::MAX; 2],
             shell: None,
             heredocs: None,
+            bidi: None,
         };
         run.all();
         (run.found, run.skipped)
@@ -774,6 +775,15 @@ fn first_format_character(text: &str) -> Option<(usize, char)> {
     }
     let at = format_characters().find(text)?.start();
     text[at..].chars().next().map(|c| (at, c))
+}
+
+/// Whether `c` is a bidi control: the marks (U+061C, U+200E, U+200F), the
+/// embeddings and overrides (U+202A to U+202E) and the isolates (U+2066 to
+/// U+2069). One anywhere in a paragraph can reorder what follows it in the
+/// paragraph (Unicode's bidirectional algorithm), so a call after one does
+/// not show as it runs (P159).
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{61C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
 /// What a skip says of the format character `c` at byte `at`, written in `place`.
@@ -928,6 +938,9 @@ struct Run<'a, S: 'static> {
     shell: Option<ShellLexer>,
     /// The heredoc bodies of the text, found when the first curl line is.
     heredocs: Option<Vec<(usize, Range<usize>)>>,
+    /// The start of the last block searched for a bidi control, and the
+    /// first one in it (see `Run::bidi_before`).
+    bidi: Option<(usize, Option<(usize, char)>)>,
 }
 
 impl<S: 'static> Run<'_, S> {
@@ -1017,12 +1030,12 @@ impl<S: 'static> Run<'_, S> {
     fn skip(&mut self, span: Range<usize>, reason: SkipReason, message: impl Into<String>) {
         let mut message = message.into();
         let mut reason = reason;
-        let checked = !matches!(
+        // A call read whole and skipped for what it holds: its end is its own.
+        let whole = matches!(
             reason,
-            SkipReason::UnclosedDirective
-                | SkipReason::InvisibleCharacter
-                | SkipReason::LookalikeKeys
+            SkipReason::InvisibleCharacter | SkipReason::LookalikeKeys
         );
+        let checked = !whole && reason != SkipReason::UnclosedDirective;
         let invisible = checked
             .then(|| first_format_character(&self.full[span.clone()]))
             .flatten();
@@ -1031,7 +1044,8 @@ impl<S: 'static> Run<'_, S> {
             let place = format!("the candidate ({message})");
             message = invisible_message(c, span.start + at, &place);
             reason = SkipReason::InvisibleCharacter;
-        } else if span.end >= self.text.len()
+        } else if !whole
+            && span.end >= self.text.len()
             && self.text.len() < self.full.len()
             && (self.breaker != Breaker::Block
                 || !self.full[self.text.len()..].trim_ascii().is_empty())
@@ -1057,6 +1071,31 @@ impl<S: 'static> Run<'_, S> {
         });
     }
 
+    /// The first bidi control ([`is_bidi_control`]) written in the current
+    /// block before byte `at`, and its byte offset. Each block is searched
+    /// once, however many calls it holds.
+    fn bidi_before(&mut self, at: usize) -> Option<(usize, char)> {
+        let start = self.block_start;
+        let first = match self.bidi {
+            Some((s, first)) if s == start => first,
+            _ => {
+                let end = self.block_end.clamp(start, self.full.len());
+                let block = &self.full[start..end];
+                let first = if block.is_ascii() {
+                    None
+                } else {
+                    block
+                        .char_indices()
+                        .find(|&(_, c)| is_bidi_control(c))
+                        .map(|(i, c)| (start + i, c))
+                };
+                self.bidi = Some((start, first));
+                first
+            }
+        };
+        first.filter(|&(p, _)| p < at)
+    }
+
     fn directive(
         &mut self,
         span: Range<usize>,
@@ -1069,6 +1108,13 @@ impl<S: 'static> Run<'_, S> {
         if let Some((at, c)) = first_format_character(&self.full[span.clone()]) {
             let message = invisible_message(c, span.start + at, "the call");
             return self.skip(span, SkipReason::InvisibleCharacter, message);
+        }
+        // A bidi control earlier in its paragraph reorders how it shows (P159).
+        if form != DirectiveForm::Fence {
+            if let Some((at, c)) = self.bidi_before(span.start) {
+                let message = invisible_message(c, at, "its block before the call");
+                return self.skip(span, SkipReason::InvisibleCharacter, message);
+            }
         }
         if let Some((a, b)) = lookalike_keys(&args) {
             return self.skip(

@@ -300,5 +300,9 @@ def _ctrl_c_stops_a_batch(interrupt_main: Any) -> None:
         A.scan_many(texts)
     elapsed = time.perf_counter() - t0
     timer.cancel()
-    # Interrupted, the batch takes far less than its 50 tenths.
-    assert elapsed < 5 * tenth, (elapsed, tenth)
+    # Interrupted, the batch takes far less than its 50 tenths. The signal is
+    # seen once the chunk being built is done (a chunk is 3000 / (16 x cores)
+    # texts, about 1.5 tenths on 2 cores), then the chunks in flight finish:
+    # a few tenths, more on a loaded machine (seen: 6.7 in CI). 20 tenths
+    # still fail a batch that runs to its end.
+    assert elapsed < 20 * tenth, (elapsed, tenth)

@@ -298,7 +298,13 @@ pub fn run_all(ctx: &Context, quick: bool, filter: Option<&str>) -> bool {
         forget_packaged_sources();
         results.push((
             "cargo package".to_owned(),
-            run("cargo package", cargo().args(PACKAGE_ARGS)),
+            run(
+                "cargo package",
+                // As every build in target/standalone (generator/tests/outside.rs).
+                cargo()
+                    .args(PACKAGE_ARGS)
+                    .env("CARGO_PROFILE_DEV_DEBUG", "false"),
+            ),
         ));
     }
     if let Some(python) = python {
