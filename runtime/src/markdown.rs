@@ -231,6 +231,55 @@ fn recheck_after_definitions(
     ctx.fences.retain(|f| stable(f.span.start));
 }
 
+/// The lines of `text` that may hold a reference definition pulldown-cmark
+/// does not list: each line whose first byte after blanks and container
+/// markers (`>`, `-`, `+`, `*`, a number and `.` or `)`) is `[` and lies in
+/// none of the `covered` ranges (the leaf blocks, the text shown, the listed
+/// definitions; each list in order, its ranges ending in order), from that
+/// byte to the line's end. A line taken wrongly only has the lines after it
+/// parsed again (fail closed).
+fn definition_lines(text: &str, covered: &[&[Range<usize>]; 3]) -> Vec<Range<usize>> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    // Per list, the first range that does not end before the current line.
+    let mut next = [0usize; 3];
+    let mut line = 0;
+    while line < b.len() {
+        let end = memchr::memchr(b'\n', &b[line..]).map_or(b.len(), |k| line + k);
+        let mut p = line;
+        while p < end
+            && (matches!(b[p], b' ' | b'\t' | b'>' | b'-' | b'+' | b'*')
+                || (b[p].is_ascii_digit()
+                    && b[p..end]
+                        .iter()
+                        .find(|c| !c.is_ascii_digit())
+                        .is_some_and(|&c| c == b'.' || c == b')')))
+        {
+            p += 1;
+            if b[p - 1].is_ascii_digit() {
+                while p < end && b[p].is_ascii_digit() {
+                    p += 1;
+                }
+                p += 1;
+            }
+        }
+        if p < end && b[p] == b'[' {
+            let mut within = false;
+            for (list, k) in covered.iter().zip(&mut next) {
+                while *k < list.len() && list[*k].end <= p {
+                    *k += 1;
+                }
+                within |= list.get(*k).is_some_and(|r| r.start <= p);
+            }
+            if !within {
+                out.push(p..end);
+            }
+        }
+        line = end + 1;
+    }
+    out
+}
+
 /// Drops every run of a block inside a list item or blockquote one of whose
 /// lines holds a tab before the block's text on that line (in its
 /// indentation or among its container markers: `>\t`, `-\t`, `1.\t`): how
@@ -467,9 +516,23 @@ impl Context {
         // a row indented past it ended the table's live text.
         let mut delimiter = 0usize;
         let mut table_broken = false;
+        // The leaf blocks, in order: a line in none of them that starts with
+        // `[` may be a reference definition (see `definition_lines`).
+        let mut leaves: Vec<Range<usize>> = Vec::new();
         let mut events = Parser::new_ext(source, options()).into_offset_iter();
         for (event, r) in events.by_ref() {
             let r = r.start + skip..r.end + skip;
+            if let Event::Rule
+            | Event::Start(
+                Tag::Paragraph
+                | Tag::Heading { .. }
+                | Tag::CodeBlock(_)
+                | Tag::HtmlBlock
+                | Tag::Table(_),
+            ) = &event
+            {
+                leaves.push(r.clone());
+            }
             match event {
                 Event::Text(t) if quoted == 0 => {
                     if *t == read[r.clone()] {
@@ -621,13 +684,28 @@ impl Context {
             .map(|(_, d)| d.span.start + skip..d.span.end + skip)
             .collect();
         defs.sort_by_key(|d| d.start);
+        // pulldown-cmark lists one definition per label: the others of a
+        // label defined twice (`[r]`, `[R]`) are found from the source. They
+        // are rechecked on their own, so that a line taken for one wrongly
+        // never shortens the stretch after a listed one.
         let mut ctx = Context {
             runs: without_cdata(read, b.runs),
             fences,
             links,
         };
+        let more = if recheck && !defs.is_empty() {
+            // Text shown (in a run or a link) is no definition: a tight list
+            // item's text is in no paragraph.
+            let mut shown: Vec<Range<usize>> = ctx.runs.iter().map(|r| r.span.clone()).collect();
+            shown.extend(ctx.links.iter().cloned());
+            shown.sort_by_key(|r| r.start);
+            definition_lines(read, &[&leaves, &shown, &defs])
+        } else {
+            Vec::new()
+        };
         if recheck {
             recheck_after_definitions(&mut ctx, read, defs, fence_words);
+            recheck_after_definitions(&mut ctx, read, more, fence_words);
         }
         without_tabbed_prefixes(&mut ctx, read);
         ctx

@@ -742,6 +742,19 @@ impl<S: 'static> Scanner<S> {
     }
 }
 
+/// Where the line holding byte `at` is continued from: the `\` that ends
+/// the line before it (an odd run of backslashes before its LF or CRLF), so
+/// that a shell reads the two as one command (P162).
+fn continued_line(b: &[u8], at: usize) -> Option<usize> {
+    let line = memchr::memrchr(b'\n', &b[..at])?;
+    let mut end = line;
+    if end > 0 && b[end - 1] == b'\r' {
+        end -= 1;
+    }
+    let slashes = b[..end].iter().rev().take_while(|&&c| c == b'\\').count();
+    (slashes % 2 == 1).then(|| end - 1)
+}
+
 /// The closing quote of the shell string opened by the quote `q` at `open`:
 /// single quotes end at the next `'`; in double quotes a `\` escapes the next
 /// byte.
@@ -1719,21 +1732,28 @@ impl<S: 'static> Run<'_, S> {
         let b = self.bytes;
         let d = self.s.directives;
         // A line inside a heredoc body or inside a quoted string opened on an
-        // earlier line is no command (P156).
+        // earlier line, or one that continues the line before it, is no
+        // command (P156, P162).
         let inside = match self.heredoc_at(at) {
             Some(open) => Some(format!("inside the heredoc body opened at byte {open}")),
-            None => self
-                .inside_quote(at)
-                .map(|open| format!("inside the shell string opened at byte {open}")),
+            None => match continued_line(self.full.as_bytes(), at) {
+                Some(slash) => Some(format!(
+                    "continued from the line before it (the `\\` at byte {slash})"
+                )),
+                None => self
+                    .inside_quote(at)
+                    .map(|open| format!("inside the shell string opened at byte {open}")),
+            },
         };
         if let Some(why) = inside {
             let end = self.line_end(at);
             if self.text[at..end].contains(d.curl_path) {
-                self.skip(
-                    at..end,
-                    SkipReason::CurlPayload,
-                    format!("the line is {why}, not a command"),
-                );
+                // The whole line, whatever follows it: nothing cut it short.
+                self.skipped.push(Skipped {
+                    span: at..end,
+                    reason: SkipReason::CurlPayload,
+                    message: format!("the line is {why}, not a command"),
+                });
             }
             return Some(end);
         }
