@@ -516,6 +516,12 @@ impl Context {
         // a row indented past it ended the table's live text.
         let mut delimiter = 0usize;
         let mut table_broken = false;
+        // Where the last paragraph ended; where the last blockquote ended,
+        // when its last block was a paragraph (a lazy line may follow); and
+        // whether the current paragraph starts on that line (P163).
+        let mut paragraph_end = usize::MAX;
+        let mut lazy_from: Option<usize> = None;
+        let mut lazy_paragraph = false;
         // The leaf blocks, in order: a line in none of them that starts with
         // `[` may be a reference definition (see `definition_lines`).
         let mut leaves: Vec<Range<usize>> = Vec::new();
@@ -585,6 +591,22 @@ impl Context {
                         containers += 1;
                         b.containers = containers;
                     }
+                    Tag::Paragraph
+                        if lazy_from.is_some_and(|at| {
+                            at <= r.start
+                                && read.as_bytes()[at..r.start]
+                                    .iter()
+                                    .all(|&c| c == b' ' || c == b'\t')
+                        }) =>
+                    {
+                        // A paragraph on the line right after a blockquote
+                        // that ends in a paragraph: CommonMark reads it as a
+                        // lazy line of the quote; pulldown-cmark does not
+                        // where the line looks like a table row. Fail closed:
+                        // it shows no live text (P163).
+                        b.end_block();
+                        lazy_paragraph = true;
+                    }
                     Tag::TableRow if !table_broken && indent(read, r.start) >= delimiter + 4 => {
                         // A row indented four columns past where the table's
                         // container starts (the text's start at the top
@@ -621,6 +643,14 @@ impl Context {
                     | TagEnd::Superscript
                     | TagEnd::Subscript => b.inline(&r, Breaker::Emphasis),
                     TagEnd::Link => b.inline(&r, Breaker::Link),
+                    TagEnd::Paragraph => {
+                        paragraph_end = r.end;
+                        if std::mem::take(&mut lazy_paragraph) {
+                            b.end_block_unshown();
+                        } else {
+                            b.end_block();
+                        }
+                    }
                     TagEnd::Heading(_) if definition_over_underline(read, &r) => {
                         b.end_block_unshown();
                     }
@@ -629,6 +659,7 @@ impl Context {
                         b.inline(&r, Breaker::Link);
                     }
                     TagEnd::BlockQuote(_) => {
+                        lazy_from = (paragraph_end == r.end).then_some(r.end);
                         b.end_block();
                         quoted -= 1;
                         containers -= 1;

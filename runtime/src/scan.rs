@@ -225,11 +225,13 @@ pub enum SkipReason {
     /// link or image markup, or an entity starts inside it, or it runs past
     /// its block (P151).
     NotPlainText,
-    /// An invisible or bidi format character (Unicode category Cf) written in
-    /// the op or the arguments (P154).
+    /// An invisible character (Unicode category Cf, another default-ignorable
+    /// code point, U+2028 or U+2029) written in the op or the arguments
+    /// (P154, P164), or a bidi control before the call in its paragraph
+    /// (P159).
     InvisibleCharacter,
-    /// Two keys of one object that are equal after NFC normalization once
-    /// format characters (Cf) are removed (P155).
+    /// Two keys of one object that are equal after NFKC normalization once
+    /// invisible characters are removed (P155, P164).
     LookalikeKeys,
 }
 
@@ -773,11 +775,25 @@ fn closing_quote(b: &[u8], open: usize, q: u8) -> Option<usize> {
     None
 }
 
-/// Unicode format characters (category Cf: bidi controls, zero-width
-/// characters, the byte order mark, tags), which show as nothing.
+/// The characters that show as nothing or as a line break: Unicode format
+/// characters (category Cf: bidi controls, zero-width characters, the byte
+/// order mark, tags, P154), the other default-ignorable code points (the
+/// Hangul fillers U+115F, U+1160, U+3164, U+FFA0, the combining grapheme
+/// joiner U+034F, variation selectors) and the line and paragraph separators
+/// U+2028 and U+2029 (P164).
 fn format_characters() -> &'static regex::Regex {
     static CF: OnceLock<regex::Regex> = OnceLock::new();
-    CF.get_or_init(|| regex::Regex::new(r"\p{Cf}").expect("a valid class"))
+    CF.get_or_init(|| {
+        regex::Regex::new(r"[\p{Cf}\p{Default_Ignorable_Code_Point}\u{2028}\u{2029}]")
+            .expect("a valid class")
+    })
+}
+
+/// Whether `c` is a format character (category Cf), as a message names it.
+fn is_format(c: char) -> bool {
+    static CF: OnceLock<regex::Regex> = OnceLock::new();
+    CF.get_or_init(|| regex::Regex::new(r"\A\p{Cf}\z").expect("a valid class"))
+        .is_match(c.encode_utf8(&mut [0; 4]))
 }
 
 /// The first format character written in `text` (see [`format_characters`])
@@ -802,19 +818,25 @@ fn is_bidi_control(c: char) -> bool {
 /// What a skip says of the format character `c` at byte `at`, written in `place`.
 fn invisible_message(c: char, at: usize, place: &str) -> String {
     format!(
-        "the invisible format character U+{:04X} at byte {at} is written in {place}",
+        "the invisible {} U+{:04X} at byte {at} is written in {place}",
+        if is_format(c) {
+            "format character"
+        } else {
+            "character"
+        },
         u32::from(c)
     )
 }
 
 /// Two keys of one object in `args` (at any depth) that look alike: equal
-/// after format characters are removed and NFC normalization (P155).
+/// after invisible characters are removed and NFKC normalization (P155,
+/// P164).
 fn lookalike_keys(args: &Map<String, Value>) -> Option<(String, String)> {
     use unicode_normalization::UnicodeNormalization;
     if args.keys().any(|k| !k.is_ascii()) {
         let mut seen: HashMap<String, &String> = HashMap::new();
         for k in args.keys() {
-            let shown: String = format_characters().replace_all(k, "").nfc().collect();
+            let shown: String = format_characters().replace_all(k, "").nfkc().collect();
             if let Some(other) = seen.insert(shown, k) {
                 return Some((other.clone(), k.clone()));
             }
@@ -1133,7 +1155,7 @@ impl<S: 'static> Run<'_, S> {
             return self.skip(
                 span,
                 SkipReason::LookalikeKeys,
-                format!("the keys {a:?} and {b:?} look alike (equal after NFC normalization, format characters removed)"),
+                format!("the keys {a:?} and {b:?} look alike (equal after NFKC normalization, invisible characters removed)"),
             );
         }
         let op = self.s.resolve(written);

@@ -102,10 +102,11 @@ SkipReason = Literal[
 - ``not-plain-text``: a candidate that a CommonMark renderer does not show as
   written: a code span, inline HTML, emphasis or strikethrough markup, link or
   image markup, or an entity starts inside it, or it runs past its block;
-- ``invisible-character``: an invisible or bidi format character (Unicode
-  category Cf) written in the op or the arguments;
-- ``lookalike-keys``: two keys of one object equal after NFC normalization
-  once format characters are removed.
+- ``invisible-character``: an invisible character (Unicode category Cf,
+  another default-ignorable code point, U+2028 or U+2029) written in the op
+  or the arguments, or a bidi control before the call in its paragraph;
+- ``lookalike-keys``: two keys of one object equal after NFKC normalization
+  once invisible characters are removed.
 """
 SKIP_REASONS: Final[tuple[SkipReason, ...]] = get_args(SkipReason)
 """Every :data:`SkipReason`."""
