@@ -858,8 +858,11 @@ struct ShellLexer {
     /// The block's end, which names the block.
     block_end: usize,
     pos: usize,
-    /// The open quote and where it opened.
+    /// The open quote (`'`, `"`) or expansion (`{` of `${`, `(` of `$(`)
+    /// and where it opened.
     quote: Option<(u8, usize)>,
+    /// How deep the open expansion's braces or parentheses nest.
+    depth: u32,
 }
 
 /// The heredoc bodies of `text`, in order (P156): after each `<<WORD`
@@ -1007,10 +1010,11 @@ impl<S: 'static> Run<'_, S> {
             .map(|&(open, _)| open)
     }
 
-    /// Where the shell string open at the line holding byte `at` opened, when
-    /// one opened on an earlier line of its block is still open there
-    /// (P156). The block's lines are lexed once, as far as they are asked about.
-    fn inside_quote(&mut self, at: usize) -> Option<usize> {
+    /// The shell string (its quote) or expansion (`{`, `(`) open at the line
+    /// holding byte `at`, and where it opened, when one opened on an earlier
+    /// line of its block is still open there (P156, P165). The block's lines
+    /// are lexed once, as far as they are asked about.
+    fn inside_quote(&mut self, at: usize) -> Option<(u8, usize)> {
         let b = self.full.as_bytes();
         let mut line = at;
         while line > self.floor && !matches!(b[line - 1], b'\n' | b'\r') {
@@ -1025,20 +1029,41 @@ impl<S: 'static> Run<'_, S> {
                 block_end: self.block_end,
                 pos: self.block_start,
                 quote: None,
+                depth: 0,
             });
         }
         let lexer = self.shell.as_mut().expect("made above");
         let mut p = lexer.pos.max(self.block_start);
         let mut quote = lexer.quote;
+        let mut depth = lexer.depth;
         while p < line {
             let c = b[p];
             match quote {
                 Some((b'\'', _)) if c == b'\'' => quote = None,
                 Some((b'"', _)) if c == b'"' => quote = None,
                 Some((b'"', _)) if c == b'\\' => p += 1,
+                // Inside `${…}` or `$(…)`: its brackets counted, quotes
+                // inside it not read (P165).
+                Some((open @ (b'{' | b'('), _)) => {
+                    if c == b'\\' {
+                        p += 1;
+                    } else if c == open {
+                        depth += 1;
+                    } else if c == if open == b'{' { b'}' } else { b')' } {
+                        depth -= 1;
+                        if depth == 0 {
+                            quote = None;
+                        }
+                    }
+                }
                 Some(_) => {}
                 None => match c {
                     b'\'' | b'"' => quote = Some((c, p)),
+                    b'$' if matches!(b.get(p + 1), Some(b'{' | b'(')) => {
+                        quote = Some((b[p + 1], p));
+                        depth = 1;
+                        p += 1;
+                    }
                     b'\\' => p += 1,
                     b'#' if p == 0 || is_ws(b[p - 1]) => {
                         while p + 1 < line && !matches!(b[p + 1], b'\n' | b'\r') {
@@ -1052,7 +1077,8 @@ impl<S: 'static> Run<'_, S> {
         }
         lexer.pos = p.max(lexer.pos);
         lexer.quote = quote;
-        quote.map(|(_, open)| open)
+        lexer.depth = depth;
+        quote
     }
 
     fn line_end(&self, from: usize) -> usize {
@@ -1762,9 +1788,10 @@ impl<S: 'static> Run<'_, S> {
                 Some(slash) => Some(format!(
                     "continued from the line before it (the `\\` at byte {slash})"
                 )),
-                None => self
-                    .inside_quote(at)
-                    .map(|open| format!("inside the shell string opened at byte {open}")),
+                None => self.inside_quote(at).map(|(kind, open)| match kind {
+                    b'{' | b'(' => format!("inside the shell expansion opened at byte {open}"),
+                    _ => format!("inside the shell string opened at byte {open}"),
+                }),
             },
         };
         if let Some(why) = inside {
