@@ -261,7 +261,7 @@ pub fn markdown_hostile() -> Vec<Hostile> {
             s.truncate(size);
             s
         };
-        let cases: [(&'static str, String); 11] = [
+        let cases: [(&'static str, String); 12] = [
             ("md-brackets-calls", fill("[[TOOL a.b {}] [", size)),
             (
                 "md-backtick-runs",
@@ -286,6 +286,13 @@ pub fn markdown_hostile() -> Vec<Hostile> {
                     &format!("- {}[x\n\n\tx", "a *b* ".repeat(size / 6 - 2)),
                     size,
                 ),
+            ),
+            // Hostile review (helper-10): one paragraph of calls in link text
+            // and calls beside them, not ASCII; each link's call threw away
+            // the paragraph's bidi search before.
+            (
+                "md-link-text-calls",
+                fill("[TOOL a.b {}](u) [TOOL a.b {}] é ", size),
             ),
         ];
         for (kind, text) in cases {

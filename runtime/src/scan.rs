@@ -744,17 +744,21 @@ impl<S: 'static> Scanner<S> {
     }
 }
 
-/// Where the line holding byte `at` is continued from: the `\` that ends
-/// the line before it (an odd run of backslashes before its LF or CRLF), so
-/// that a shell reads the two as one command (P162).
-fn continued_line(b: &[u8], at: usize) -> Option<usize> {
-    let line = memchr::memrchr(b'\n', &b[..at])?;
+/// Why a shell reads the line holding byte `at` as part of the line before
+/// it (P162): the `\` that ends that line (an odd run of backslashes before
+/// its LF or CRLF), or a lone CR, which ends no shell line (P156).
+fn continued_line(b: &[u8], at: usize) -> Option<String> {
+    let line = memchr::memrchr2(b'\n', b'\r', &b[..at])?;
+    if b[line] == b'\r' {
+        // The last line break before `at` is a CR that no LF follows.
+        return Some(format!("the lone CR at byte {line} ends no shell line"));
+    }
     let mut end = line;
     if end > 0 && b[end - 1] == b'\r' {
         end -= 1;
     }
     let slashes = b[..end].iter().rev().take_while(|&&c| c == b'\\').count();
-    (slashes % 2 == 1).then(|| end - 1)
+    (slashes % 2 == 1).then(|| format!("the `\\` at byte {}", end - 1))
 }
 
 /// The closing quote of the shell string opened by the quote `q` at `open`:
@@ -1047,6 +1051,11 @@ impl<S: 'static> Run<'_, S> {
                 Some((open @ (b'{' | b'('), _)) => {
                     if c == b'\\' {
                         p += 1;
+                    } else if c == b'#' && is_ws(b[p - 1]) {
+                        // A comment inside it: its brackets count for nothing.
+                        while p + 1 < line && !matches!(b[p + 1], b'\n' | b'\r') {
+                            p += 1;
+                        }
                     } else if c == open {
                         depth += 1;
                     } else if c == if open == b'{' { b'}' } else { b')' } {
@@ -1059,7 +1068,10 @@ impl<S: 'static> Run<'_, S> {
                 Some(_) => {}
                 None => match c {
                     b'\'' | b'"' => quote = Some((c, p)),
-                    b'$' if matches!(b.get(p + 1), Some(b'{' | b'(')) => {
+                    b'$' | b'<' | b'>'
+                        if b.get(p + 1) == Some(&b'(')
+                            || (c == b'$' && b.get(p + 1) == Some(&b'{')) =>
+                    {
                         quote = Some((b[p + 1], p));
                         depth = 1;
                         p += 1;
@@ -1229,6 +1241,14 @@ impl<S: 'static> Run<'_, S> {
     /// A candidate at the `[` of a link's text is shown as a link, without
     /// its brackets: a call there is skipped, a sentence is none (P151).
     fn link(&mut self, link: &Range<usize>) {
+        // The paragraph's bidi search stays cached across the link (each link
+        // is searched on its own: linear, as links do not overlap).
+        let paragraph_bidi = self.bidi.take();
+        self.link_text(link);
+        self.bidi = paragraph_bidi;
+    }
+
+    fn link_text(&mut self, link: &Range<usize>) {
         self.text = &self.full[..link.end];
         self.bytes = self.text.as_bytes();
         self.floor = link.start;
@@ -1785,9 +1805,7 @@ impl<S: 'static> Run<'_, S> {
         let inside = match self.heredoc_at(at) {
             Some(open) => Some(format!("inside the heredoc body opened at byte {open}")),
             None => match continued_line(self.full.as_bytes(), at) {
-                Some(slash) => Some(format!(
-                    "continued from the line before it (the `\\` at byte {slash})"
-                )),
+                Some(why) => Some(format!("continued from the line before it ({why})")),
                 None => self.inside_quote(at).map(|(kind, open)| match kind {
                     b'{' | b'(' => format!("inside the shell expansion opened at byte {open}"),
                     _ => format!("inside the shell string opened at byte {open}"),
