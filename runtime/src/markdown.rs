@@ -405,6 +405,9 @@ struct Builder<'t> {
     /// Whether the current block holds a strikethrough between single
     /// tildes (P160).
     single_tilde: bool,
+    /// Whether the current block shows no live text whatever it holds
+    /// (P161, P163).
+    unshown: bool,
 }
 
 impl Builder<'_> {
@@ -420,17 +423,17 @@ impl Builder<'_> {
         }
     }
 
-    /// Ends the current block: its runs learn where it ends.
+    /// Ends the current block: its runs learn where it ends, or are dropped
+    /// when it shows no live text.
     fn end_block(&mut self) {
         self.close(Breaker::Block);
         let start = self.block_start.take().unwrap_or(0);
-        if std::mem::take(&mut self.single_tilde)
-            && memchr::memchr2(b'*', b'_', &self.text.as_bytes()[start..self.block_end]).is_some()
-        {
-            // Strikethrough between single tildes is GFM's, not every
-            // renderer's: where one reads `~` as text, the `*` or `_` inside
-            // it may pair with one outside (an emphasis across a call). The
-            // block has no live text (P160).
+        // Strikethrough between single tildes is GFM's, not every renderer's:
+        // where one reads `~` as text, the `*` or `_` inside it may pair with
+        // one outside (an emphasis across a call, P160).
+        let tilde_emphasis = std::mem::take(&mut self.single_tilde)
+            && memchr::memchr2(b'*', b'_', &self.text.as_bytes()[start..self.block_end]).is_some();
+        if std::mem::take(&mut self.unshown) || tilde_emphasis {
             self.runs.truncate(self.block_first);
         }
         for run in &mut self.runs[self.block_first..] {
@@ -438,14 +441,6 @@ impl Builder<'_> {
             run.block_start = start.min(run.span.start);
         }
         self.block_first = self.runs.len();
-    }
-
-    /// Ends the current block, dropping its runs: it shows no live text.
-    fn end_block_unshown(&mut self) {
-        let first = self.block_first;
-        self.end_block();
-        self.runs.truncate(first);
-        self.block_first = first;
     }
 
     /// Text shown as written at `r` (or a line break, `text: false`).
@@ -505,6 +500,7 @@ impl Context {
             block_start: None,
             containers: 0,
             single_tilde: false,
+            unshown: false,
         };
         let mut fences = Vec::new();
         // Depth of what shows no live text (blockquotes, images, code and
@@ -516,26 +512,28 @@ impl Context {
         // a row indented past it ended the table's live text.
         let mut delimiter = 0usize;
         let mut table_broken = false;
-        // Where the last paragraph ended; where the last blockquote ended,
-        // when its last block was a paragraph (a lazy line may follow); and
-        // whether the current paragraph starts on that line (P163).
+        // Where the last paragraph ended, and where the last blockquote
+        // ended when its last block was a paragraph (a lazy line may follow,
+        // P163).
         let mut paragraph_end = usize::MAX;
         let mut lazy_from: Option<usize> = None;
-        let mut lazy_paragraph = false;
         // The leaf blocks, in order: a line in none of them that starts with
         // `[` may be a reference definition (see `definition_lines`).
         let mut leaves: Vec<Range<usize>> = Vec::new();
         let mut events = Parser::new_ext(source, options()).into_offset_iter();
         for (event, r) in events.by_ref() {
             let r = r.start + skip..r.end + skip;
-            if let Event::Rule
-            | Event::Start(
-                Tag::Paragraph
-                | Tag::Heading { .. }
-                | Tag::CodeBlock(_)
-                | Tag::HtmlBlock
-                | Tag::Table(_),
-            ) = &event
+            if let (
+                true,
+                Event::Rule
+                | Event::Start(
+                    Tag::Paragraph
+                    | Tag::Heading { .. }
+                    | Tag::CodeBlock(_)
+                    | Tag::HtmlBlock
+                    | Tag::Table(_),
+                ),
+            ) = (recheck, &event)
             {
                 leaves.push(r.clone());
             }
@@ -605,7 +603,7 @@ impl Context {
                         // where the line looks like a table row. Fail closed:
                         // it shows no live text (P163).
                         b.end_block();
-                        lazy_paragraph = true;
+                        b.unshown = true;
                     }
                     Tag::TableRow if !table_broken && indent(read, r.start) >= delimiter + 4 => {
                         // A row indented four columns past where the table's
@@ -645,14 +643,11 @@ impl Context {
                     TagEnd::Link => b.inline(&r, Breaker::Link),
                     TagEnd::Paragraph => {
                         paragraph_end = r.end;
-                        if std::mem::take(&mut lazy_paragraph) {
-                            b.end_block_unshown();
-                        } else {
-                            b.end_block();
-                        }
+                        b.end_block();
                     }
                     TagEnd::Heading(_) if definition_over_underline(read, &r) => {
-                        b.end_block_unshown();
+                        b.unshown = true;
+                        b.end_block();
                     }
                     TagEnd::Image => {
                         quoted -= 1;
