@@ -95,6 +95,9 @@ pub(crate) struct Context {
     /// The links whose text starts with their `[`, in order: a candidate
     /// there is shown as a link, without its brackets.
     pub links: Vec<Range<usize>>,
+    /// Whether a fenced code block runs to the text's end without a closing
+    /// fence: read inside a longer text, it may go on past it.
+    pub open_at_end: bool,
 }
 
 /// `runs` without what lies in an inline CDATA section (`<![CDATA[` to
@@ -116,6 +119,12 @@ fn without_cdata(text: &str, runs: Vec<TextRun>) -> Vec<TextRun> {
         from = open + OPEN.len() + c + 3;
         hidden.push(open..from);
     }
+    without_hidden(runs, &hidden, Breaker::InlineHtml)
+}
+
+/// `runs` without what lies in the `hidden` ranges (in order, none
+/// overlapping): a run that reaches one ends before it, with `breaker`.
+fn without_hidden(runs: Vec<TextRun>, hidden: &[Range<usize>], breaker: Breaker) -> Vec<TextRun> {
     if hidden.is_empty() {
         return runs;
     }
@@ -133,7 +142,7 @@ fn without_cdata(text: &str, runs: Vec<TextRun>) -> Vec<TextRun> {
                     if h.start > start {
                         out.push(TextRun {
                             span: start..h.start,
-                            breaker: Breaker::InlineHtml,
+                            breaker,
                             ..run.clone()
                         });
                     }
@@ -151,6 +160,89 @@ fn without_cdata(text: &str, runs: Vec<TextRun>) -> Vec<TextRun> {
         }
     }
     out
+}
+
+/// `runs` without the text of what another CommonMark reader may take for a
+/// full or collapsed reference link or image, `[text][label]` or
+/// `![text][]`, where pulldown-cmark shows text: a definition it does not
+/// find (one inside a container whose lines readers place differently) makes
+/// the text a link's or an image's description to such a reader. Fail
+/// closed: from the `[` that opens the text to the `]` that closes the
+/// label, nothing is live text, when the label (or, collapsed, the text) is
+/// one that a `[label]:` anywhere in the text may define (P167).
+fn without_reference_texts(text: &str, runs: Vec<TextRun>) -> Vec<TextRun> {
+    let b = text.as_bytes();
+    if memchr::memmem::find(b, b"][").is_none() || memchr::memmem::find(b, b"]:").is_none() {
+        return runs;
+    }
+    // Every label a reader may find defined: the text from a `[` to a `]:`
+    // (no bracket between), compared as CommonMark compares labels (case
+    // folded, blanks collapsed).
+    let key = |label: &[u8]| -> String {
+        let label = String::from_utf8_lossy(label);
+        label
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase()
+    };
+    let mut defined = std::collections::HashSet::new();
+    for colon in memchr::memmem::find_iter(b, b"]:") {
+        let from = colon.saturating_sub(1000);
+        if let Some(k) = memchr::memrchr2(b'[', b']', &b[from..colon]) {
+            if b[from + k] == b'[' {
+                defined.insert(key(&b[from + k + 1..colon]));
+            }
+        }
+    }
+    let mut hidden: Vec<Range<usize>> = Vec::new();
+    let mut opens: Vec<usize> = Vec::new();
+    let mut block = usize::MAX;
+    for r in &runs {
+        if r.block_end == block {
+            continue;
+        }
+        block = r.block_end;
+        opens.clear();
+        let end = r.block_end.min(b.len());
+        let mut i = r.block_start;
+        while i < end {
+            match b[i] {
+                b'\\' => i += 1,
+                b'[' => opens.push(i),
+                b']' => {
+                    if let Some(open) = opens.pop() {
+                        if b.get(i + 1) == Some(&b'[') {
+                            // The label: to the next `]`, with no `[` inside.
+                            let stop = b.len().min(i + 2 + 1000);
+                            let label = &b[(i + 2).min(stop)..stop];
+                            if let Some(k) = memchr::memchr2(b'[', b']', label) {
+                                // A collapsed reference's label is its text.
+                                let name = if k == 0 { &b[open + 1..i] } else { &label[..k] };
+                                if label[k] == b']' && defined.contains(&key(name)) {
+                                    hidden.push(open..i + 2 + k + 1);
+                                }
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+    if hidden.is_empty() {
+        return runs;
+    }
+    hidden.sort_by_key(|h| h.start);
+    let mut merged: Vec<Range<usize>> = Vec::with_capacity(hidden.len());
+    for h in hidden {
+        match merged.last_mut() {
+            Some(last) if h.start <= last.end => last.end = last.end.max(h.end),
+            _ => merged.push(h),
+        }
+    }
+    without_hidden(runs, &merged, Breaker::Link)
 }
 
 /// After a reference definition, CommonMark readers differ on what the
@@ -217,6 +309,12 @@ fn recheck_after_definitions(
             .map(|f| f.span.clone())
             .eq(alone.fences.iter().map(|f| shift(&f.span)));
         if !(same_runs && same_fences) {
+            if alone.open_at_end {
+                // Read on its own the region ends in an open fence: in the
+                // text, that fence may hide what follows, up to the end.
+                unstable.push(region.start..b.len());
+                break;
+            }
             unstable.push(region);
         }
     }
@@ -328,21 +426,476 @@ fn without_tabbed_prefixes(ctx: &mut Context, text: &str) {
     }
 }
 
-/// Whether the setext heading at `r` reads as a reference definition to a
-/// reader that takes its underline for the destination: its text's last line
-/// ends with `]:` (`[TOOL a.b {}]:` over `===`). pulldown-cmark shows a
-/// heading there, markdown-it a definition, which shows nothing; such a
-/// heading has no live text (P161).
-fn definition_over_underline(text: &str, r: &Range<usize>) -> bool {
+/// Whether the line at `line` starts a block that ends a paragraph for
+/// every CommonMark reader, after at most three blanks: an ATX heading, a
+/// fence, a bullet list item or one numbered 1, a thematic break.
+fn interrupts_paragraph(b: &[u8], line: usize) -> bool {
+    let blanks = b[line..].iter().take_while(|&&c| c == b' ').count();
+    if blanks > 3 {
+        return false;
+    }
+    let rest = &b[line + blanks..line_end(b, line)];
+    let rest = rest.strip_suffix(b"\r").unwrap_or(rest);
+    let spaced = |k: usize| matches!(rest.get(k), Some(b' ' | b'\t'));
+    match rest.first() {
+        Some(b'#') => true,
+        Some(&c @ (b'`' | b'~')) => rest.starts_with(&[c; 3]),
+        Some(&c @ (b'-' | b'*' | b'_'))
+            if rest.iter().filter(|&&x| x == c).count() >= 3
+                && rest.iter().all(|&x| x == c || x == b' ' || x == b'\t') =>
+        {
+            true
+        }
+        Some(b'-' | b'+' | b'*') => spaced(1),
+        Some(b'1') => matches!(rest.get(1), Some(b'.' | b')')) && spaced(2),
+        _ => false,
+    }
+}
+
+/// Drops every run that starts in the lines right after a blockquote that
+/// may take a lazy line (its last block is a paragraph or a table, or the
+/// next line holds four or more blanks and `>`), up to the next blank line
+/// or the next line that starts a block that ends a paragraph
+/// ([`interrupts_paragraph`]), and to the end of every list item or
+/// blockquote that starts there. CommonMark readers differ on where such a
+/// blockquote ends: markdown-it takes a line of four or more blanks and `>`
+/// for the quote's next line, and reads a table row or a paragraph there as a
+/// lazy line of the quote, where pulldown-cmark ends the quote (an indented
+/// code block, a table, a new paragraph). Fail closed: those lines show no
+/// live text (P163).
+fn without_lines_after_quotes(
+    ctx: &mut Context,
+    text: &str,
+    mut ends: Vec<(usize, bool)>,
+    containers: &[(Container, Range<usize>)],
+) {
+    if ends.is_empty() || ctx.runs.is_empty() {
+        return;
+    }
+    let b = text.as_bytes();
+    ends.sort_unstable();
+    // The stretches, in order, none overlapping: an end inside the stretch
+    // before it shares that stretch's end, so each line is read once.
+    let mut stretches: Vec<Range<usize>> = Vec::new();
+    for (end, lazy) in ends {
+        let mut start = end.min(b.len());
+        if start > 0 && b[start - 1] != b'\n' {
+            start = (line_end(b, start) + 1).min(b.len());
+        }
+        if stretches.last().is_some_and(|last| start <= last.end) {
+            continue;
+        }
+        let blanks = b[start..].iter().take_while(|&&c| c == b' ').count();
+        let quote_line = blanks >= 4 && b.get(start + blanks) == Some(&b'>');
+        if !(lazy || quote_line) {
+            continue;
+        }
+        let mut stretch = to_blank_line(b, start, |line| interrupts_paragraph(b, line));
+        // A container that starts there is wholly where readers differ: to
+        // one, its first line is a lazy line of the quote.
+        let lo = containers.partition_point(|(_, c)| c.start < stretch.start);
+        let hi = containers.partition_point(|(_, c)| c.start < stretch.end);
+        if let Some(end) = containers[lo..hi].iter().map(|(_, c)| c.end).max() {
+            stretch.end = stretch.end.max(end);
+        }
+        if !stretch.is_empty() {
+            stretches.push(stretch);
+        }
+    }
+    without_runs_in(ctx, &stretches);
+}
+
+/// A container block as pulldown-cmark reports it: its kind and its bytes
+/// (a list item's from its line's start or its marker, a blockquote's from
+/// its `>`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Container {
+    Quote,
+    Item,
+}
+
+/// A container enclosing the blocks being checked, as read from its first
+/// line (see [`without_lazy_lines`]).
+struct Open {
+    kind: Container,
+    /// Where it starts and ends (pulldown-cmark's range).
+    start: usize,
+    end: usize,
+    /// Where its content starts on its first line, as a byte and as a
+    /// column.
+    content: usize,
+    content_col: usize,
+    /// For a list item, the columns of blanks a continuation line needs
+    /// (from the end of the enclosing containers' markers).
+    width: usize,
+    /// Whether its first line, or an enclosing container's, does not read as
+    /// CommonMark's container syntax (a tab, a marker not where expected).
+    odd: bool,
+}
+
+/// The end of the line holding byte `at` (its `\n`, or the text's end).
+fn line_end(b: &[u8], at: usize) -> usize {
+    memchr::memchr(b'\n', &b[at..]).map_or(b.len(), |k| at + k)
+}
+
+/// The start of the line holding byte `at`.
+fn line_start(b: &[u8], at: usize) -> usize {
+    memchr::memrchr(b'\n', &b[..at]).map_or(0, |k| k + 1)
+}
+
+/// Where the content of `stack` (outermost first) starts on the line that
+/// starts at `line`, when every container carries on there as CommonMark's
+/// syntax says without a lazy line: a blockquote's `>` after at most three
+/// spaces (and one optional space), a list item's `width` columns of spaces.
+/// `None` when one does not (a lazy line, a tab, an odd container).
+fn container_prefix(b: &[u8], stack: &[Open], line: usize) -> Option<usize> {
+    // The byte order mark, which CommonMark readers skip.
+    let line = if line == 0 && b.starts_with(BOM.as_bytes()) {
+        BOM.len()
+    } else {
+        line
+    };
+    let Some(top) = stack.last() else {
+        return Some(line);
+    };
+    if top.odd {
+        return None;
+    }
+    // A container that starts on this line was read there when it opened:
+    // its content starts where it was found (containers start in order, so
+    // the innermost one's content is the line's).
+    if top.start >= line {
+        return Some(top.content);
+    }
+    let end = line_end(b, line);
+    let mut pos = line;
+    // Columns: a tab reaches the next tab stop, and one that reaches past
+    // a list item's content (a partial tab) fails.
+    let mut col = 0;
+    for o in stack {
+        match o.kind {
+            Container::Quote => {
+                let blanks = b[pos..end].iter().take_while(|&&c| c == b' ').count();
+                if blanks > 3 || b.get(pos + blanks) != Some(&b'>') {
+                    return None;
+                }
+                pos += blanks + 1;
+                col += blanks + 1;
+                match b.get(pos) {
+                    Some(b' ') => {
+                        pos += 1;
+                        col += 1;
+                    }
+                    Some(b'\t') => return None,
+                    _ => {}
+                }
+            }
+            Container::Item => {
+                let target = col + o.width;
+                while col < target {
+                    match b.get(pos) {
+                        Some(b' ') => col += 1,
+                        Some(b'\t') if (col / 4 + 1) * 4 <= target => col = (col / 4 + 1) * 4,
+                        _ => return None,
+                    }
+                    pos += 1;
+                }
+            }
+        }
+    }
+    Some(pos)
+}
+
+/// Whether the line at `line`, which does not carry every container of
+/// `stack`, is one CommonMark readers may place differently: an odd
+/// container, four or more columns of blanks (an indented code block to a
+/// reader that ends the paragraph), a tab, or a first byte that may start a
+/// block (`>`, a list marker, a heading, a rule, a fence, a table row, HTML).
+/// Other lazy lines (`- a` then `b`) are read alike, as a continuation of
+/// the paragraph.
+fn doubtful_lazy_line(b: &[u8], stack: &[Open], line: usize) -> bool {
+    if stack.last().is_some_and(|o| o.odd) {
+        return true;
+    }
+    let blanks = b[line..].iter().take_while(|&&c| c == b' ').count();
+    let at = line + blanks;
+    let next = b.get(at + 1).copied();
+    let ends = |c: Option<u8>| matches!(c, None | Some(b' ' | b'\t' | b'\r' | b'\n'));
+    blanks >= 4
+        || match b.get(at) {
+            Some(b'\t' | b'>' | b'#' | b'|' | b'<') => true,
+            Some(&c @ (b'-' | b'+' | b'*' | b'_' | b'=')) => ends(next) || next == Some(c),
+            Some(&c @ (b'`' | b'~')) => next == Some(c) && b.get(at + 2) == Some(&c),
+            Some(b'0'..=b'9') => b[at..]
+                .iter()
+                .find(|c| !c.is_ascii_digit())
+                .is_some_and(|&c| c == b'.' || c == b')'),
+            _ => false,
+        }
+}
+
+/// Reads the container `kind` at `range` on its first line, inside `stack`.
+fn open_container(b: &[u8], stack: &[Open], kind: Container, range: &Range<usize>) -> Open {
+    let mut open = Open {
+        kind,
+        start: range.start,
+        end: range.end,
+        content: range.start,
+        content_col: 0,
+        width: 0,
+        odd: true,
+    };
+    let line = match line_start(b, range.start) {
+        0 if b.starts_with(BOM.as_bytes()) => BOM.len(),
+        line => line,
+    };
+    let end = line_end(b, range.start);
+    let Some(pos) = container_prefix(b, stack, line) else {
+        return open;
+    };
+    let blanks = b[pos..end].iter().take_while(|&&c| c == b' ').count();
+    let marker = pos + blanks;
+    if blanks > 3 || marker < range.start || b.get(marker) == Some(&b'\t') {
+        return open;
+    }
+    let after = match kind {
+        Container::Quote if b.get(marker) == Some(&b'>') => marker + 1,
+        Container::Item if matches!(b.get(marker), Some(b'-' | b'+' | b'*')) => marker + 1,
+        Container::Item => {
+            let digits = b[marker..end]
+                .iter()
+                .take_while(|c| c.is_ascii_digit())
+                .count();
+            if !(1..=9).contains(&digits) || !matches!(b.get(marker + digits), Some(b'.' | b')')) {
+                return open;
+            }
+            marker + digits + 1
+        }
+        Container::Quote => return open,
+    };
+    // Columns from here on: a tab after a list marker reaches the next tab
+    // stop (CommonMark's reading; a tab anywhere else before the content
+    // makes the container odd).
+    let pos_col = stack
+        .last()
+        .filter(|o| o.start >= line)
+        .map_or(pos - line, |o| o.content_col);
+    let after_col = pos_col + (after - pos);
+    let (mut at, mut col) = (after, after_col);
+    while at < end && matches!(b[at], b' ' | b'\t') {
+        if b[at] == b'\t' && kind == Container::Quote {
+            return open;
+        }
+        col = if b[at] == b'\t' {
+            (col / 4 + 1) * 4
+        } else {
+            col + 1
+        };
+        at += 1;
+    }
+    let blank = matches!(b.get(at), None | Some(b'\r' | b'\n'));
+    (open.content, open.content_col) = match kind {
+        Container::Quote => {
+            let one = usize::from(at > after);
+            (after + one, after_col + one)
+        }
+        // A blank first line, or an indented code block after the marker:
+        // the content starts one column after it.
+        Container::Item if blank || col - after_col >= 5 => ((after + 1).min(end), after_col + 1),
+        Container::Item => (at, col),
+    };
+    open.width = open.content_col - pos_col;
+    open.odd = false;
+    open
+}
+
+/// Drops every run of a block that reaches or follows, inside the same
+/// outermost list or blockquote, a line that pulldown-cmark reads inside a
+/// container without the container's syntax (a lazy line) and that CommonMark
+/// readers may place differently ([`doubtful_lazy_line`]: four or more
+/// blanks, a tab, a block marker), or a container whose first line does not
+/// read as its syntax. Which container or block such a line belongs to,
+/// and so every block after it in that container, is where CommonMark
+/// readers differ (markdown-it reads an indented code block, a blockquote or
+/// a definition where pulldown-cmark reads a lazy paragraph line). Fail
+/// closed: from that line to the outermost container's end nothing is live
+/// text (P166).
+fn without_doubtful_containers(
+    ctx: &mut Context,
+    text: &str,
+    containers: &[(Container, Range<usize>)],
+) {
+    if containers.is_empty() || ctx.runs.is_empty() {
+        return;
+    }
+    let b = text.as_bytes();
+    let mut stack: Vec<Open> = Vec::new();
+    let mut next = 0;
+    // From a doubtful line to its outermost container's end, in order.
+    let mut doubtful: Vec<Range<usize>> = Vec::new();
+    // The first of the lazy lines just read.
+    let mut lazy: Option<usize> = None;
+    let mut line = 0;
+    while line < b.len() {
+        let end = line_end(b, line);
+        while stack.last().is_some_and(|o| o.end <= line) {
+            stack.pop();
+        }
+        if stack.is_empty() {
+            // Skip to the next container's line.
+            match containers.get(next) {
+                Some((_, c)) if c.start > end => {
+                    lazy = None;
+                    line = line_start(b, c.start);
+                    continue;
+                }
+                None => break,
+                _ => {}
+            }
+        }
+        let mut opened = false;
+        while let Some((kind, range)) = containers.get(next).filter(|(_, c)| c.start <= end) {
+            next += 1;
+            while stack.last().is_some_and(|o| o.end <= range.start) {
+                stack.pop();
+            }
+            let open = open_container(b, &stack, *kind, range);
+            stack.push(open);
+            opened = true;
+        }
+        let blank = b[line..end]
+            .iter()
+            .all(|&c| matches!(c, b' ' | b'\t' | b'\r'));
+        let mut doubt = None;
+        if blank || stack.is_empty() {
+            lazy = None;
+        } else if container_prefix(b, &stack, line).is_none() {
+            if doubtful_lazy_line(b, &stack, line) {
+                doubt = Some(lazy.unwrap_or(line));
+            }
+            lazy.get_or_insert(line);
+        } else if let Some(from) = lazy.take().filter(|_| !opened) {
+            // A line that carries the containers again after lazy lines:
+            // readers differ on whether the lazy lines ended the container.
+            doubt = Some(from);
+        }
+        if let Some(from) = doubt {
+            let mut outer = stack[0].end;
+            // A fence there may be, to another reader, one outside the
+            // containers that nothing closes: it hides the rest of the text.
+            let mut at = from;
+            while at < outer.min(b.len()) {
+                let e = line_end(b, at);
+                let t = &b[at..e];
+                let t = &t[t.iter().take_while(|&&c| c == b' ' || c == b'\t').count()..];
+                if t.starts_with(b"```") || t.starts_with(b"~~~") {
+                    outer = b.len();
+                    break;
+                }
+                at = e + 1;
+            }
+            lazy = None;
+            if doubtful.last().is_some_and(|d| d.end >= from) {
+                let last = doubtful.last_mut().expect("checked");
+                last.end = last.end.max(outer);
+            } else {
+                doubtful.push(from..outer.max(end));
+            }
+            // Nothing after this line, to the outermost end, is looked at.
+            stack.clear();
+            while containers.get(next).is_some_and(|(_, c)| c.start < outer) {
+                next += 1;
+            }
+            line = outer.max(end + 1);
+            continue;
+        }
+        line = end + 1;
+    }
+    if doubtful.is_empty() {
+        return;
+    }
+    // A block that reaches a doubtful stretch goes whole.
+    let hit = |r: &TextRun| {
+        let k = doubtful.partition_point(|d| d.end <= r.block_start.min(r.span.start));
+        doubtful
+            .get(k)
+            .is_some_and(|d| d.start < r.block_end.max(r.span.end))
+    };
+    ctx.runs.retain(|r| !hit(r));
+}
+
+/// How a setext heading may read as a reference definition to a reader
+/// whose definitions run on over a setext underline (markdown-it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SetextDefinition {
+    /// Not at all.
+    No,
+    /// The heading: its text's last line ends with `]:` (`[TOOL a.b {}]:`
+    /// over `===`), and the underline reads as the destination.
+    Heading,
+    /// The heading and the lines after it: its text starts with a `[` whose
+    /// label the heading does not close, or with `[label]:`, so that the
+    /// label, destination or title may run on past the underline.
+    RunsOn,
+}
+
+/// Whether the setext heading at `r` reads as a reference definition to
+/// another reader (see [`SetextDefinition`]). pulldown-cmark shows a heading
+/// there, markdown-it a definition, which shows nothing: such a heading,
+/// and, where the definition may run on, the lines after it up to the next
+/// blank line, have no live text (P161).
+fn setext_definition(text: &str, r: &Range<usize>) -> SetextDefinition {
     let heading = text[r.clone()].trim_end_matches(['\n', '\r']);
     let Some(nl) = heading.rfind('\n') else {
-        return false;
+        return SetextDefinition::No;
     };
     let underline = heading[nl + 1..].trim_matches([' ', '\t']);
-    let line = heading[..nl].trim_end_matches(['\r', ' ', '\t']);
-    !underline.is_empty()
-        && underline.bytes().all(|c| c == b'=' || c == b'-')
-        && line.ends_with("]:")
+    if underline.is_empty() || !underline.bytes().all(|c| c == b'=' || c == b'-') {
+        return SetextDefinition::No;
+    }
+    let body = &heading[..nl];
+    if let Some(label) = body.trim_start_matches(' ').strip_prefix('[') {
+        match label.find(']') {
+            None => return SetextDefinition::RunsOn,
+            Some(k) if label[k + 1..].starts_with(':') => return SetextDefinition::RunsOn,
+            Some(_) => {}
+        }
+    }
+    if body.trim_end_matches(['\r', ' ', '\t']).ends_with("]:") {
+        SetextDefinition::Heading
+    } else {
+        SetextDefinition::No
+    }
+}
+
+/// From `start` (a line's start) to the next blank line or the text's end.
+fn to_blank_line(b: &[u8], start: usize, stops: impl Fn(usize) -> bool) -> Range<usize> {
+    let mut stop = start;
+    while stop < b.len() {
+        let next = line_end(b, stop);
+        if b[stop..next]
+            .iter()
+            .all(|&c| matches!(c, b' ' | b'\t' | b'\r'))
+            || stops(stop)
+        {
+            break;
+        }
+        stop = (next + 1).min(b.len());
+    }
+    start..stop
+}
+
+/// Drops every run that starts in one of `stretches` (in order, none
+/// overlapping).
+fn without_runs_in(ctx: &mut Context, stretches: &[Range<usize>]) {
+    if stretches.is_empty() {
+        return;
+    }
+    let within = |at: usize| {
+        let k = stretches.partition_point(|s| s.end <= at);
+        stretches.get(k).is_some_and(|s| s.contains(&at))
+    };
+    ctx.runs.retain(|r| !within(r.span.start));
 }
 
 /// The columns of blanks that start the line holding byte `at` (a tab
@@ -512,14 +1065,23 @@ impl Context {
         // a row indented past it ended the table's live text.
         let mut delimiter = 0usize;
         let mut table_broken = false;
-        // Where the last paragraph ended, and where the last blockquote
-        // ended when its last block was a paragraph (a lazy line may follow,
-        // P163).
-        let mut paragraph_end = usize::MAX;
-        let mut lazy_from: Option<usize> = None;
+        // Where each blockquote ends (see `without_lines_after_quotes`).
+        let mut quote_ends: Vec<(usize, bool)> = Vec::new();
+        // The lines after a setext heading that may be a definition's
+        // (P161), in order.
+        let mut runs_on: Vec<Range<usize>> = Vec::new();
+        // Whether the code block being read is fenced, and whether a fenced
+        // one runs unclosed to the end.
+        let mut fenced = false;
+        let mut open_at_end = false;
+        // Where the last paragraph or table ended: a blockquote that ends
+        // there may take a lazy line.
+        let mut lazy_end = usize::MAX;
         // The leaf blocks, in order: a line in none of them that starts with
         // `[` may be a reference definition (see `definition_lines`).
         let mut leaves: Vec<Range<usize>> = Vec::new();
+        // The list items and blockquotes, in order (see `without_lazy_lines`).
+        let mut container_list: Vec<(Container, Range<usize>)> = Vec::new();
         let mut events = Parser::new_ext(source, options()).into_offset_iter();
         for (event, r) in events.by_ref() {
             let r = r.start + skip..r.end + skip;
@@ -579,31 +1141,17 @@ impl Context {
                         quoted += 1;
                     }
                     Tag::BlockQuote(_) => {
+                        container_list.push((Container::Quote, r.clone()));
                         b.end_block();
                         quoted += 1;
                         containers += 1;
                         b.containers = containers;
                     }
                     Tag::Item => {
+                        container_list.push((Container::Item, r.clone()));
                         b.end_block();
                         containers += 1;
                         b.containers = containers;
-                    }
-                    Tag::Paragraph
-                        if lazy_from.is_some_and(|at| {
-                            at <= r.start
-                                && read.as_bytes()[at..r.start]
-                                    .iter()
-                                    .all(|&c| c == b' ' || c == b'\t')
-                        }) =>
-                    {
-                        // A paragraph on the line right after a blockquote
-                        // that ends in a paragraph: CommonMark reads it as a
-                        // lazy line of the quote; pulldown-cmark does not
-                        // where the line looks like a table row. Fail closed:
-                        // it shows no live text (P163).
-                        b.end_block();
-                        b.unshown = true;
                     }
                     Tag::TableRow if !table_broken && indent(read, r.start) >= delimiter + 4 => {
                         // A row indented four columns past where the table's
@@ -617,6 +1165,7 @@ impl Context {
                         quoted += 1;
                     }
                     Tag::CodeBlock(kind) => {
+                        fenced = matches!(kind, CodeBlockKind::Fenced(_));
                         b.end_block();
                         if let (CodeBlockKind::Fenced(_), 0) = (&kind, containers) {
                             // The word as written: pulldown-cmark's info string has
@@ -642,11 +1191,28 @@ impl Context {
                     | TagEnd::Subscript => b.inline(&r, Breaker::Emphasis),
                     TagEnd::Link => b.inline(&r, Breaker::Link),
                     TagEnd::Paragraph => {
-                        paragraph_end = r.end;
+                        lazy_end = r.end;
                         b.end_block();
                     }
-                    TagEnd::Heading(_) if definition_over_underline(read, &r) => {
-                        b.unshown = true;
+                    TagEnd::Heading(_) => {
+                        match setext_definition(read, &r) {
+                            SetextDefinition::No => {}
+                            SetextDefinition::Heading => b.unshown = true,
+                            SetextDefinition::RunsOn => {
+                                b.unshown = true;
+                                let after = (line_end(read.as_bytes(), r.end.saturating_sub(1))
+                                    + 1)
+                                .min(read.len());
+                                let stretch = to_blank_line(read.as_bytes(), after, |_| false);
+                                match runs_on.last_mut() {
+                                    Some(last) if stretch.start <= last.end => {
+                                        last.end = last.end.max(stretch.end)
+                                    }
+                                    _ if !stretch.is_empty() => runs_on.push(stretch),
+                                    _ => {}
+                                }
+                            }
+                        }
                         b.end_block();
                     }
                     TagEnd::Image => {
@@ -654,13 +1220,15 @@ impl Context {
                         b.inline(&r, Breaker::Link);
                     }
                     TagEnd::BlockQuote(_) => {
-                        lazy_from = (paragraph_end == r.end).then_some(r.end);
+                        quote_ends.push((r.end, lazy_end == r.end));
                         b.end_block();
                         quoted -= 1;
                         containers -= 1;
                         b.containers = containers;
                     }
                     TagEnd::Item => {
+                        // A tight item's text is in no paragraph.
+                        lazy_end = r.end;
                         b.end_block();
                         containers -= 1;
                         b.containers = containers;
@@ -676,14 +1244,21 @@ impl Context {
                             indent(read, next).saturating_sub(3)
                         };
                     }
-                    TagEnd::Table if table_broken => {
+                    TagEnd::Table => {
+                        lazy_end = r.end;
                         b.end_block();
-                        table_broken = false;
-                        quoted -= 1;
+                        if table_broken {
+                            table_broken = false;
+                            quoted -= 1;
+                        }
                     }
                     TagEnd::CodeBlock => {
                         b.end_block();
                         quoted -= 1;
+                        if std::mem::take(&mut fenced) && r.end >= read.len() {
+                            let f = fence_at(read, r.start..r.end);
+                            open_at_end |= !closes(read, &f, r.end);
+                        }
                         if let Some(mut f) = fence.take() {
                             f.span.end = r.end;
                             f.closed = closes(text, &f, r.end);
@@ -715,9 +1290,10 @@ impl Context {
         // are rechecked on their own, so that a line taken for one wrongly
         // never shortens the stretch after a listed one.
         let mut ctx = Context {
-            runs: without_cdata(read, b.runs),
+            runs: without_reference_texts(read, without_cdata(read, b.runs)),
             fences,
             links,
+            open_at_end,
         };
         let more = if recheck && !defs.is_empty() {
             // Text shown (in a run or a link) is no definition: a tight list
@@ -734,6 +1310,9 @@ impl Context {
             recheck_after_definitions(&mut ctx, read, more, fence_words);
         }
         without_tabbed_prefixes(&mut ctx, read);
+        without_doubtful_containers(&mut ctx, read, &container_list);
+        without_lines_after_quotes(&mut ctx, read, quote_ends, &container_list);
+        without_runs_in(&mut ctx, &runs_on);
         ctx
     }
 }
@@ -802,6 +1381,23 @@ mod tests {
         assert_eq!(runs("> [a]\n\n    [b]\n\n[c] *d*"), ["[c] ", "d"]);
         assert_eq!(runs("\u{feff}    [a]\n"), Vec::<&str>::new());
         assert_eq!(runs("prose without brackets"), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn plain_lazy_lines_stay_live_and_doubtful_ones_end_the_list() {
+        // A plain lazy line; a tab that reaches the item's content exactly
+        // (its block has a tab in a line's prefix, P150, the next does not).
+        assert_eq!(runs("- a [b]\nc [d]\n"), ["a [b]\nc [d]"]);
+        assert_eq!(runs("1.  a\n\tb\n\n    [c]\n"), ["[c]"]);
+        // A tab that reaches past it (a partial tab) is doubtful.
+        assert_eq!(runs("-  a\n\tb\n\n   [c]\n"), Vec::<&str>::new());
+        // A lazy line of four blanks: nothing to the list's end.
+        assert_eq!(runs("10.    a\n      b [c]\n   d\n\n[e]"), ["[e]"]);
+        // A lazy line, then one that carries the item again: nothing to the
+        // item's end.
+        assert_eq!(runs("- a\nb\n  [c]\n\n- [d]\n\n[e]"), ["[d]", "[e]"]);
+        // A new item after a lazy line is no return.
+        assert_eq!(runs("- a\nb\n- [c]\n"), ["a\nb", "[c]"]);
     }
 
     #[test]

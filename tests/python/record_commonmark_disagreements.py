@@ -22,10 +22,9 @@ import test_commonmark as T  # noqa: E402
 
 DESCRIPTION = (
     "Calls the scanner runs (pulldown-cmark's reading) where markdown-it-py shows no ordinary text: "
-    "the two CommonMark readers disagree on these texts (nested containers with lazy lines and tables, "
-    "list items indented five or more columns, definitions inside containers). Each entry: the generated "
-    "text's index (commonmark_texts.text(i)), the call's number, the call as written, the reference's "
-    "reading, and the text minimised to what keeps the disagreement. Written by "
+    "the two CommonMark readers disagree on these texts. Empty since P166 and P167; a new entry needs a guard "
+    "or a recorded reason. Each entry: the generated text's index (commonmark_texts.text(i)), the call's number, "
+    "the call as written, the reference's reading, and the text minimised to what keeps the disagreement. Written by "
     "record_commonmark_disagreements.py, checked exactly by test_commonmark.py (P158)."
 )
 
