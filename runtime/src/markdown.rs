@@ -9,6 +9,13 @@
 //! spans), HTML (blocks, inline, comments), blockquotes, image descriptions,
 //! link destinations and titles, and reference definitions are in no run.
 //!
+//! Where CommonMark readers differ on a text (the differential against
+//! markdown-it, P158), guards take the reading that shows less: each only
+//! removes runs, never adds one. Some read the source's lines beside
+//! pulldown-cmark's events (a container's `>` and indentation, a definition's
+//! label, a fence line), to find where a reader may place a line otherwise
+//! (P150, P159–P167).
+//!
 //! All offsets are **byte** offsets into the text given to [`Context::of`],
 //! half-open.
 
@@ -453,8 +460,9 @@ fn interrupts_paragraph(b: &[u8], line: usize) -> bool {
 }
 
 /// Drops every run that starts in the lines right after a blockquote that
-/// may take a lazy line (its last block is a paragraph or a table, or the
-/// next line holds four or more blanks and `>`), up to the next blank line
+/// may take a lazy line (its last leaf block is a paragraph or a tight list
+/// item's text, or the next line holds four or more blanks and `>`), up to
+/// the next blank line
 /// or the next line that starts a block that ends a paragraph
 /// ([`interrupts_paragraph`]), and to the end of every list item or
 /// blockquote that starts there. CommonMark readers differ on where such a
@@ -515,7 +523,7 @@ enum Container {
 }
 
 /// A container enclosing the blocks being checked, as read from its first
-/// line (see [`without_lazy_lines`]).
+/// line (see [`without_doubtful_containers`]).
 struct Open {
     kind: Container,
     /// Where it starts and ends (pulldown-cmark's range).
@@ -781,18 +789,34 @@ fn without_doubtful_containers(
         }
         if let Some(from) = doubt {
             let mut outer = stack[0].end;
-            // A fence there may be, to another reader, one outside the
-            // containers that nothing closes: it hides the rest of the text.
+            // A fence there that no later line there closes may be, to
+            // another reader, one outside the containers that nothing
+            // closes: it hides the rest of the text.
+            let mut open: Option<(u8, usize)> = None;
             let mut at = from;
             while at < outer.min(b.len()) {
                 let e = line_end(b, at);
                 let t = &b[at..e];
                 let t = &t[t.iter().take_while(|&&c| c == b' ' || c == b'\t').count()..];
-                if t.starts_with(b"```") || t.starts_with(b"~~~") {
-                    outer = b.len();
-                    break;
+                let t = t.strip_suffix(b"\r").unwrap_or(t);
+                if let Some(&c @ (b'`' | b'~')) = t.first() {
+                    let run = t.iter().take_while(|&&x| x == c).count();
+                    match open {
+                        Some((o, len))
+                            if o == c
+                                && run >= len
+                                && t[run..].iter().all(|&x| x == b' ' || x == b'\t') =>
+                        {
+                            open = None
+                        }
+                        None if run >= 3 => open = Some((c, run)),
+                        _ => {}
+                    }
                 }
                 at = e + 1;
+            }
+            if open.is_some() {
+                outer = b.len();
             }
             lazy = None;
             if doubtful.last().is_some_and(|d| d.end >= from) {
@@ -856,9 +880,20 @@ fn setext_definition(text: &str, r: &Range<usize>) -> SetextDefinition {
     let body = &heading[..nl];
     if let Some(label) = body.trim_start_matches(' ').strip_prefix('[') {
         match label.find(']') {
-            None => return SetextDefinition::RunsOn,
+            // The label runs on: a definition only if the first bracket
+            // after the heading (within a label's 999 characters) is a `]`
+            // and a `:` follows it.
+            None if !label.contains('[') => {
+                let b = text.as_bytes();
+                let after = &b[r.end..b.len().min(r.end + 1000)];
+                if let Some(k) = memchr::memchr2(b'[', b']', after) {
+                    if after[k..].starts_with(b"]:") {
+                        return SetextDefinition::RunsOn;
+                    }
+                }
+            }
             Some(k) if label[k + 1..].starts_with(':') => return SetextDefinition::RunsOn,
-            Some(_) => {}
+            _ => {}
         }
     }
     if body.trim_end_matches(['\r', ' ', '\t']).ends_with("]:") {
@@ -1074,13 +1109,15 @@ impl Context {
         // one runs unclosed to the end.
         let mut fenced = false;
         let mut open_at_end = false;
-        // Where the last paragraph or table ended: a blockquote that ends
-        // there may take a lazy line.
-        let mut lazy_end = usize::MAX;
+        // Whether the last leaf block read is a paragraph or a tight list
+        // item's text (a blockquote that ends with it may take a lazy line),
+        // and whether a code or HTML block is being read.
+        let mut last_is_text = false;
+        let mut in_code = false;
         // The leaf blocks, in order: a line in none of them that starts with
         // `[` may be a reference definition (see `definition_lines`).
         let mut leaves: Vec<Range<usize>> = Vec::new();
-        // The list items and blockquotes, in order (see `without_lazy_lines`).
+        // The list items and blockquotes, in order (see `without_doubtful_containers`).
         let mut container_list: Vec<(Container, Range<usize>)> = Vec::new();
         let mut events = Parser::new_ext(source, options()).into_offset_iter();
         for (event, r) in events.by_ref() {
@@ -1098,6 +1135,16 @@ impl Context {
             ) = (recheck, &event)
             {
                 leaves.push(r.clone());
+            }
+            match &event {
+                Event::Start(Tag::CodeBlock(_) | Tag::HtmlBlock) => {
+                    in_code = true;
+                    last_is_text = false;
+                }
+                Event::End(TagEnd::CodeBlock | TagEnd::HtmlBlock) => in_code = false,
+                Event::End(TagEnd::Heading(_)) | Event::Rule => last_is_text = false,
+                Event::Text(_) if !in_code => last_is_text = true,
+                _ => {}
             }
             match event {
                 Event::Text(t) if quoted == 0 => {
@@ -1191,7 +1238,7 @@ impl Context {
                     | TagEnd::Subscript => b.inline(&r, Breaker::Emphasis),
                     TagEnd::Link => b.inline(&r, Breaker::Link),
                     TagEnd::Paragraph => {
-                        lazy_end = r.end;
+                        last_is_text = true;
                         b.end_block();
                     }
                     TagEnd::Heading(_) => {
@@ -1220,15 +1267,13 @@ impl Context {
                         b.inline(&r, Breaker::Link);
                     }
                     TagEnd::BlockQuote(_) => {
-                        quote_ends.push((r.end, lazy_end == r.end));
+                        quote_ends.push((r.end, last_is_text));
                         b.end_block();
                         quoted -= 1;
                         containers -= 1;
                         b.containers = containers;
                     }
                     TagEnd::Item => {
-                        // A tight item's text is in no paragraph.
-                        lazy_end = r.end;
                         b.end_block();
                         containers -= 1;
                         b.containers = containers;
@@ -1245,7 +1290,7 @@ impl Context {
                         };
                     }
                     TagEnd::Table => {
-                        lazy_end = r.end;
+                        last_is_text = false;
                         b.end_block();
                         if table_broken {
                             table_broken = false;
