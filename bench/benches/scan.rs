@@ -145,6 +145,23 @@ fn hostile_inputs(c: &mut Criterion) {
         }
         g.finish();
     }
+    // The bare pulldown-cmark parse of the Markdown-stressing inputs: how much
+    // of the scanner's growth per doubling is the parser's own.
+    let options =
+        pulldown_cmark::Options::ENABLE_TABLES | pulldown_cmark::Options::ENABLE_STRIKETHROUGH;
+    let mut g = c.benchmark_group("markdown-hostile-parse");
+    g.sample_size(10);
+    for h in markdown_hostile() {
+        g.throughput(Throughput::Bytes(h.size as u64));
+        g.bench_with_input(BenchmarkId::new(h.kind, h.size), &h.text, |b, text| {
+            b.iter(|| {
+                pulldown_cmark::Parser::new_ext(text, options)
+                    .into_offset_iter()
+                    .count()
+            })
+        });
+    }
+    g.finish();
 }
 
 criterion_group!(

@@ -62,6 +62,19 @@ fn ms(secs: Option<f64>) -> String {
     }
 }
 
+/// The geometric mean of the growth per doubling from the first size to the
+/// last (`times` at sizes that double), as `×g`; `–` when one timed out.
+fn mean_growth(times: &[Option<f64>]) -> String {
+    match (times.first(), times.last()) {
+        (Some(Some(a)), Some(Some(b)))
+            if *a > 0.0 && times.len() > 1 && times.iter().all(Option::is_some) =>
+        {
+            format!("×{:.2}", (b / a).powf(1.0 / (times.len() - 1) as f64))
+        }
+        _ => "–".to_owned(),
+    }
+}
+
 fn growth(a: Option<f64>, b: Option<f64>) -> String {
     match (a, b) {
         (Some(a), Some(b)) if a > 0.0 => format!("×{:.2}", b / a),
@@ -392,17 +405,21 @@ fn issue_12(t: &mut String, bytes: f64, prose_bytes: f64) -> Result<(), String> 
         .flatten()
         .filter_map(Value::as_u64)
         .collect();
-    let _ = writeln!(t, "Markdown-stressing hostile inputs (Rust `scan`): milliseconds at each size, growth per doubling (target ≤ 2.2), and peak memory of one scan at the largest size (VmHWM above VmRSS before, results included)\n");
+    let _ = writeln!(t, "Markdown-stressing hostile inputs (Rust `scan`): milliseconds at each size, growth per doubling (target ≤ 2.2) and its geometric mean over the sizes, the bare pulldown-cmark parse's geometric mean on the same input, and peak memory of one scan at the largest size (VmHWM above VmRSS before, results included)\n");
     let _ = writeln!(
         t,
-        "| input | {} | growth | peak ÷ input |",
+        "| input | {} | growth | mean | bare parse's mean | peak ÷ input |",
         sizes
             .iter()
             .map(|s| format!("{} KiB", s >> 10))
             .collect::<Vec<_>>()
             .join(" | ")
     );
-    let _ = writeln!(t, "| --- |{} --- | ---: |", " ---: |".repeat(sizes.len()));
+    let _ = writeln!(
+        t,
+        "| --- |{} --- | ---: | ---: | ---: |",
+        " ---: |".repeat(sizes.len())
+    );
     for kind in list["kinds"]
         .as_array()
         .into_iter()
@@ -414,6 +431,10 @@ fn issue_12(t: &mut String, bytes: f64, prose_bytes: f64) -> Result<(), String> 
             .map(|s| criterion_mean(&format!("markdown-hostile/{kind}/{s}")).ok())
             .collect();
         let g: Vec<String> = v.windows(2).map(|w| growth(w[0], w[1])).collect();
+        let parse: Vec<Option<f64>> = sizes
+            .iter()
+            .map(|s| criterion_mean(&format!("markdown-hostile-parse/{kind}/{s}")).ok())
+            .collect();
         let out = Command::new(peak)
             .args(["--kind", kind])
             .output()
@@ -423,9 +444,11 @@ fn issue_12(t: &mut String, bytes: f64, prose_bytes: f64) -> Result<(), String> 
             / m["size"].as_f64().unwrap_or(f64::NAN);
         let _ = writeln!(
             t,
-            "| {kind} | {} | {} | {:.1} ({} found) |",
+            "| {kind} | {} | {} | {} | {} | {:.1} ({} found) |",
             v.iter().map(|x| ms(*x)).collect::<Vec<_>>().join(" | "),
             g.join(" "),
+            mean_growth(&v),
+            mean_growth(&parse),
             ratio,
             m["found"]
         );
