@@ -17,6 +17,17 @@ fn realistic_corpus(c: &mut Criterion) {
     g.bench_function("scan", |b| {
         b.iter(|| corpus.iter().map(|m| scan(&m.text).len()).sum::<usize>())
     });
+    // Issue 11: the same scans on every core (rayon, as `scan_many` runs
+    // them), with no Python objects: the ceiling of `scan_many`'s speed-up.
+    g.bench_function("scan-all-cores", |b| {
+        use rayon::prelude::*;
+        b.iter(|| {
+            corpus
+                .par_iter()
+                .map(|m| scan(&m.text).len())
+                .sum::<usize>()
+        })
+    });
     // Issue 12: a bare pulldown-cmark parse (the offset iterator, nothing
     // else, the scanner's options), and the strong baseline without context.
     let options =

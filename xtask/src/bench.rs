@@ -243,6 +243,13 @@ pub fn run_all(python: &Path) -> Result<String, String> {
         py["scan_many"]["cores"].as_u64().unwrap_or(0),
         gen_py / many_py
     );
+    if let Ok(all_cores) = criterion_mean("realistic/scan-all-cores") {
+        let _ = writeln!(
+            t,
+            "The Rust scan alone on every core (rayon, as `scan_many` runs it, no Python objects): {:.2}× the Rust scan in a loop, the ceiling of `scan_many`'s speed-up on this machine\n",
+            rust / all_cores
+        );
+    }
     if let (Ok(track), Ok(scan_only)) =
         (criterion_mean("loops/track"), criterion_mean("loops/scan"))
     {
