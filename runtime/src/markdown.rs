@@ -462,10 +462,9 @@ fn interrupts_paragraph(b: &[u8], line: usize) -> bool {
 /// Drops every run that starts in the lines right after a blockquote that
 /// may take a lazy line (its last leaf block is a paragraph or a tight list
 /// item's text, or the next line holds four or more blanks and `>`), up to
-/// the next blank line
-/// or the next line that starts a block that ends a paragraph
-/// ([`interrupts_paragraph`]), and to the end of every list item or
-/// blockquote that starts there. CommonMark readers differ on where such a
+/// the next blank line or the next line that starts a block that ends a
+/// paragraph ([`interrupts_paragraph`]), and to the end of every list item
+/// or blockquote that starts there. CommonMark readers differ on where such a
 /// blockquote ends: markdown-it takes a line of four or more blanks and `>`
 /// for the quote's next line, and reads a table row or a paragraph there as a
 /// lazy line of the quote, where pulldown-cmark ends the quote (an indented
