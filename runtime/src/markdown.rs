@@ -185,21 +185,26 @@ fn without_reference_texts(text: &str, runs: Vec<TextRun>) -> Vec<TextRun> {
     // Every label a reader may find defined: the text from a `[` to a `]:`
     // (no bracket between), compared as CommonMark compares labels (case
     // folded, blanks collapsed).
-    let key = |label: &[u8]| -> String {
-        let label = String::from_utf8_lossy(label);
-        label
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-            .to_lowercase()
-    };
+    let key = label_key;
+    let escaped = |at: usize| b[..at].iter().rev().take_while(|&&c| c == b'\\').count() % 2 == 1;
     let mut defined = std::collections::HashSet::new();
     for colon in memchr::memmem::find_iter(b, b"]:") {
-        let from = colon.saturating_sub(1000);
-        if let Some(k) = memchr::memrchr2(b'[', b']', &b[from..colon]) {
-            if b[from + k] == b'[' {
-                defined.insert(key(&b[from + k + 1..colon]));
+        if escaped(colon) {
+            continue;
+        }
+        let from = colon.saturating_sub(LABEL_BYTES);
+        // Back to the `[` that opens the label, past escaped brackets.
+        let mut to = colon;
+        while let Some(k) = memchr::memrchr2(b'[', b']', &b[from..to]) {
+            let at = from + k;
+            if escaped(at) {
+                to = at;
+                continue;
             }
+            if b[at] == b'[' {
+                defined.insert(key(&b[at + 1..colon]));
+            }
+            break;
         }
     }
     let mut hidden: Vec<Range<usize>> = Vec::new();
@@ -221,9 +226,9 @@ fn without_reference_texts(text: &str, runs: Vec<TextRun>) -> Vec<TextRun> {
                     if let Some(open) = opens.pop() {
                         if b.get(i + 1) == Some(&b'[') {
                             // The label: to the next `]`, with no `[` inside.
-                            let stop = b.len().min(i + 2 + 1000);
+                            let stop = b.len().min(i + 2 + LABEL_BYTES);
                             let label = &b[(i + 2).min(stop)..stop];
-                            if let Some(k) = memchr::memchr2(b'[', b']', label) {
+                            if let Some(k) = unescaped_bracket(label) {
                                 // A collapsed reference's label is its text.
                                 let name = if k == 0 { &b[open + 1..i] } else { &label[..k] };
                                 if label[k] == b']' && defined.contains(&key(name)) {
@@ -443,18 +448,28 @@ fn interrupts_paragraph(b: &[u8], line: usize) -> bool {
     }
     let rest = &b[line + blanks..line_end(b, line)];
     let rest = rest.strip_suffix(b"\r").unwrap_or(rest);
-    let spaced = |k: usize| matches!(rest.get(k), Some(b' ' | b'\t'));
+    // A list item that interrupts a paragraph has content after its marker.
+    let item = |k: usize| {
+        matches!(rest.get(k), Some(b' ' | b'\t'))
+            && rest[k..].iter().any(|&c| c != b' ' && c != b'\t')
+    };
     match rest.first() {
-        Some(b'#') => true,
-        Some(&c @ (b'`' | b'~')) => rest.starts_with(&[c; 3]),
+        Some(b'#') => {
+            let hashes = rest.iter().take_while(|&&c| c == b'#').count();
+            hashes <= 6 && matches!(rest.get(hashes), None | Some(b' ' | b'\t'))
+        }
+        Some(&c @ (b'`' | b'~')) => {
+            let run = rest.iter().take_while(|&&x| x == c).count();
+            run >= 3 && (c == b'~' || !rest[run..].contains(&b'`'))
+        }
         Some(&c @ (b'-' | b'*' | b'_'))
             if rest.iter().filter(|&&x| x == c).count() >= 3
                 && rest.iter().all(|&x| x == c || x == b' ' || x == b'\t') =>
         {
             true
         }
-        Some(b'-' | b'+' | b'*') => spaced(1),
-        Some(b'1') => matches!(rest.get(1), Some(b'.' | b')')) && spaced(2),
+        Some(b'-' | b'+' | b'*') => item(1),
+        Some(b'1') => matches!(rest.get(1), Some(b'.' | b')')) && item(2),
         _ => false,
     }
 }
@@ -878,20 +893,21 @@ fn setext_definition(text: &str, r: &Range<usize>) -> SetextDefinition {
     }
     let body = &heading[..nl];
     if let Some(label) = body.trim_start_matches(' ').strip_prefix('[') {
-        match label.find(']') {
+        let label = label.as_bytes();
+        match unescaped_bracket(label) {
             // The label runs on: a definition only if the first bracket
             // after the heading (within a label's 999 characters) is a `]`
             // and a `:` follows it.
-            None if !label.contains('[') => {
+            None => {
                 let b = text.as_bytes();
-                let after = &b[r.end..b.len().min(r.end + 1000)];
-                if let Some(k) = memchr::memchr2(b'[', b']', after) {
+                let after = &b[r.end..b.len().min(r.end + LABEL_BYTES)];
+                if let Some(k) = unescaped_bracket(after) {
                     if after[k..].starts_with(b"]:") {
                         return SetextDefinition::RunsOn;
                     }
                 }
             }
-            Some(k) if label[k + 1..].starts_with(':') => return SetextDefinition::RunsOn,
+            Some(k) if label[k..].starts_with(b"]:") => return SetextDefinition::RunsOn,
             _ => {}
         }
     }
@@ -900,6 +916,34 @@ fn setext_definition(text: &str, r: &Range<usize>) -> SetextDefinition {
     } else {
         SetextDefinition::No
     }
+}
+
+/// The most bytes a link label's 999 characters take.
+const LABEL_BYTES: usize = 999 * 4;
+
+/// The first `[` or `]` in `b` that no backslash escapes.
+fn unescaped_bracket(b: &[u8]) -> Option<usize> {
+    let mut i = 0;
+    while let Some(k) = memchr::memchr3(b'\\', b'[', b']', &b[i..]) {
+        if b[i + k] != b'\\' {
+            return Some(i + k);
+        }
+        i += k + 2;
+        if i >= b.len() {
+            return None;
+        }
+    }
+    None
+}
+
+/// A label as CommonMark readers compare labels, coarsened so that every
+/// reader's match is one here: blanks collapsed, and case folded through
+/// lower, upper and lower case again (`ẞ`, `ß` and `SS` are `ss`; `ς`, `Σ`
+/// are `σ`; `ﬀ` is `ff`).
+fn label_key(label: &[u8]) -> String {
+    let label = String::from_utf8_lossy(label);
+    let label = label.split_whitespace().collect::<Vec<_>>().join(" ");
+    label.to_lowercase().to_uppercase().to_lowercase()
 }
 
 /// From `start` (a line's start) to the next blank line or the text's end.
@@ -1249,13 +1293,13 @@ impl Context {
                                 let after = (line_end(read.as_bytes(), r.end.saturating_sub(1))
                                     + 1)
                                 .min(read.len());
-                                let stretch = to_blank_line(read.as_bytes(), after, |_| false);
-                                match runs_on.last_mut() {
-                                    Some(last) if stretch.start <= last.end => {
-                                        last.end = last.end.max(stretch.end)
+                                // A heading inside the last stretch shares its
+                                // blank line: each line is read once.
+                                if runs_on.last().is_none_or(|last| after > last.end) {
+                                    let stretch = to_blank_line(read.as_bytes(), after, |_| false);
+                                    if !stretch.is_empty() {
+                                        runs_on.push(stretch);
                                     }
-                                    _ if !stretch.is_empty() => runs_on.push(stretch),
-                                    _ => {}
                                 }
                             }
                         }
