@@ -283,18 +283,7 @@ fn recheck_after_definitions(
         let limit = defs
             .get(i + 1)
             .map_or(b.len(), |next| next.start.max(start));
-        let mut stop = start;
-        while stop < limit {
-            let line_end = memchr::memchr(b'\n', &b[stop..]).map_or(b.len(), |k| stop + k);
-            if text[stop..line_end]
-                .trim_matches([' ', '\t', '\r'])
-                .is_empty()
-            {
-                break;
-            }
-            stop = (line_end + 1).min(b.len());
-        }
-        let stop = stop.min(limit);
+        let stop = to_blank_line(b, start, |line| line >= limit).end.min(limit);
         if stop <= start {
             continue;
         }
