@@ -454,16 +454,20 @@ fn result<'py, S: Serialize>(
     }
 }
 
-/// Scans every text of `texts` on all cores (rayon), detached from the
-/// interpreter, and returns one result per text, in input order, each as
-/// [`scan`] returns it.
+/// Scans every text of `texts` on all cores, detached from the interpreter,
+/// and returns one result per text, in input order, each as [`scan`]
+/// returns it.
 ///
-/// Scanning and building the Python objects overlap: a scoped thread drives
-/// the parallel scan and sends each text's result as it is done, while this
-/// thread (attached only while it builds objects) turns the results into
-/// objects in input order. So the objects, which only one thread at a time
-/// can build, cost no time beyond the scan's, as long as the other cores
-/// scan.
+/// The texts are cut into chunks, which the scan threads claim one at a time
+/// (an atomic counter): all but one of the rayon pool's threads, one per core,
+/// and this thread. The pool's threads only scan and send each chunk's
+/// results here; this thread, the only one that may build Python objects,
+/// builds every chunk that is done, at its texts' places in the list,
+/// whichever finished first, and when none is waiting scans the next
+/// unclaimed chunk itself, detached. So there is one scanning or building
+/// thread per core, never more: building runs beside the scans instead of
+/// competing with them for a core, and the time after the last scan is one
+/// chunk's building.
 ///
 /// # Errors
 /// As [`scan`], for the first text that holds a lone surrogate: then no text
@@ -474,6 +478,8 @@ pub fn scan_many<'py, S: Serialize + Send>(
     diagnostics: bool,
     scan: fn(&str) -> ScanResult<S>,
 ) -> PyResult<Bound<'py, PyList>> {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+
     let classes = Classes::get(py)?;
     let holders = texts
         .iter()
@@ -481,56 +487,86 @@ pub fn scan_many<'py, S: Serialize + Send>(
         .collect::<PyResult<Vec<Utf8<'_, 'py>>>>()?;
     let strs: Vec<&str> = holders.iter().map(Utf8::as_str).collect();
     let pool = pool()?;
+    let helpers = pool.current_num_threads().saturating_sub(1);
     // Chunks of texts, so that a batch of many tiny texts costs one message
     // per chunk, not per text; enough chunks that building objects can start
-    // early and the cores stay busy.
-    let per_chunk = strs
-        .len()
-        .div_ceil(pool.current_num_threads() * 16)
-        .clamp(1, 4096);
+    // early, the cores stay busy and the last chunk's building is short.
+    let per_chunk = strs.len().div_ceil((helpers + 1) * 16).clamp(1, 4096);
     let chunks: Vec<&[&str]> = strs.chunks(per_chunk).collect();
-    let list = PyList::empty(py);
-    let cancel = std::sync::atomic::AtomicBool::new(false);
-    let (chunks, cancel) = (&chunks, &cancel);
+    // Every place holds `None` until its text's result is built.
+    let list = PyList::new(
+        py,
+        std::iter::repeat_n(py.None().into_bound(py), strs.len()),
+    )?;
+    let next = AtomicUsize::new(0);
+    let cancel = AtomicBool::new(false);
+    let (chunks, next, cancel) = (&chunks, &next, &cancel);
+    // The next unclaimed chunk, or `None` when all are claimed or the call
+    // failed.
+    let claim = move || -> Option<usize> {
+        if cancel.load(Relaxed) {
+            return None;
+        }
+        let i = next.fetch_add(1, Relaxed);
+        (i < chunks.len()).then_some(i)
+    };
+    let scan_chunk =
+        move |i: usize| -> Vec<ScanResult<S>> { chunks[i].iter().map(|s| scan(s)).collect() };
     std::thread::scope(|threads| -> PyResult<()> {
         let (tx, mut rx) = std::sync::mpsc::channel::<(usize, Vec<ScanResult<S>>)>();
-        let scanner = threads.spawn(move || {
-            pool.install(|| {
-                chunks
-                    .par_iter()
-                    .enumerate()
-                    .for_each_with(tx, |tx, (i, chunk)| {
-                        if !cancel.load(std::sync::atomic::Ordering::Relaxed) {
-                            // The receiver is gone only after an error: stop quietly.
-                            let _ = tx.send((i, chunk.iter().map(|s| scan(s)).collect()));
+        let scanner = (helpers > 0).then(|| {
+            threads.spawn(move || {
+                pool.install(|| {
+                    rayon::scope(|s| {
+                        for _ in 0..helpers {
+                            let tx = tx.clone();
+                            s.spawn(move |_| {
+                                while let Some(i) = claim() {
+                                    // The receiver is gone only after an
+                                    // error: stop quietly.
+                                    if tx.send((i, scan_chunk(i))).is_err() {
+                                        break;
+                                    }
+                                }
+                            });
                         }
                     });
-            });
+                });
+            })
         });
         let built = (|| -> PyResult<()> {
-            let mut pending: Vec<Option<Vec<ScanResult<S>>>> =
-                (0..chunks.len()).map(|_| None).collect();
-            for (next, chunk) in chunks.iter().enumerate() {
-                while pending[next].is_none() {
-                    // The receiver is moved into the detached wait and back (it
-                    // is `Send`, not `Sync`).
-                    let (got, back) = py.detach(move || (rx.recv(), rx));
-                    rx = back;
-                    match got {
-                        Ok((i, r)) => pending[i] = Some(r),
-                        Err(_) => {
-                            return Err(PyRuntimeError::new_err("the scan threads stopped early"))
-                        }
-                    }
-                    while let Ok((i, r)) = rx.try_recv() {
-                        pending[i] = Some(r);
-                    }
-                }
-                let results = pending[next].take().expect("received above");
+            let build = |(i, results): (usize, Vec<ScanResult<S>>)| -> PyResult<()> {
                 let _pause = GcPause::new(py);
-                for (text, (found, skipped)) in chunk.iter().zip(results) {
-                    list.append(result(py, classes, text, found, skipped, diagnostics)?)?;
+                let first = i * per_chunk;
+                for (k, (text, (found, skipped))) in chunks[i].iter().zip(results).enumerate() {
+                    list.set_item(
+                        first + k,
+                        result(py, classes, text, found, skipped, diagnostics)?,
+                    )?;
                 }
+                Ok(())
+            };
+            let mut left = chunks.len();
+            while left > 0 {
+                let done = match rx.try_recv() {
+                    Ok(done) => done,
+                    Err(_) => match claim() {
+                        Some(i) => (i, py.detach(move || scan_chunk(i))),
+                        None => {
+                            // Every chunk is claimed and some are still being
+                            // scanned. The receiver is moved into the
+                            // detached wait and back (it is `Send`, not
+                            // `Sync`).
+                            let (got, back) = py.detach(move || (rx.recv(), rx));
+                            rx = back;
+                            got.map_err(|_| {
+                                PyRuntimeError::new_err("the scan threads stopped early")
+                            })?
+                        }
+                    },
+                };
+                build(done)?;
+                left -= 1;
                 // Ctrl-C and other signals are seen between chunks.
                 py.check_signals()?;
             }
@@ -539,8 +575,10 @@ pub fn scan_many<'py, S: Serialize + Send>(
         if built.is_err() {
             // Stop scanning and wait for the threads without holding the
             // interpreter, so other Python threads run meanwhile.
-            cancel.store(true, std::sync::atomic::Ordering::Relaxed);
-            let _ = py.detach(move || scanner.join());
+            cancel.store(true, Relaxed);
+            if let Some(scanner) = scanner {
+                let _ = py.detach(move || scanner.join());
+            }
         }
         built
     })?;

@@ -226,6 +226,27 @@ def test_scan_many_works_in_a_process_forked_after_a_batch() -> None:
     assert os.read(read, 100) == b"100" and status == 0
 
 
+@pytest.mark.parametrize("threads", [1, 2, 5])
+def test_scan_many_is_scan_of_each_text_with_any_pool_size(threads: int) -> None:
+    # The calling thread scans beside the pool's threads but one: with one pool
+    # thread it scans every chunk itself; with more threads than cores, chunks
+    # finish out of order and each is still built at its texts' places.
+    import os
+    import subprocess
+
+    child = (
+        "import json, sys\n"
+        "import agent_sentences as A\n"
+        "texts = json.load(sys.stdin)\n"
+        "print(json.dumps([[f.to_dict() for f in found] for found in A.scan_many(texts)]))\n"
+    )
+    # Texts of very different lengths, so that chunks take very different times.
+    texts = random_texts(600, SEED + 5) + ["[CLAIM 9] " * 5000] + random_texts(600, SEED + 6)
+    env = dict(os.environ, RAYON_NUM_THREADS=str(threads))
+    out = subprocess.run([sys.executable, "-c", child], input=json.dumps(texts), capture_output=True, text=True, env=env, check=True, timeout=120)
+    assert json.loads(out.stdout) == [[f.to_dict() for f in A.scan(t)] for t in texts]
+
+
 def test_hostile_arguments_get_the_documented_errors() -> None:
     # A str is one text, not a batch of characters.
     with pytest.raises(TypeError, match="not one str"):
@@ -301,7 +322,7 @@ def _ctrl_c_stops_a_batch(interrupt_main: Any) -> None:
     elapsed = time.perf_counter() - t0
     timer.cancel()
     # Interrupted, the batch takes far less than its 50 tenths. The signal is
-    # seen once the chunk being built is done (a chunk is 3000 / (16 x cores)
+    # seen once the chunk being built or scanned here is done (a chunk is 3000 / (16 x cores)
     # texts, about 1.5 tenths on 2 cores), then the chunks in flight finish:
     # a few tenths, more on a loaded machine (seen: 6.7 in CI). 20 tenths
     # still fail a batch that runs to its end.
