@@ -249,12 +249,21 @@ fn span<'py>(
     chars: &mut CharIndex<'_>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let (cs, ce) = (chars.at(range.start), chars.at(range.end));
-    let values = [
-        range.start.into_pyobject(py)?.into_any(),
-        range.end.into_pyobject(py)?.into_any(),
-        cs.into_pyobject(py)?.into_any(),
-        ce.into_pyobject(py)?.into_any(),
-    ];
+    let start = range.start.into_pyobject(py)?.into_any();
+    let end = range.end.into_pyobject(py)?.into_any();
+    // In ASCII text (and before a text's first non-ASCII character) a `str`
+    // index equals its byte offset: then the same `int` object serves both
+    // fields, one allocation and one deallocation fewer each.
+    let index = |index: usize, offset: usize, object: &Bound<'py, PyAny>| -> PyResult<_> {
+        if index == offset {
+            Ok(object.clone())
+        } else {
+            Ok(index.into_pyobject(py)?.into_any())
+        }
+    };
+    let char_start = index(cs, range.start, &start)?;
+    let char_end = index(ce, range.end, &end)?;
+    let values = [start, end, char_start, char_end];
     instance(py, &classes.span, &values)
 }
 

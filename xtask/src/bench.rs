@@ -197,9 +197,10 @@ pub fn run_all(python: &Path) -> Result<String, String> {
     let mut t = String::new();
     let _ = writeln!(
         t,
-        "Realistic corpus: {messages} messages, {:.2} MB (Python {})\n",
+        "Realistic corpus: {messages} messages, {:.2} MB (Python {}; the Python rows: the best of {} rounds, each running every Python implementation once, in turn)\n",
         bytes / 1e6,
-        py["python"].as_str().unwrap_or("?")
+        py["python"].as_str().unwrap_or("?"),
+        py["scan_many"]["rounds"].as_u64().unwrap_or(0)
     );
     let _ = writeln!(
         t,
