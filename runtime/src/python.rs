@@ -463,6 +463,54 @@ fn result<'py, S: Serialize>(
     }
 }
 
+/// Gives other Python threads the interpreter during a long stretch of work
+/// that holds it, the way CPython's own loop does.
+///
+/// A thread waiting for the interpreter asks for it only after waiting one
+/// switch interval (`sys.getswitchinterval()`, 5 ms by default) without any
+/// change of holder, and a release is handed to it only once it has asked.
+/// Releasing after every small piece of work (a chunk's objects take about
+/// 2 ms) therefore starves it: each release and re-take counts as a change,
+/// so it never asks (measured: other threads blocked for 0.12 s at the end of
+/// a batch of a million texts). Releasing only once two intervals have passed
+/// since the interpreter was last released lets it ask in between.
+struct Turns {
+    every: std::time::Duration,
+    last: std::time::Instant,
+}
+
+impl Turns {
+    fn new(py: Python<'_>) -> PyResult<Self> {
+        let interval: f64 = py
+            .import("sys")?
+            .call_method0("getswitchinterval")?
+            .extract()?;
+        Ok(Turns {
+            every: std::time::Duration::from_secs_f64(2.0 * interval.max(0.0)),
+            last: std::time::Instant::now(),
+        })
+    }
+
+    /// Notes that the interpreter was just released (a detached scan or wait).
+    fn released(&mut self) {
+        self.last = std::time::Instant::now();
+    }
+
+    /// Releases the interpreter for a moment when two switch intervals have
+    /// passed since it was last released.
+    fn offer(&mut self, py: Python<'_>) {
+        if self.last.elapsed() >= self.every {
+            py.detach(|| ());
+            self.released();
+        }
+    }
+}
+
+/// A batch of at most this many bytes of text is scanned on the calling
+/// thread alone: waking the pool's threads would cost about as much as
+/// scanning it (8 KiB take about 60 µs).
+pub const SERIAL_BATCH_BYTES: usize = 8 << 10;
+
 /// Scans every text of `texts` on all cores, detached from the interpreter,
 /// and returns one result per text, in input order, each as [`scan`]
 /// returns it.
@@ -476,11 +524,18 @@ fn result<'py, S: Serialize>(
 /// unclaimed chunk itself, detached. So there is one scanning or building
 /// thread per core, never more: building runs beside the scans instead of
 /// competing with them for a core, and the time after the last scan is one
-/// chunk's building.
+/// chunk's building (decision P168). A batch of at most
+/// [`SERIAL_BATCH_BYTES`] is scanned here alone.
+///
+/// The interpreter is released at least once per chunk built, so other
+/// Python threads run while a long batch is built, and it is never held
+/// while this thread waits for the pool's threads (also at the end, when a
+/// pool busy with other batches has not yet started this batch's task).
 ///
 /// # Errors
 /// As [`scan`], for the first text that holds a lone surrogate: then no text
-/// is scanned.
+/// is scanned. `RuntimeError` when a scan thread stopped early (a panic,
+/// which is then raised as pyo3's `PanicException`).
 pub fn scan_many<'py, S: Serialize + Send>(
     py: Python<'py>,
     texts: &[Bound<'py, PyString>],
@@ -488,15 +543,26 @@ pub fn scan_many<'py, S: Serialize + Send>(
     scan: fn(&str) -> ScanResult<S>,
 ) -> PyResult<Bound<'py, PyList>> {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+    use std::sync::mpsc::Receiver;
+
+    type Done<S> = (usize, Vec<ScanResult<S>>);
 
     let classes = Classes::get(py)?;
-    let holders = texts
-        .iter()
-        .map(Utf8::of)
-        .collect::<PyResult<Vec<Utf8<'_, 'py>>>>()?;
+    let mut turns = Turns::new(py)?;
+    let mut holders = Vec::with_capacity(texts.len());
+    for text in texts {
+        // Reading a million texts takes a tenth of a second.
+        holders.push(Utf8::of(text)?);
+        turns.offer(py);
+    }
     let strs: Vec<&str> = holders.iter().map(Utf8::as_str).collect();
     let pool = pool()?;
-    let helpers = pool.current_num_threads().saturating_sub(1);
+    let bytes: usize = strs.iter().map(|s| s.len()).sum();
+    let helpers = if bytes <= SERIAL_BATCH_BYTES {
+        0
+    } else {
+        pool.current_num_threads().saturating_sub(1)
+    };
     // Chunks of texts, so that a batch of many tiny texts costs one message
     // per chunk, not per text; enough chunks that building objects can start
     // early, the cores stay busy and the last chunk's building is short.
@@ -521,74 +587,88 @@ pub fn scan_many<'py, S: Serialize + Send>(
     };
     let scan_chunk =
         move |i: usize| -> Vec<ScanResult<S>> { chunks[i].iter().map(|s| scan(s)).collect() };
-    std::thread::scope(|threads| -> PyResult<()> {
-        let (tx, mut rx) = std::sync::mpsc::channel::<(usize, Vec<ScanResult<S>>)>();
-        let scanner = (helpers > 0).then(|| {
-            threads.spawn(move || {
-                pool.install(|| {
-                    rayon::scope(|s| {
-                        for _ in 0..helpers {
-                            let tx = tx.clone();
-                            s.spawn(move |_| {
-                                while let Some(i) = claim() {
-                                    // The receiver is gone only after an
-                                    // error: stop quietly.
-                                    if tx.send((i, scan_chunk(i))).is_err() {
-                                        break;
-                                    }
-                                }
-                            });
-                        }
-                    });
-                });
-            })
-        });
-        let built = (|| -> PyResult<()> {
-            let build = |(i, results): (usize, Vec<ScanResult<S>>)| -> PyResult<()> {
-                let _pause = GcPause::new(py);
-                let first = i * per_chunk;
-                for (k, (text, (found, skipped))) in chunks[i].iter().zip(results).enumerate() {
-                    list.set_item(
-                        first + k,
-                        result(py, classes, text, found, skipped, diagnostics)?,
-                    )?;
-                }
-                Ok(())
-            };
-            let mut left = chunks.len();
-            while left > 0 {
-                let done = match rx.try_recv() {
-                    Ok(done) => done,
-                    Err(_) => match claim() {
-                        Some(i) => (i, py.detach(move || scan_chunk(i))),
-                        None => {
-                            // Every chunk is claimed and some are still being
-                            // scanned. The receiver is moved into the
-                            // detached wait and back (it is `Send`, not
-                            // `Sync`).
-                            let (got, back) = py.detach(move || (rx.recv(), rx));
-                            rx = back;
-                            got.map_err(|_| {
-                                PyRuntimeError::new_err("the scan threads stopped early")
-                            })?
-                        }
-                    },
-                };
-                build(done)?;
-                left -= 1;
-                // Ctrl-C and other signals are seen between chunks.
-                py.check_signals()?;
-            }
-            Ok(())
-        })();
-        if built.is_err() {
-            // Stop scanning and wait for the threads without holding the
-            // interpreter, so other Python threads run meanwhile.
-            cancel.store(true, Relaxed);
-            if let Some(scanner) = scanner {
-                let _ = py.detach(move || scanner.join());
-            }
+    let build = |(i, results): Done<S>| -> PyResult<()> {
+        let _pause = GcPause::new(py);
+        let first = i * per_chunk;
+        for (k, (text, (found, skipped))) in chunks[i].iter().zip(results).enumerate() {
+            list.set_item(
+                first + k,
+                result(py, classes, text, found, skipped, diagnostics)?,
+            )?;
         }
+        Ok(())
+    };
+    // This thread's part: build every chunk, scanning unclaimed ones while
+    // none is waiting.
+    let mut run = |rx: &mut Option<Receiver<Done<S>>>| -> PyResult<()> {
+        let mut left = chunks.len();
+        while left > 0 {
+            let waiting = rx.as_ref().and_then(|rx| rx.try_recv().ok());
+            let done = match waiting {
+                Some(done) => done,
+                None => match claim() {
+                    Some(i) => {
+                        let scanned = py.detach(move || scan_chunk(i));
+                        turns.released();
+                        (i, scanned)
+                    }
+                    None => {
+                        // Every chunk is claimed and some are still being
+                        // scanned. The receiver is moved into the detached
+                        // wait and back (it is `Send`, not `Sync`).
+                        let taken = rx.take();
+                        let (got, back) = py.detach(move || {
+                            let got = taken.as_ref().and_then(|rx| rx.recv().ok());
+                            (got, taken)
+                        });
+                        *rx = back;
+                        turns.released();
+                        got.ok_or_else(|| {
+                            PyRuntimeError::new_err("the scan threads stopped early")
+                        })?
+                    }
+                },
+            };
+            build(done)?;
+            left -= 1;
+            // Ctrl-C and other signals are seen between chunks, and other
+            // Python threads get their turns.
+            py.check_signals()?;
+            turns.offer(py);
+        }
+        Ok(())
+    };
+    if helpers == 0 {
+        return run(&mut None).map(|()| list);
+    }
+    let (tx, rx) = std::sync::mpsc::channel::<Done<S>>();
+    let mut rx = Some(rx);
+    pool.in_place_scope(|threads| -> PyResult<()> {
+        for _ in 0..helpers {
+            let tx = tx.clone();
+            threads.spawn(move |_| {
+                while let Some(i) = claim() {
+                    // The receiver is gone only after an error: stop quietly.
+                    if tx.send((i, scan_chunk(i))).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        let built = run(&mut rx);
+        if built.is_err() {
+            cancel.store(true, Relaxed);
+        }
+        // Wait, detached, until every pool thread's part has ended (each drops
+        // its sender then), so that the scope's own wait at its end, which
+        // holds the interpreter, takes no time.
+        let taken = rx.take();
+        py.detach(move || {
+            if let Some(rx) = taken {
+                while rx.recv().is_ok() {}
+            }
+        });
         built
     })?;
     Ok(list)

@@ -247,6 +247,55 @@ def test_scan_many_is_scan_of_each_text_with_any_pool_size(threads: int) -> None
     assert json.loads(out.stdout) == [[f.to_dict() for f in A.scan(t)] for t in texts]
 
 
+def test_a_long_batch_gives_other_python_threads_their_turns() -> None:
+    # The calling thread builds every object, holding the interpreter; with more
+    # scan threads than it can keep up with, the built chunks queue and it builds
+    # them back to back. It must still let another Python thread run every few
+    # switch intervals (it blocked one for 0.96 s of a 1.1 s call, and for
+    # 0.26 s when it released the interpreter after every chunk: too often for
+    # a waiting thread to ask for it).
+    import os
+    import subprocess
+
+    tiny = ["", "x", "[CLAIM 1]", "\u00e9[CLAIM 1]", "[ACK 7f] \u00e9 [CLAIM 7f]", "hello world"]
+    copies = 1_000_000 // len(tiny)
+    child = (
+        "import gc, threading, time\n"
+        "import agent_sentences as A\n"
+        "gc.disable()\n"
+        f"tiny = {tiny!r}\n"
+        f"texts = tiny * {copies}\n"
+        "gap, stop = [0.0], threading.Event()\n"
+        "def tick():\n"
+        "    last = time.perf_counter()\n"
+        "    while not stop.is_set():\n"
+        "        time.sleep(0.001); now = time.perf_counter(); gap[0] = max(gap[0], now - last); last = now\n"
+        "t = threading.Thread(target=tick); t.start(); time.sleep(0.05)\n"
+        "started = time.perf_counter(); found = A.scan_many(texts); seconds = time.perf_counter() - started\n"
+        "stop.set(); t.join()\n"
+        "print(gap[0], seconds, sum(map(len, found)))\n"
+    )
+    env = dict(os.environ, RAYON_NUM_THREADS="7")
+    out = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, env=env, check=True, timeout=120)
+    gap, seconds, found = out.stdout.split()
+    assert int(found) == copies * sum(len(A.scan(t)) for t in tiny)
+    assert float(seconds) > 0.3, "the batch is too quick to tell"
+    assert float(gap) < 0.2, (gap, seconds)
+
+
+def test_scan_many_raises_the_error_a_loop_of_scan_would_raise_first() -> None:
+    # The first bad item decides, as in [scan(t) for t in texts], and is named.
+    with pytest.raises(A.ParseError) as e:
+        A.scan_many(["a"] * 10 + ["\ud800"] + ["b"] * 9 + [5])  # type: ignore[list-item]
+    assert e.value.__notes__ == ["in texts[10]"]
+    with pytest.raises(TypeError, match="a text must be a str, not int") as t:
+        A.scan_many_with_diagnostics(["a", 5, "\ud800"])  # type: ignore[list-item]
+    assert t.value.__notes__ == ["in texts[1]"]
+    # Bytes are not a batch of integers.
+    with pytest.raises(TypeError, match="not bytes"):
+        A.scan_many(b"[CLAIM 1]")  # type: ignore[arg-type]
+
+
 def test_hostile_arguments_get_the_documented_errors() -> None:
     # A str is one text, not a batch of characters.
     with pytest.raises(TypeError, match="not one str"):

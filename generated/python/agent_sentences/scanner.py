@@ -300,21 +300,33 @@ def scan_with_diagnostics(text: str) -> tuple[list[Found], list[Skipped]]:
         raise _surrogate_error(text) from None
 
 
-def _first_surrogate_error(texts: list[str]) -> ParseError:
+def _first_bad_text(texts: list[str], error: Exception) -> Exception:
+    """The error that ``[scan(t) for t in texts]`` would raise first: a
+    ``TypeError`` for an item that is not a ``str``, the :class:`ParseError` of a
+    text that holds a lone surrogate, each with the note ``in texts[i]``; or
+    ``error`` itself when no text is bad."""
     for i, text in enumerate(texts):
-        try:
-            str.encode(text, "utf-8")
-        except UnicodeEncodeError:
-            e = _surrogate_error(text)
-            e.add_note(f"in texts[{i}]")
-            return e
-    raise AssertionError("every text encodes")  # pragma: no cover
+        bad: Exception
+        if not isinstance(text, str):
+            bad = TypeError(f"a text must be a str, not {type(text).__name__}")
+        else:
+            try:
+                str.encode(text, "utf-8")
+                continue
+            except UnicodeEncodeError:
+                bad = _surrogate_error(text)
+        bad.add_note(f"in texts[{i}]")
+        return bad
+    return error
 
 
 def _batch(texts: Iterable[str]) -> list[str]:
     if isinstance(texts, str):
         # One text is not a batch of one-character texts.
         raise TypeError("scan_many takes an iterable of texts, not one str: use scan(text) or scan_many([text])")
+    if isinstance(texts, (bytes, bytearray, memoryview)):
+        # Nor are bytes a batch of integers.
+        raise TypeError(f"scan_many takes an iterable of texts (str), not {type(texts).__name__}")
     return list(texts)
 
 
@@ -325,10 +337,11 @@ def scan_many(texts: Iterable[str]) -> list[list[Found]]:
     released, so other Python threads run meanwhile; Ctrl-C is seen between
     chunks of texts (a single long text is scanned to its end first). Works in a
     process forked after a batch (a new pool of threads is made there). Raises
-    ``TypeError`` for a ``str`` (one text, not a batch) and the
-    :class:`~agent_sentences.errors.ParseError` of the first text that holds a
-    lone surrogate, with the note ``in texts[i]``, and then returns nothing for
-    any text (decision P110).
+    ``TypeError`` for a ``str`` or ``bytes`` (one text, not a batch); for the
+    first bad item, the error that :func:`scan` in a loop would raise first, with
+    the note ``in texts[i]`` (``TypeError`` for an item that is not a ``str``, the
+    :class:`~agent_sentences.errors.ParseError` of a text that holds a lone
+    surrogate); and then returns nothing for any text (decision P110).
 
     >>> [len(found) for found in scan_many(["[CLAIM 1]", "no markers", "[ACK 7f] [CLAIM 7f]"])]
     [1, 0, 2]
@@ -336,8 +349,8 @@ def scan_many(texts: Iterable[str]) -> list[list[Found]]:
     batch = _batch(texts)
     try:
         return _native.scan_many(batch)
-    except UnicodeEncodeError:
-        raise _first_surrogate_error(batch) from None
+    except (UnicodeEncodeError, TypeError) as e:
+        raise _first_bad_text(batch, e) from None
 
 
 def scan_many_with_diagnostics(texts: Iterable[str]) -> list[tuple[list[Found], list[Skipped]]]:
@@ -346,5 +359,5 @@ def scan_many_with_diagnostics(texts: Iterable[str]) -> list[tuple[list[Found], 
     batch = _batch(texts)
     try:
         return _native.scan_many_with_diagnostics(batch)
-    except UnicodeEncodeError:
-        raise _first_surrogate_error(batch) from None
+    except (UnicodeEncodeError, TypeError) as e:
+        raise _first_bad_text(batch, e) from None
