@@ -95,9 +95,13 @@ def memory(case: str, mib: int) -> dict[str, Any]:
     }
 
 
-REALISTIC_ROUNDS = 9
+REALISTIC_ROUNDS = 25
 """How many rounds of every implementation on the realistic corpus the bench
-times (the best round of each is reported)."""
+times (the best round of each is reported). A round takes about 0.1 s; the
+machine's second core is sometimes slowed by its host for a second or more, and
+9 rounds (about 1 s) once fell wholly inside such a stretch (`scan_many` 1.35x
+the loop, and 1.63-1.86x in side runs of 15 pairs right after), so the rounds
+are spread over about 3 s."""
 
 
 def _best_of(fn: Callable[[], Any], repeat: int) -> float:
