@@ -527,10 +527,12 @@ pub const SERIAL_BATCH_BYTES: usize = 8 << 10;
 /// chunk's building (decision P168). A batch of at most
 /// [`SERIAL_BATCH_BYTES`] is scanned here alone.
 ///
-/// The interpreter is released at least once per chunk built, so other
-/// Python threads run while a long batch is built, and it is never held
-/// while this thread waits for the pool's threads (also at the end, when a
-/// pool busy with other batches has not yet started this batch's task).
+/// The interpreter is released while this thread scans a chunk, and
+/// between the chunks it builds once two switch intervals have passed since
+/// it was last released (`Turns`), so other Python threads run while a long
+/// batch is built; it is never held while this thread waits for the pool's
+/// threads (also at the end, when a pool busy with other batches has not yet
+/// started this batch's task).
 ///
 /// # Errors
 /// As [`scan`], for the first text that holds a lone surrogate: then no text
