@@ -7,7 +7,9 @@ are the ones mypy sees."""
 from __future__ import annotations
 
 import json
+import os
 import random
+import subprocess
 import sys
 import threading
 import time
@@ -207,8 +209,6 @@ def test_the_private_module_matches_its_stub() -> None:
 def test_scan_many_works_in_a_process_forked_after_a_batch() -> None:
     # The rayon threads of the parent do not exist in a forked child: the child
     # makes its own pool instead of waiting on them forever.
-    import os
-
     A.scan_many(["[CLAIM 1]"] * 10)
     read, write = os.pipe()
     pid = os.fork()
@@ -231,9 +231,6 @@ def test_scan_many_is_scan_of_each_text_with_any_pool_size(threads: int) -> None
     # The calling thread scans beside the pool's threads but one: with one pool
     # thread it scans every chunk itself; with more threads than cores, chunks
     # finish out of order and each is still built at its texts' places.
-    import os
-    import subprocess
-
     child = (
         "import json, sys\n"
         "import agent_sentences as A\n"
@@ -254,9 +251,6 @@ def test_a_long_batch_gives_other_python_threads_their_turns() -> None:
     # switch intervals (it blocked one for 0.96 s of a 1.1 s call, and for
     # 0.26 s when it released the interpreter after every chunk: too often for
     # a waiting thread to ask for it).
-    import os
-    import subprocess
-
     tiny = ["", "x", "[CLAIM 1]", "\u00e9[CLAIM 1]", "[ACK 7f] \u00e9 [CLAIM 7f]", "hello world"]
     copies = 1_000_000 // len(tiny)
     child = (
