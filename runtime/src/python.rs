@@ -360,10 +360,18 @@ impl<'a, 'py> Utf8<'a, 'py> {
     /// # Errors
     /// `UnicodeEncodeError` for a lone surrogate.
     fn of(text: &'a Bound<'py, PyString>) -> PyResult<Self> {
+        // CPython's own `str` functions, never the object's methods: a `str`
+        // subclass's `__len__` or `isascii` runs no code of its own here.
         let py = text.py();
-        if text.len()? <= CACHED_UTF8_MAX_CHARS
-            || text
-                .call_method0(pyo3::intern!(py, "isascii"))?
+        // SAFETY: `text` is a live `str` (a `PyString`, subclasses included).
+        let chars = unsafe { ffi::PyUnicode_GetLength(text.as_ptr()) };
+        if chars < 0 {
+            return Err(PyErr::fetch(py));
+        }
+        if chars as usize <= CACHED_UTF8_MAX_CHARS
+            || py
+                .get_type::<PyString>()
+                .call_method1(pyo3::intern!(py, "isascii"), (text,))?
                 .is_truthy()?
         {
             return Ok(Utf8 {
@@ -486,7 +494,10 @@ impl Turns {
             .call_method0("getswitchinterval")?
             .extract()?;
         Ok(Turns {
-            every: std::time::Duration::from_secs_f64(2.0 * interval.max(0.0)),
+            // An infinite interval (a patched `sys.getswitchinterval`) never
+            // offers; a negative or NaN one offers every time.
+            every: std::time::Duration::try_from_secs_f64((2.0 * interval).max(0.0))
+                .unwrap_or(std::time::Duration::MAX),
             last: std::time::Instant::now(),
         })
     }

@@ -382,3 +382,37 @@ def _ctrl_c_stops_a_batch(interrupt_main: Any) -> None:
     # a few tenths, more on a loaded machine (seen: 6.7 in CI). 20 tenths
     # still fail a batch that runs to its end.
     assert elapsed < 20 * tenth, (elapsed, tenth)
+
+
+def test_a_str_subclass_runs_none_of_its_own_methods_when_scanned() -> None:
+    # The scanner reads a text through CPython's own str functions, so a
+    # subclass's __len__ or isascii never runs, and scan_many's first error is
+    # the loop's (helper-13: a raising __len__ came before an int at texts[1]).
+    class Loud(str):
+        def __len__(self) -> int:
+            raise ValueError("__len__ called")
+
+        def isascii(self) -> bool:
+            raise ValueError("isascii called")
+
+    small = Loud("[CLAIM 1] é")
+    # Past the cached-UTF-8 limit, where the scanner asks whether it is ASCII.
+    big = Loud("x" * (1 << 20) + " [CLAIM 2]")
+    assert [f.span.char_start for f in A.scan(small)] == [0]
+    assert [f.span.char_start for f in A.scan(big)] == [(1 << 20) + 1]
+    assert A.scan_many([small, big] * 3) == [A.scan(small), A.scan(big)] * 3
+    with pytest.raises(TypeError, match="not int") as e:
+        A.scan_many([small, 5])  # type: ignore[list-item]
+    assert e.value.__notes__ == ["in texts[1]"]
+
+
+def test_a_batch_survives_an_infinite_switch_interval() -> None:
+    # The interval is read from sys.getswitchinterval(), which code may patch.
+    texts = ["[CLAIM 1] " * 100] * 100
+    original = sys.getswitchinterval
+    try:
+        for interval in (float("inf"), float("nan"), -1.0):
+            sys.getswitchinterval = lambda interval=interval: interval  # type: ignore[assignment]
+            assert A.scan_many(texts) == [A.scan(t) for t in texts]
+    finally:
+        sys.getswitchinterval = original  # type: ignore[assignment]
