@@ -387,7 +387,7 @@ def _ctrl_c_stops_a_batch(interrupt_main: Any) -> None:
 def test_a_str_subclass_runs_none_of_its_own_methods_when_scanned() -> None:
     # The scanner reads a text through CPython's own str functions, so a
     # subclass's __len__ or isascii never runs, and scan_many's first error is
-    # the loop's (helper-13: a raising __len__ came before an int at texts[1]).
+    # the loop's (a raising __len__ used to come before an int at texts[1]).
     class Loud(str):
         def __len__(self) -> int:
             raise ValueError("__len__ called")
