@@ -494,26 +494,35 @@ def test_a_line_over_the_limit_is_a_bad_line_not_read_whole(tmp_path: Path) -> N
         assert {r[7] for r in rows} == {"ack", "claim"}
 
 
-def test_a_huge_line_takes_no_more_memory_than_the_limit(tmp_path: Path) -> None:
+def test_a_huge_line_or_many_tiny_ones_take_no_more_memory_than_a_batch(tmp_path: Path) -> None:
     # A 40 MB line between two messages, with the default limit (8 MiB): the
     # harvest's peak memory grows by about the limit, not the line (one 100 MB
-    # line took 4.1 GB).
+    # line took 4.1 GB). A million bad 3-byte lines: a batch holds at most
+    # BATCH_LINES lines (and one read's), so their objects and reports stay
+    # small (this 3 MB file took 480 MB).
     with open(tmp_path / "big.jsonl", "wb") as f:
         f.write(b'{"text": "[CLAIM 1]"}\n{"text": "[ACK 7f] ' + b"a " * (20 << 20) + b'"}\n{"text": "[CLAIM 2]"}\n')
+    (tmp_path / "tiny.jsonl").write_bytes(b"{}\n" * 1_000_000)
     write_log(str(tmp_path / "warm.jsonl"), 2000)
     code = (
-        "import resource, sys\n"
+        "import io, resource, sys\n"
         "from agent_sentences import harvest as hv\n"
+        "def peak(): return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss >> 10\n"
         "hv.harvest(['warm.jsonl'], 'warm.parquet')\n"
-        "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "before = peak()\n"
         "s = hv.harvest(['big.jsonl'], 'big.parquet', stderr=sys.stdout)\n"
-        "after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
-        "print(s.files[0].messages, s.files[0].rows, (after - before) // 1024)\n"
+        "print(s.files[0].messages, s.files[0].rows, peak() - before)\n"
+        "before = peak()\n"
+        "s = hv.harvest(['tiny.jsonl'], 'tiny.parquet', stderr=io.StringIO())\n"
+        "print(s.files[0].bad_lines, len(s.files[0].errors), peak() - before)\n"
     )
     r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
-    report, summary = r.stdout.splitlines()
+    report, big, tiny = r.stdout.splitlines()
     assert report == f"big.jsonl:2: bad line: longer than {hv.MAX_LINE_BYTES} bytes (not read)"
-    messages_, rows, grown_mib = map(int, summary.split())
+    messages_, rows, grown_mib = map(int, big.split())
     assert (messages_, rows) == (2, 2)
     assert grown_mib < 3 * (hv.MAX_LINE_BYTES >> 20), grown_mib
+    bad, reported, grown_mib = map(int, tiny.split())
+    assert (bad, reported) == (1_000_000, hv.MAX_REPORTED_ERRORS)
+    assert grown_mib < 192, grown_mib

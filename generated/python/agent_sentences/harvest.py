@@ -67,6 +67,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "SPARK_SCHEMA",
     "BATCH_BYTES",
+    "BATCH_LINES",
     "CHUNK_BYTES",
     "MAX_LINE_BYTES",
     "READ_BYTES",
@@ -110,7 +111,12 @@ SPARK_SCHEMA: Final = ", ".join(f"{name} {'bigint' if kind == 'int64' else 'stri
 """:data:`COLUMNS` as a Spark DDL schema, for ``DataFrame.mapInArrow``."""
 
 BATCH_BYTES: Final = 8 << 20
-"""Lines are read and scanned in batches of about this many bytes."""
+"""Lines are read and scanned in batches of about this many bytes, or of
+about :data:`BATCH_LINES` lines, whichever comes first."""
+
+BATCH_LINES: Final = 1 << 16
+"""The most lines in a batch (plus those of one read): a batch of very short
+lines, each a Python object and, when bad, a report, stays small."""
 
 CHUNK_BYTES: Final = 256 << 20
 """On Dask, a plain ``.jsonl`` file is split into tasks of about this many bytes
@@ -121,7 +127,7 @@ MAX_LINE_BYTES: Final = 8 << 20
 it is skipped as it is read, never held whole, so memory is bounded by the
 batch and this limit, not by the longest line."""
 
-READ_BYTES: Final = 1 << 20
+READ_BYTES: Final = 256 << 10
 """The input is read this many bytes at a time (decompressed bytes for ``.gz``)."""
 
 EXIT_OK: Final = 0
@@ -263,7 +269,8 @@ def _batches(
     stream: io.BufferedIOBase, remaining: int | None, max_line: int
 ) -> Iterator[tuple[list[bytes], list[int]]]:
     """The complete lines of ``stream`` (at most ``remaining`` bytes of it, when
-    given), in batches of about :data:`BATCH_BYTES`: ``(lines, indices of the
+    given), in batches of about :data:`BATCH_BYTES` or :data:`BATCH_LINES`
+    (at most that many and one read's): ``(lines, indices of the
     lines longer than max_line)``. An overlong line is given as ``b""`` and its
     bytes are dropped as they are read (never more than ``max_line`` of them are
     held). Reads :data:`READ_BYTES` at a time (``read1``: one decompression step
@@ -307,7 +314,7 @@ def _batches(
             else:
                 pending.append(tail)
                 pending_size += len(tail)
-        if size >= BATCH_BYTES:
+        if size >= BATCH_BYTES or len(lines) >= BATCH_LINES:
             yield lines, long
             lines, long, size = [], [], 0
     if overlong:
