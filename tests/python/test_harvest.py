@@ -526,3 +526,19 @@ def test_a_huge_line_or_many_tiny_ones_take_no_more_memory_than_a_batch(tmp_path
     bad, reported, grown_mib = map(int, tiny.split())
     assert (bad, reported) == (1_000_000, hv.MAX_REPORTED_ERRORS)
     assert grown_mib < 192, grown_mib
+
+
+def test_an_out_made_during_the_harvest_is_not_overwritten(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    write_log("a.jsonl", 100)
+    scan_lines = hv._native.harvest_lines
+
+    def scan_and_make_out(*args: Any) -> Any:
+        if not os.path.exists("t.parquet"):
+            Path("t.parquet").write_text("theirs")
+        return scan_lines(*args)
+
+    monkeypatch.setattr(hv._native, "harvest_lines", scan_and_make_out)
+    assert hv.main(["a.jsonl", "--out", "t.parquet", "--quiet"]) == hv.EXIT_FAILED
+    assert capsys.readouterr().err == "error: [Errno 17] created during the harvest, not overwritten: 't.parquet' (no table written)\n"
+    assert Path("t.parquet").read_text() == "theirs" and sorted(os.listdir(tmp_path)) == ["a.jsonl", "t.parquet"]

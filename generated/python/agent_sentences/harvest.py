@@ -44,6 +44,7 @@ them (the package's canonical rendering). Skipped rows appear only with
 from __future__ import annotations
 
 import argparse
+import errno
 import gzip
 import hashlib
 import importlib
@@ -621,7 +622,13 @@ def harvest(
         reports = _harvest_dask(
             paths, sizes, partial, diagnostics, workers, scheduler, bar, report_error, chunk_bytes, max_line
         )
-    os.replace(partial, out)
+    try:
+        if os.path.lexists(out):  # Made meanwhile: the harvest does not overwrite.
+            raise FileExistsError(errno.EEXIST, "created during the harvest, not overwritten", out)
+        os.replace(partial, out)
+    except BaseException:
+        _discard(partial)
+        raise
     bar.update(len(paths), total, force=True)
     bar.clear()
     return Summary(reports, out, time.monotonic() - start)
