@@ -287,9 +287,9 @@ pub fn markdown_hostile() -> Vec<Hostile> {
                     size,
                 ),
             ),
-            // Hostile review (helper-10): one paragraph of calls in link text
-            // and calls beside them, not ASCII; each link's call threw away
-            // the paragraph's bidi search before.
+            // One paragraph of calls in link text and calls beside them, not
+            // ASCII; each link's call threw away the paragraph's bidi search
+            // before.
             (
                 "md-link-text-calls",
                 fill("[TOOL a.b {}](u) [TOOL a.b {}] é ", size),

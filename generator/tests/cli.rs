@@ -211,15 +211,48 @@ fn spec_without_runtime_context(dir: &Path) {
     std::fs::write(&path, serde_json::to_string_pretty(&v).unwrap()).unwrap();
 }
 
+/// Runs `git` in `dir` with no user or repository settings from outside the
+/// test, and asserts that it succeeded.
+fn git(dir: &Path, args: &[&str]) {
+    let o = Command::new("git")
+        .current_dir(dir)
+        .args(["-c", "user.name=spec", "-c", "user.email=spec@example.test"])
+        .args([
+            "-c",
+            "commit.gpgsign=false",
+            "-c",
+            "init.defaultBranch=main",
+        ])
+        .args(args)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE")
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
 #[test]
 fn check_against_a_git_revision_and_a_directory() {
-    // The spec against its own committed copy: nothing changed.
+    // The spec against its own committed copy: nothing changed. The revision is
+    // made here (a repository holding the working spec, committed), so the test
+    // does not depend on whether the working tree's spec is committed.
+    let repo = tempfile::tempdir().unwrap();
+    copy_dir(&root().join("schema"), &repo.path().join("schema"));
+    assert!(run(repo.path(), &["gen"]).status.success());
+    git(repo.path(), &["init", "-q"]);
+    git(repo.path(), &["add", "schema"]);
+    git(repo.path(), &["commit", "-q", "-m", "spec"]);
     let o = run(
-        &root(),
+        repo.path(),
         &[
             "check",
-            "--runtime-path",
-            "../../runtime",
             "--python",
             "off",
             "--against",
@@ -230,6 +263,7 @@ fn check_against_a_git_revision_and_a_directory() {
     );
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["ok"], true, "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(o.status.code(), Some(0));
     assert_eq!(v["compat"]["against"], "HEAD:schema");
     assert_eq!(v["drift"], serde_json::json!([]));
     assert_eq!(

@@ -3,12 +3,19 @@ local Dask cluster, against what `scan` finds (issue 17)."""
 
 from __future__ import annotations
 
+import errno
 import gzip
+import io
 import json
 import os
 import pty
+import re
 import subprocess
 import sys
+import threading
+import zlib
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -123,16 +130,47 @@ def test_a_bad_line_is_reported_and_the_rest_harvested(tmp_path: Path) -> None:
     assert rows == expected_rows("bad.jsonl", [(1, good[0]), (3, good[1]), (9, good[2])])
 
 
-def test_an_unreadable_gzip_keeps_what_was_read_and_the_other_files(tmp_path: Path) -> None:
-    write_log(str(tmp_path / "whole.jsonl.gz"), 200)
+def test_a_truncated_gzip_keeps_every_complete_line_before_the_damage_and_the_other_files(tmp_path: Path) -> None:
+    # A 2,000-line file cut by 20 bytes: every line that decompresses whole is a
+    # row (the whole 8 MB batch the fault fell in was lost: 0 rows), the first
+    # line not read whole is named, and the other file is harvested.
+    write_log(str(tmp_path / "whole.jsonl.gz"), 2000)
     blob = (tmp_path / "whole.jsonl.gz").read_bytes()
-    (tmp_path / "cut.jsonl.gz").write_bytes(blob[: len(blob) // 2])
+    (tmp_path / "cut.jsonl.gz").write_bytes(blob[:-20])
+    readable = zlib.decompressobj(31).decompress(blob[:-20])  # Everything the cut stream still gives.
+    kept = readable.count(b"\n")
+    assert 1990 < kept < 2000
     write_log(str(tmp_path / "ok.jsonl"), 50, seed=2)
     r = run_cli("cut.jsonl.gz", "ok.jsonl", "--out", "t.parquet", cwd=tmp_path)
-    assert r.returncode == 1
-    assert r.stderr.startswith("cut.jsonl.gz: unreadable after line 0: "), r.stderr
+    assert r.returncode == hv.EXIT_BAD_LINES == 1, r.stderr
+    assert r.stderr == f"cut.jsonl.gz:{kept + 1}: unreadable from this line on: Compressed file ended before the end-of-stream marker was reached\n"
     rows = table_rows(pq.read_table(tmp_path / "t.parquet"))
-    assert rows == expected_rows("ok.jsonl", list(enumerate(messages(50, seed=2), 1)))
+    first = list(enumerate(messages(2000), 1))[:kept]
+    assert rows == expected_rows("cut.jsonl.gz", first) + expected_rows("ok.jsonl", list(enumerate(messages(50, seed=2), 1)))
+
+
+def test_an_input_removed_mid_run_is_named_and_the_others_harvested(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # b.jsonl vanishes while a.jsonl is being scanned (it used to fail the whole
+    # harvest with a traceback: no output for any file).
+    monkeypatch.chdir(tmp_path)
+    write_log("a.jsonl", 100, seed=1)
+    write_log("b.jsonl", 100, seed=2)
+    write_log("c.jsonl.gz", 100, seed=3)
+    scan_lines = hv._native.harvest_lines
+
+    def scan_then_remove(*args: Any) -> Any:
+        if os.path.exists("b.jsonl"):
+            os.remove("b.jsonl")
+        return scan_lines(*args)
+
+    monkeypatch.setattr(hv._native, "harvest_lines", scan_then_remove)
+    err = io.StringIO()
+    s = hv.harvest(["a.jsonl", "b.jsonl", "c.jsonl.gz"], "t.parquet", stderr=err)
+    assert not os.path.exists("b.jsonl")
+    assert err.getvalue() == "b.jsonl:1: unreadable from this line on: No such file or directory\n"
+    assert [f.messages for f in s.files] == [100, 0, 100] and not s.ok
+    rows = table_rows(pq.read_table("t.parquet"))
+    assert rows == expected_rows("a.jsonl", list(enumerate(messages(100, 1), 1))) + expected_rows("c.jsonl.gz", list(enumerate(messages(100, 3), 1)))
 
 
 def test_usage_errors_write_nothing(tmp_path: Path) -> None:
@@ -302,3 +340,205 @@ def test_chunk_tasks_report_bad_lines_by_their_line_in_the_file(tmp_path: Path) 
     rows = [r for t in range(len(parts)) for r in table_rows(pq.read_table(tmp_path / f"p{t}.parquet"))]
     assert rows == table_rows(pq.read_table(tmp_path / "whole.parquet"))
     assert sum(p.messages for p in parts) == whole.messages == 1996
+
+
+GATE = threading.Event()
+"""Holds the in-process cluster's only worker thread until the test opens it."""
+
+
+def _wait_for_the_gate() -> bool:
+    return GATE.wait(120)
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Any]:
+    """A Dask cluster in this process: one worker, one thread."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp", dashboard_address=None) as c:
+        yield c
+
+
+def test_harvests_of_one_file_at_once_on_one_cluster_each_write_their_own(tmp_path: Path, cluster: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Three harvests of one file (another --out; with --diagnostics) queue on one
+    # cluster at once: they used to share task keys, so two of them got the first's
+    # running task, wrote no part file, and reported success.
+    distributed = pytest.importorskip("distributed")
+    write_log(str(tmp_path / "m.jsonl"), 300, seed=6)
+    want = list(enumerate(messages(300, 6), 1))
+    submitted = threading.Condition()
+    count = [0]
+    submit = distributed.Client.submit
+
+    def counting_submit(self: Any, *args: Any, **kwargs: Any) -> Any:
+        future = submit(self, *args, **kwargs)
+        with submitted:
+            count[0] += 1
+            submitted.notify_all()
+        return future
+
+    GATE.clear()
+    with distributed.Client(cluster) as client:
+        blocker = client.submit(_wait_for_the_gate, pure=False)
+        monkeypatch.setattr(distributed.Client, "submit", counting_submit)
+        monkeypatch.chdir(tmp_path)
+        runs = [("a", False), ("b", False), ("c", True)]
+        try:
+            with ThreadPoolExecutor(len(runs)) as pool:
+                started = [pool.submit(hv.harvest, ["m.jsonl"], out, diagnostics=d, scheduler=cluster.scheduler_address, stderr=io.StringIO()) for out, d in runs]
+                with submitted:
+                    assert submitted.wait_for(lambda: count[0] == len(runs), timeout=120)
+                GATE.set()  # Every task is queued behind the blocker: now they run.
+                summaries = [f.result(timeout=120) for f in started]
+        finally:
+            GATE.set()
+        assert blocker.result() is True
+    for (out, d), s in zip(runs, summaries):
+        assert s.ok and s.files[0].messages == 300
+        assert os.listdir(tmp_path / out) == ["part-00000.parquet"], out
+        assert table_rows(pq.read_table(tmp_path / out / "part-00000.parquet")) == expected_rows("m.jsonl", want, diagnostics=d)
+    keys = {hv.task_key("/x.jsonl", None, f"/{o}.partial/part-00000.parquet", d, hv.MAX_LINE_BYTES) for o, d in runs}
+    keys |= {hv.task_key("/x.jsonl", (0, 10, 1), "/a.partial/part-00000.parquet", False, hv.MAX_LINE_BYTES)}
+    keys |= {hv.task_key("/y.jsonl", None, "/a.partial/part-00000.parquet", False, hv.MAX_LINE_BYTES)}
+    keys |= {hv.task_key("/x.jsonl", None, "/a.partial/part-00000.parquet", False, 1000)}
+    assert len(keys) == 6
+
+
+def test_an_input_removed_mid_run_on_dask_is_named_and_the_others_harvested(tmp_path: Path, cluster: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    write_log("a.jsonl", 100, seed=1)
+    write_log("b.jsonl", 100, seed=2)
+    write_log("c.jsonl.gz", 100, seed=3)
+    split = hv.chunks
+
+    def split_then_remove(path: str, size: int = hv.CHUNK_BYTES) -> Any:
+        if os.path.exists("b.jsonl"):
+            os.remove("b.jsonl")
+        return split(path, size)
+
+    monkeypatch.setattr(hv, "chunks", split_then_remove)
+    err = io.StringIO()
+    s = hv.harvest(["a.jsonl", "b.jsonl", "c.jsonl.gz"], "parts", scheduler=cluster.scheduler_address, stderr=err)
+    assert err.getvalue() == "b.jsonl:1: unreadable from this line on: No such file or directory\n"
+    assert [f.messages for f in s.files] == [100, 0, 100] and not s.ok
+    parts = [table_rows(pq.read_table(tmp_path / "parts" / f"part-0000{t}.parquet")) for t in range(3)]
+    assert parts == [expected_rows("a.jsonl", list(enumerate(messages(100, 1), 1))), [], expected_rows("c.jsonl.gz", list(enumerate(messages(100, 3), 1)))]
+
+
+def test_a_full_disk_exits_3_with_a_message_and_writes_no_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    # Exit 1 means "bad lines, the table is written"; a harvest that cannot write
+    # its table used to end in a traceback with that same status.
+    monkeypatch.chdir(tmp_path)
+    write_log("a.jsonl", 100)
+
+    def full(self: Any, batch: Any, *args: Any, **kwargs: Any) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(pq.ParquetWriter, "write_batch", full)
+    assert hv.main(["a.jsonl", "--out", "t.parquet", "--quiet"]) == hv.EXIT_FAILED == 3
+    assert capsys.readouterr().err == "error: [Errno 28] No space left on device (no table written)\n"
+    assert sorted(os.listdir(tmp_path)) == ["a.jsonl"]
+
+
+def _locked_directory(tmp_path: Path) -> str:
+    """A directory this process cannot create files in: a read-only one, or for
+    root (who writes anywhere) sysfs, which refuses new files to everyone."""
+    if os.geteuid() != 0:
+        locked = tmp_path / "locked"
+        locked.mkdir()
+        locked.chmod(0o555)
+        return str(locked)
+    try:
+        os.close(os.open("/sys/probe.partial", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+    except PermissionError:
+        return "/sys"
+    os.remove("/sys/probe.partial")  # pragma: no cover
+    pytest.skip("no directory refuses new files to root here")  # pragma: no cover
+
+
+def test_an_unwritable_output_directory_exits_3_with_a_message(tmp_path: Path) -> None:
+    locked = _locked_directory(tmp_path)
+    write_log(str(tmp_path / "a.jsonl"), 20)
+    before = sorted(os.listdir(locked))
+    for name, extra in [("t.parquet", []), ("parts", ["--scheduler", "tcp://127.0.0.1:9"])]:
+        out = os.path.join(locked, name)
+        r = run_cli("a.jsonl", "--out", out, *extra, cwd=tmp_path)
+        assert r.returncode == hv.EXIT_FAILED == 3, r.stderr
+        assert re.fullmatch(rf"error: \[Errno \d+\] [^:\n]+: '{re.escape(out)}\.partial' \(no table written\)\n", r.stderr), r.stderr
+    assert sorted(os.listdir(locked)) == before
+
+
+def test_a_line_over_the_limit_is_a_bad_line_not_read_whole(tmp_path: Path) -> None:
+    # Lines around a 1,000-byte limit (the line break counted), read 1,000 bytes at a time.
+    limit = 1000
+    good = [{"text": "[CLAIM 1] " + "x" * n} for n in range(2)]
+
+    def line(n: int) -> bytes:  # A message line of exactly n bytes, its line break included.
+        head = b'{"text": "[ACK 7f] '
+        return head + b"y" * (n - len(head) - 3) + b'"}\n'
+
+    parts = [line(999), line(1000), line(1001), (dumps(good[0]) + "\n").encode(), line(5000), line(1000), (dumps(good[1]) + "\n").encode(), line(1001), line(3000)[:-1]]
+    assert [len(p) for p in parts[:3]] == [999, 1000, 1001]
+    log = tmp_path / "long.jsonl"
+    log.write_bytes(b"".join(parts))
+    for name in ("long.jsonl", "long.jsonl.gz"):
+        if name.endswith(".gz"):
+            (tmp_path / name).write_bytes(gzip.compress(log.read_bytes()))
+        err = io.StringIO()
+        s = hv.harvest([str(tmp_path / name)], str(tmp_path / f"{name}.parquet"), stderr=err, max_line=limit)
+        bad = [3, 5, 8, 9]
+        assert err.getvalue() == "".join(f"{tmp_path / name}:{n}: bad line: longer than 1000 bytes (not read)\n" for n in bad), name
+        assert (s.files[0].messages, s.files[0].bad_lines) == (5, 4)
+        rows = table_rows(pq.read_table(tmp_path / f"{name}.parquet"))
+        lines = [json.loads(p) for p in parts]
+        assert rows == expected_rows(str(tmp_path / name), [(n, lines[n - 1]) for n in (1, 2, 4, 6, 7)])
+        assert {r[7] for r in rows} == {"ack", "claim"}
+
+
+def test_a_huge_line_or_many_tiny_ones_take_no_more_memory_than_a_batch(tmp_path: Path) -> None:
+    # A 40 MB line between two messages, with the default limit (8 MiB): the
+    # harvest's peak memory grows by about the limit, not the line (one 100 MB
+    # line took 4.1 GB). A million bad 3-byte lines: a batch holds at most
+    # BATCH_LINES lines (and one read's), so their objects and reports stay
+    # small (this 3 MB file took 480 MB).
+    with open(tmp_path / "big.jsonl", "wb") as f:
+        f.write(b'{"text": "[CLAIM 1]"}\n{"text": "[ACK 7f] ' + b"a " * (20 << 20) + b'"}\n{"text": "[CLAIM 2]"}\n')
+    (tmp_path / "tiny.jsonl").write_bytes(b"{}\n" * 1_000_000)
+    write_log(str(tmp_path / "warm.jsonl"), 2000)
+    code = (
+        "import io, resource, sys\n"
+        "from agent_sentences import harvest as hv\n"
+        "def peak(): return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss >> 10\n"
+        "hv.harvest(['warm.jsonl'], 'warm.parquet')\n"
+        "before = peak()\n"
+        "s = hv.harvest(['big.jsonl'], 'big.parquet', stderr=sys.stdout)\n"
+        "print(s.files[0].messages, s.files[0].rows, peak() - before)\n"
+        "before = peak()\n"
+        "s = hv.harvest(['tiny.jsonl'], 'tiny.parquet', stderr=io.StringIO())\n"
+        "print(s.files[0].bad_lines, len(s.files[0].errors), peak() - before)\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    report, big, tiny = r.stdout.splitlines()
+    assert report == f"big.jsonl:2: bad line: longer than {hv.MAX_LINE_BYTES} bytes (not read)"
+    messages_, rows, grown_mib = map(int, big.split())
+    assert (messages_, rows) == (2, 2)
+    assert grown_mib < 3 * (hv.MAX_LINE_BYTES >> 20), grown_mib
+    bad, reported, grown_mib = map(int, tiny.split())
+    assert (bad, reported) == (1_000_000, hv.MAX_REPORTED_ERRORS)
+    assert grown_mib < 192, grown_mib
+
+
+def test_an_out_made_during_the_harvest_is_not_overwritten(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    write_log("a.jsonl", 100)
+    scan_lines = hv._native.harvest_lines
+
+    def scan_and_make_out(*args: Any) -> Any:
+        if not os.path.exists("t.parquet"):
+            Path("t.parquet").write_text("theirs")
+        return scan_lines(*args)
+
+    monkeypatch.setattr(hv._native, "harvest_lines", scan_and_make_out)
+    assert hv.main(["a.jsonl", "--out", "t.parquet", "--quiet"]) == hv.EXIT_FAILED
+    assert capsys.readouterr().err == "error: [Errno 17] created during the harvest, not overwritten: 't.parquet' (no table written)\n"
+    assert Path("t.parquet").read_text() == "theirs" and sorted(os.listdir(tmp_path)) == ["a.jsonl", "t.parquet"]

@@ -12,7 +12,6 @@ import random
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -108,48 +107,45 @@ def test_scan_many_reports_the_first_text_with_a_lone_surrogate() -> None:
         A.scan_many(["ok", b"bytes"])  # type: ignore[list-item]
 
 
-def _progress_while(call: Any) -> tuple[float, float]:
-    """(the other thread's share of its own rate while ``call`` ran, the call's seconds)."""
-    count = [0]
-    stop = threading.Event()
+def _runs_another_thread(call: Any, attempts: int = 20) -> bool:
+    """Whether another Python thread, waiting for the interpreter, gets it while
+    ``call`` runs (up to ``attempts`` calls). The switch interval is made so
+    long that the interpreter changes hands only where it is released: the
+    waiting thread then runs only inside a call that releases it, since nothing
+    else this thread does between the calls releases it."""
+    ready, go, ran = threading.Event(), threading.Event(), threading.Event()
 
-    def spin() -> None:
-        while not stop.is_set():
-            count[0] += 1
+    def wait_then_run() -> None:
+        ready.set()
+        go.wait()
+        ran.set()
 
-    thread = threading.Thread(target=spin)
+    old = sys.getswitchinterval()
+    thread = threading.Thread(target=wait_then_run)
     thread.start()
+    ready.wait()  # Now the thread waits for `go`, the interpreter released.
+    sys.setswitchinterval(1000.0)
     try:
-        time.sleep(0.05)
-        before, t0 = count[0], time.perf_counter()
-        time.sleep(0.05)
-        rate = (count[0] - before) / (time.perf_counter() - t0)
-        before, t0 = count[0], time.perf_counter()
-        call()
-        seconds = time.perf_counter() - t0
-        during = count[0] - before
+        go.set()  # The thread now waits for the interpreter.
+        for _ in range(attempts):
+            call()
+            if ran.is_set():
+                break
+        return ran.is_set()
     finally:
-        stop.set()
+        sys.setswitchinterval(old)
         thread.join()
-    return during / (rate * seconds), seconds
 
 
 def test_the_scan_releases_the_interpreter() -> None:
-    # A long nudge deadline takes Rust's slowest capture engine a while: long
-    # enough for another thread to be seen running meanwhile.
+    # A long nudge deadline takes Rust's slowest capture engine a while: the
+    # waiting thread is handed the interpreter while it runs.
     text = "[NUDGE a] [nudge 1/3] Deadline " + "a " * (4 * MIB)
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(0.001)
-    try:
-        share, seconds = _progress_while(lambda: A.scan(text))
-        share_many, _ = _progress_while(lambda: A.scan_many([text, text]))
-    finally:
-        sys.setswitchinterval(old)
-    assert seconds > 0.02, "the scan is too quick to tell"
-    # Holding the interpreter, the other thread would run only at the switch
-    # point before the call (a share near 0: one millisecond of a call of tens);
-    # released, it runs for much of the call (less on 2 busy cores).
-    assert share > 0.1 and share_many > 0.1, (share, share_many, seconds)
+    assert _runs_another_thread(lambda: A.scan(text))
+    assert _runs_another_thread(lambda: A.scan_many([text, text]))
+    # The check itself: a call that holds the interpreter runs no other thread.
+    big = "a" * (64 * MIB)
+    assert not _runs_another_thread(lambda: big.count("b"), attempts=3)
 
 
 def test_parse_object_is_the_rust_reader() -> None:
@@ -250,31 +246,36 @@ def test_a_long_batch_gives_other_python_threads_their_turns() -> None:
     # them back to back. It must still let another Python thread run every few
     # switch intervals (it blocked one for 0.96 s of a 1.1 s call, and for
     # 0.26 s when it released the interpreter after every chunk: too often for
-    # a waiting thread to ask for it).
+    # a waiting thread to ask for it). Counted in objects, not seconds: the other
+    # thread notes the interpreter's allocated blocks at each of its turns, and
+    # the most built between two turns must be a small part of the batch's
+    # objects (a slower or busier machine builds fewer objects a switch
+    # interval, so load only makes it smaller).
     tiny = ["", "x", "[CLAIM 1]", "\u00e9[CLAIM 1]", "[ACK 7f] \u00e9 [CLAIM 7f]", "hello world"]
     copies = 1_000_000 // len(tiny)
     child = (
-        "import gc, threading, time\n"
+        "import gc, sys, threading\n"
         "import agent_sentences as A\n"
         "gc.disable()\n"
+        "sys.setswitchinterval(0.005)\n"
         f"tiny = {tiny!r}\n"
         f"texts = tiny * {copies}\n"
-        "gap, stop = [0.0], threading.Event()\n"
+        "gap, stop, turns, started = [0], threading.Event(), [0], threading.Event()\n"
         "def tick():\n"
-        "    last = time.perf_counter()\n"
+        "    last = sys.getallocatedblocks(); started.set()\n"
         "    while not stop.is_set():\n"
-        "        time.sleep(0.001); now = time.perf_counter(); gap[0] = max(gap[0], now - last); last = now\n"
-        "t = threading.Thread(target=tick); t.start(); time.sleep(0.05)\n"
-        "started = time.perf_counter(); found = A.scan_many(texts); seconds = time.perf_counter() - started\n"
+        "        now = sys.getallocatedblocks(); gap[0] = max(gap[0], now - last); last = now; turns[0] += 1\n"
+        "t = threading.Thread(target=tick); t.start(); started.wait()\n"
+        "before = sys.getallocatedblocks(); found = A.scan_many(texts); built = sys.getallocatedblocks() - before\n"
         "stop.set(); t.join()\n"
-        "print(gap[0], seconds, sum(map(len, found)))\n"
+        "print(gap[0], built, sum(map(len, found)))\n"
     )
     env = dict(os.environ, RAYON_NUM_THREADS="7")
     out = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, env=env, check=True, timeout=120)
-    gap, seconds, found = out.stdout.split()
-    assert int(found) == copies * sum(len(A.scan(t)) for t in tiny)
-    assert float(seconds) > 0.3, "the batch is too quick to tell"
-    assert float(gap) < 0.2, (gap, seconds)
+    gap, built, found = map(int, out.stdout.split())
+    assert found == copies * sum(len(A.scan(t)) for t in tiny)
+    assert built > 2 * found, "the batch built its objects"
+    assert gap < built // 7, (gap, built)
 
 
 def test_scan_many_raises_the_error_a_loop_of_scan_would_raise_first() -> None:
@@ -362,32 +363,47 @@ def test_ctrl_c_stops_a_batch_between_chunks() -> None:
 
 
 def _ctrl_c_stops_a_batch(interrupt_main: Any) -> None:
+    # Counted in objects, not seconds: a watching thread sends the interrupt once
+    # the batch has built one text's objects, and notes the most objects alive
+    # until the batch stops. Interrupted, it stops once the chunk being built or
+    # scanned here is done (a chunk is 3000 / (16 x cores) texts), far short of
+    # the whole batch, which would build every text's objects (then raise).
+    texts = ['[DM {"to": "x"}] ' * 500] * 3000
+    before = sys.getallocatedblocks()
+    sample = A.scan_many(texts[:60])
+    per_text = (sys.getallocatedblocks() - before) // 60
+    del sample
+    assert per_text > 500, per_text
+    stop, watching = threading.Event(), threading.Event()
+    peak, sent = [0], [False]
 
-    # Long enough (about 50 tenths) that a loaded machine still delivers the
-    # timer's interrupt before the batch could end on its own.
-    texts = ['[DM {"to": "x"}] ' * 2000] * 3000
-    t0 = time.perf_counter()
-    A.scan_many(texts[:60])
-    tenth = time.perf_counter() - t0
-    timer = threading.Timer(0.05, interrupt_main)
-    timer.start()
-    t0 = time.perf_counter()
-    with pytest.raises(KeyboardInterrupt):
-        A.scan_many(texts)
-    elapsed = time.perf_counter() - t0
-    timer.cancel()
-    # Interrupted, the batch takes far less than its 50 tenths. The signal is
-    # seen once the chunk being built or scanned here is done (a chunk is 3000 / (16 x cores)
-    # texts, about 1.5 tenths on 2 cores), then the chunks in flight finish:
-    # a few tenths, more on a loaded machine (seen: 6.7 in CI). 20 tenths
-    # still fail a batch that runs to its end.
-    assert elapsed < 20 * tenth, (elapsed, tenth)
+    def watch() -> None:
+        base = sys.getallocatedblocks()
+        watching.set()
+        while not stop.is_set():
+            grown = sys.getallocatedblocks() - base
+            peak[0] = max(peak[0], grown)
+            if not sent[0] and grown > per_text:
+                sent[0] = True
+                interrupt_main()
+
+    thread = threading.Thread(target=watch)
+    thread.start()
+    watching.wait()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            A.scan_many(texts)
+    finally:
+        stop.set()
+        thread.join()
+    assert sent[0]
+    assert peak[0] < per_text * len(texts) // 2, (peak[0], per_text)
 
 
 def test_a_str_subclass_runs_none_of_its_own_methods_when_scanned() -> None:
     # The scanner reads a text through CPython's own str functions, so a
     # subclass's __len__ or isascii never runs, and scan_many's first error is
-    # the loop's (helper-13: a raising __len__ came before an int at texts[1]).
+    # the loop's (a raising __len__ used to come before an int at texts[1]).
     class Loud(str):
         def __len__(self) -> int:
             raise ValueError("__len__ called")

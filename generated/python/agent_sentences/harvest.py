@@ -44,13 +44,17 @@ them (the package's canonical rendering). Skipped rows appear only with
 from __future__ import annotations
 
 import argparse
+import errno
 import gzip
+import hashlib
 import importlib
 import io
+import json
 import os
 import shutil
 import sys
 import time
+import traceback
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -64,7 +68,14 @@ __all__ = [
     "SCHEMA_VERSION",
     "SPARK_SCHEMA",
     "BATCH_BYTES",
+    "BATCH_LINES",
     "CHUNK_BYTES",
+    "MAX_LINE_BYTES",
+    "READ_BYTES",
+    "EXIT_OK",
+    "EXIT_BAD_LINES",
+    "EXIT_USAGE",
+    "EXIT_FAILED",
     "chunks",
     "FileReport",
     "schema",
@@ -72,6 +83,7 @@ __all__ = [
     "harvest_arrow",
     "harvest_file",
     "harvest",
+    "task_key",
     "main",
 ]
 
@@ -100,11 +112,35 @@ SPARK_SCHEMA: Final = ", ".join(f"{name} {'bigint' if kind == 'int64' else 'stri
 """:data:`COLUMNS` as a Spark DDL schema, for ``DataFrame.mapInArrow``."""
 
 BATCH_BYTES: Final = 8 << 20
-"""Lines are read and scanned in batches of about this many bytes."""
+"""Lines are read and scanned in batches of about this many bytes, or of
+about :data:`BATCH_LINES` lines, whichever comes first."""
+
+BATCH_LINES: Final = 1 << 16
+"""The most lines in a batch (plus those of one read): a batch of very short
+lines, each a Python object and, when bad, a report, stays small."""
 
 CHUNK_BYTES: Final = 256 << 20
 """On Dask, a plain ``.jsonl`` file is split into tasks of about this many bytes
 (at line ends); a ``.jsonl.gz`` file is one task (a gzip stream cannot be split)."""
+
+MAX_LINE_BYTES: Final = 8 << 20
+"""A line longer than this many bytes (its line break included) is a bad line:
+it is skipped as it is read, never held whole, so memory is bounded by the
+batch and this limit, not by the longest line."""
+
+READ_BYTES: Final = 256 << 10
+"""The input is read this many bytes at a time (decompressed bytes for ``.gz``)."""
+
+EXIT_OK: Final = 0
+"""Exit status: every line harvested, the table written."""
+EXIT_BAD_LINES: Final = 1
+"""Exit status: a bad line, or a file unreadable (damaged, vanished) from some
+line on; the table is written with every row that could be read."""
+EXIT_USAGE: Final = 2
+"""Exit status: a usage error found before the harvest starts; nothing written."""
+EXIT_FAILED: Final = 3
+"""Exit status: the harvest failed while running (the output cannot be written:
+no permission, disk full; a Dask task failed); no table written."""
 
 MAX_REPORTED_ERRORS: Final = 100
 """Bad lines reported one by one per file; the rest are counted."""
@@ -222,6 +258,75 @@ def _open(path: str) -> tuple[io.BufferedIOBase, io.BufferedIOBase]:
     return raw, raw
 
 
+class _Unreadable(Exception):
+    """Reading stopped before the end of the input (``cause``: why)."""
+
+    def __init__(self, cause: BaseException) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+
+
+def _batches(
+    stream: io.BufferedIOBase, remaining: int | None, max_line: int
+) -> Iterator[tuple[list[bytes], list[int]]]:
+    """The complete lines of ``stream`` (at most ``remaining`` bytes of it, when
+    given), in batches of about :data:`BATCH_BYTES` or :data:`BATCH_LINES`
+    (at most that many and one read's): ``(lines, indices of the
+    lines longer than max_line)``. An overlong line is given as ``b""`` and its
+    bytes are dropped as they are read (never more than ``max_line`` of them are
+    held). Reads :data:`READ_BYTES` at a time (``read1``: one decompression step
+    of a gzip stream), so a damaged stream still gives every line read whole
+    before the damage: the batch that holds them is yielded, then
+    :class:`_Unreadable` is raised. The last line of the input needs no line break."""
+    step = max(1, min(READ_BYTES, max_line))  # A line inside one read is never overlong.
+    pending: list[bytes] = []  # The start of the line being read.
+    pending_size = 0
+    overlong = False  # The line being read is past `max_line`: its bytes are dropped.
+    lines: list[bytes] = []
+    long: list[int] = []
+    size = 0
+    while remaining is None or remaining > 0:
+        try:
+            block = stream.read1(step if remaining is None else min(step, remaining))
+        except (OSError, EOFError, zlib.error) as e:
+            if lines:
+                yield lines, long
+            raise _Unreadable(e) from e
+        if not block:
+            break
+        if remaining is not None:
+            remaining -= len(block)
+        size += len(block)
+        pieces = block.split(b"\n")
+        tail = pieces.pop()  # After the block's last line break: the start of the next line.
+        if pieces:
+            head = pieces[0]
+            if overlong or pending_size + len(head) + 1 > max_line:
+                long.append(len(lines))
+                pieces[0] = b""
+            elif pending:
+                pending.append(head)
+                pieces[0] = b"".join(pending)
+            pending, pending_size, overlong = [], 0, False
+            lines.extend(pieces)
+        if tail and not overlong:
+            if pending_size + len(tail) > max_line:
+                pending, pending_size, overlong = [], 0, True
+            else:
+                pending.append(tail)
+                pending_size += len(tail)
+        if size >= BATCH_BYTES or len(lines) >= BATCH_LINES:
+            yield lines, long
+            lines, long, size = [], [], 0
+    if overlong:
+        long.append(len(lines))
+        lines.append(b"")
+    elif pending:
+        lines.append(b"".join(pending))
+    if lines:
+        yield lines, long
+
+
 def _harvest_into(
     path: str,
     name: str,
@@ -231,50 +336,55 @@ def _harvest_into(
     on_error: Any = None,
     on_progress: Any = None,
     chunk: tuple[int, int, int] | None = None,
+    max_line: int = MAX_LINE_BYTES,
 ) -> None:
     """Reads ``path`` in batches, scans them and hands each record batch to
     ``write``; ``name`` is the file as given (in rows and reports). ``chunk``
     ``(start, end, first line)``: only the lines from byte ``start`` (a line
-    start) to ``end`` (a line end) of a plain file."""
+    start) to ``end`` (a line end) of a plain file.
+
+    A file that cannot be opened (it vanished), or whose reading stops early (a
+    truncated or corrupt gzip, a read error), keeps the rows of every line read
+    whole before, and ``report.failure`` names the file and the line where
+    reading stopped: ``FILE:LINE: unreadable from this line on: why``. Errors
+    of ``write`` (the output) are raised."""
     first = 1 if chunk is None else chunk[2]
     start = 0 if chunk is None else chunk[0]
     remaining = None if chunk is None else chunk[1] - chunk[0]
-    raw, stream = _open(path)
+    try:
+        raw, stream = _open(path)
+    except OSError as e:
+        report.failure = f"{name}:{first}: unreadable from this line on: {e.strerror or e}"
+        return
     with raw, stream:
-        raw.seek(start)
-        while remaining is None or remaining > 0:
-            try:
-                lines = stream.readlines(BATCH_BYTES if remaining is None else min(BATCH_BYTES, remaining))
-            except (OSError, EOFError, zlib.error) as e:
-                report.failure = f"{name}: unreadable after line {first - 1}: {e}"
-                return
-            if not lines:
-                return
-            if remaining is not None:
-                # `readlines` may read a line past the hint: the chunk ends at `end`, a line end.
-                size = 0
-                for j, one in enumerate(lines):
-                    size += len(one)
-                    if size >= remaining:
-                        del lines[j + 1 :]
-                        break
-                remaining -= size
-            n, cols, errors = _native.harvest_lines(lines, diagnostics, name, first)
-            if n:
-                write(_batch(n, cols, {}))
-            report.messages += len(lines) - len(errors)
-            report.rows += n
-            report.bad_lines += len(errors)
-            for i, why in errors:
-                text = f"{name}:{first + i}: bad line: {why}"
-                if len(report.errors) < MAX_REPORTED_ERRORS:
-                    report.errors.append(text)
-                    if on_error is not None:
-                        on_error(text)
-            first += len(lines)
-            report.bytes_read = raw.tell() - start
-            if on_progress is not None:
-                on_progress(report.bytes_read)
+        try:
+            raw.seek(start)
+        except OSError as e:
+            report.failure = f"{name}:{first}: unreadable from this line on: {e}"
+            return
+        try:
+            for lines, long in _batches(stream, remaining, max_line):
+                n, cols, errors = _native.harvest_lines(lines, diagnostics, name, first)
+                if n:
+                    write(_batch(n, cols, {}))
+                report.messages += len(lines) - len(errors)
+                report.rows += n
+                report.bad_lines += len(errors)
+                too_long = set(long)
+                for i, why in errors:
+                    if i in too_long:
+                        why = f"longer than {max_line} bytes (not read)"
+                    text = f"{name}:{first + i}: bad line: {why}"
+                    if len(report.errors) < MAX_REPORTED_ERRORS:
+                        report.errors.append(text)
+                        if on_error is not None:
+                            on_error(text)
+                first += len(lines)
+                report.bytes_read = raw.tell() - start
+                if on_progress is not None:
+                    on_progress(report.bytes_read)
+        except _Unreadable as e:
+            report.failure = f"{name}:{first}: unreadable from this line on: {e}"
 
 
 def chunks(path: str, size: int = CHUNK_BYTES) -> list[tuple[int, int, int] | None]:
@@ -310,15 +420,22 @@ def _writer(out: str) -> Any:
 
 
 def harvest_file(
-    path: str, out: str, diagnostics: bool = False, name: str | None = None, chunk: tuple[int, int, int] | None = None
+    path: str,
+    out: str,
+    diagnostics: bool = False,
+    name: str | None = None,
+    chunk: tuple[int, int, int] | None = None,
+    max_line: int = MAX_LINE_BYTES,
 ) -> FileReport:
     """Harvests one file, or one ``chunk`` of it (see :func:`chunks`), into the
     Parquet file ``out`` (a Dask task runs this); ``name`` (default ``path``) is
-    the file as the rows and reports name it."""
+    the file as the rows and reports name it. A file that vanished or is
+    damaged is reported in the returned report (``failure``), with the rows read
+    before written; an ``OSError`` writing ``out`` is raised."""
     report = FileReport(path if name is None else name)
     writer = _writer(out)
     try:
-        _harvest_into(path, report.path, writer.write_batch, diagnostics, report, chunk=chunk)
+        _harvest_into(path, report.path, writer.write_batch, diagnostics, report, chunk=chunk, max_line=max_line)
     finally:
         writer.close()
     return report
@@ -382,17 +499,52 @@ class Summary:
         return all(f.ok for f in self.files)
 
 
-def _check_paths(paths: Sequence[str], out: str) -> None:
+def _check_paths(paths: Sequence[str], out: str) -> list[int]:
+    """The size of every input; ``ValueError`` for a usage error."""
+    sizes = []
     for p in paths:
         if not (p.endswith(".jsonl") or p.endswith(".jsonl.gz")):
             raise ValueError(f"{p}: not a .jsonl or .jsonl.gz file")
         if not os.path.isfile(p):
             raise ValueError(f"{p}: no such file")
+        sizes.append(os.path.getsize(p))
     parent = os.path.dirname(os.path.abspath(out))
     if not os.path.isdir(parent):
         raise ValueError(f"{out}: no directory {parent}")
     if os.path.lexists(out) or os.path.lexists(out + ".partial"):
         raise ValueError(f"{out} exists already (or {out}.partial): the harvest does not overwrite")
+    return sizes
+
+
+def _claim(partial: str, directory: bool) -> None:
+    """Creates ``partial`` (a file, or a directory), failing if it exists: two
+    harvests into one ``out`` at once cannot both write it."""
+    try:
+        if directory:
+            os.mkdir(partial)
+        else:
+            os.close(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+    except FileExistsError:
+        raise ValueError(f"{partial} exists already: another harvest writes it") from None
+
+
+def _discard(partial: str) -> None:
+    """Removes what a failed harvest wrote, whatever state it is in."""
+    if os.path.isdir(partial) and not os.path.islink(partial):
+        shutil.rmtree(partial, ignore_errors=True)
+    else:
+        try:
+            os.remove(partial)
+        except OSError:
+            pass
+
+
+def _report_end(report: FileReport, report_error: Any) -> None:
+    """Reports a file's failure, or the count of its bad lines not reported one by one."""
+    if report.failure is not None:
+        report_error(report.failure)
+    elif report.bad_lines > len(report.errors):
+        report_error(f"{report.path}: {report.bad_lines - len(report.errors)} more bad lines")
 
 
 def harvest(
@@ -405,24 +557,30 @@ def harvest(
     progress: bool = False,
     stderr: TextIO | None = None,
     chunk_bytes: int = CHUNK_BYTES,
+    max_line: int = MAX_LINE_BYTES,
 ) -> Summary:
     """Harvests ``paths`` into ``out``: one Parquet file, or with ``workers`` (a
     local Dask cluster) or ``scheduler`` (a Dask scheduler's address) a directory
     of one ``part-NNNNN.parquet`` per task, in input order: a task per ``.gz``
     file, and per piece of about ``chunk_bytes`` of a plain file.
 
-    Bad lines are reported on ``stderr`` (``FILE:LINE: bad line: why``) and in
-    the summary; every other line is harvested. The output is written under
-    ``OUT.partial`` and renamed to ``out`` once complete; an exception leaves no
-    ``out``. Raises ``ValueError`` for an input that is not a ``.jsonl`` or
-    ``.jsonl.gz`` file or does not exist, and when ``out`` exists or its
-    directory does not.
+    Bad lines (and lines longer than ``max_line`` bytes, which are not read
+    whole) are reported on ``stderr`` (``FILE:LINE: bad line: why``) and in the
+    summary; every other line is harvested. A file that vanished or cannot be
+    read to its end keeps the rows of every line read whole before and is
+    reported as ``FILE:LINE: unreadable from this line on: why``; the other
+    files are harvested. The output is written under ``OUT.partial`` and
+    renamed to ``out`` once complete; an exception leaves no ``out`` and no
+    ``OUT.partial``. Raises ``ValueError`` for an input that is not a
+    ``.jsonl`` or ``.jsonl.gz`` file or does not exist, and when ``out`` or
+    ``OUT.partial`` exists or its directory does not; ``OSError`` when the
+    output cannot be written.
     """
     err = stderr if stderr is not None else sys.stderr
     out = os.path.normpath(out)  # `harvest/` names the directory `harvest`.
-    _check_paths(paths, out)
+    sizes = _check_paths(paths, out)
     _pyarrow()
-    total = sum(os.path.getsize(p) for p in paths)
+    total = sum(sizes)
     bar = Progress(err, len(paths), total, progress)
     start = time.monotonic()
     partial = out + ".partial"
@@ -434,42 +592,62 @@ def harvest(
     if workers is None and scheduler is None:
         reports: list[FileReport] = []
         done_bytes = 0
-        writer = _writer(partial)
+        _claim(partial, directory=False)
         try:
-            for p in paths:
-                report = FileReport(p)
-                before = done_bytes
-                _harvest_into(
-                    p,
-                    p,
-                    writer.write_batch,
-                    diagnostics,
-                    report,
-                    report_error,
-                    lambda b: bar.update(len(reports), before + b),
-                )
-                if report.failure is not None:
-                    report_error(report.failure)
-                elif report.bad_lines > len(report.errors):
-                    report_error(f"{p}: {report.bad_lines - len(report.errors)} more bad lines")
-                done_bytes += os.path.getsize(p)
-                reports.append(report)
-                bar.update(len(reports), done_bytes)
+            writer = _writer(partial)
+            try:
+                for p, size in zip(paths, sizes):
+                    report = FileReport(p)
+                    before = done_bytes
+                    _harvest_into(
+                        p,
+                        p,
+                        writer.write_batch,
+                        diagnostics,
+                        report,
+                        report_error,
+                        lambda b: bar.update(len(reports), before + b),
+                        max_line=max_line,
+                    )
+                    _report_end(report, report_error)
+                    done_bytes += size
+                    reports.append(report)
+                    bar.update(len(reports), done_bytes)
+            finally:
+                writer.close()
         except BaseException:
-            writer.close()
-            os.remove(partial)
+            _discard(partial)
             raise
-        writer.close()
     else:
-        reports = _harvest_dask(paths, partial, diagnostics, workers, scheduler, bar, report_error, chunk_bytes)
-    os.replace(partial, out)
+        reports = _harvest_dask(
+            paths, sizes, partial, diagnostics, workers, scheduler, bar, report_error, chunk_bytes, max_line
+        )
+    try:
+        if os.path.lexists(out):  # Made meanwhile: the harvest does not overwrite.
+            raise FileExistsError(errno.EEXIST, "created during the harvest, not overwritten", out)
+        os.replace(partial, out)
+    except BaseException:
+        _discard(partial)
+        raise
     bar.update(len(paths), total, force=True)
     bar.clear()
     return Summary(reports, out, time.monotonic() - start)
 
 
+def task_key(path: str, chunk: tuple[int, int, int] | None, part: str, diagnostics: bool, max_line: int) -> str:
+    """The Dask key of the task that harvests ``chunk`` of the file ``path``
+    into the part file ``part`` (absolute paths): a digest of everything that
+    makes the task distinct (the input and its chunk, the output, the options,
+    the schema version), so two harvests of one file at once on one scheduler
+    (another ``--out``, or another option) never share a task. Two harvests
+    cannot have one output at once (``OUT.partial`` is created exclusively)."""
+    what = json.dumps([SCHEMA_VERSION, path, chunk, part, diagnostics, max_line])
+    return f"agent-sentences-harvest-{hashlib.sha256(what.encode()).hexdigest()[:32]}"
+
+
 def _harvest_dask(
     paths: Sequence[str],
+    sizes: Sequence[int],
     partial: str,
     diagnostics: bool,
     workers: int | None,
@@ -477,14 +655,16 @@ def _harvest_dask(
     bar: Progress,
     report_error: Any,
     chunk_bytes: int,
+    max_line: int,
 ) -> list[FileReport]:
     """One Dask task per file or chunk (:func:`chunks`), task ``t`` writing
-    ``partial/part-NNNNN.parquet`` with ``NNNNN`` = ``t``, in input order."""
+    ``partial/part-NNNNN.parquet`` with ``NNNNN`` = ``t``, in input order, under
+    the key :func:`task_key`."""
     try:
         distributed = importlib.import_module("distributed")
     except ImportError as e:
         raise ImportError(_HINT) from e
-    os.mkdir(partial)
+    _claim(partial, directory=True)
     try:
         if scheduler is not None:
             client = distributed.Client(scheduler)
@@ -496,20 +676,29 @@ def _harvest_dask(
             client = distributed.Client(cluster)
         try:
             # Workers may run elsewhere: they get absolute paths (a shared file system).
-            tasks = [(k, c) for k, p in enumerate(paths) for c in chunks(p, chunk_bytes)]
-            futures = [
-                client.submit(
-                    harvest_file,
-                    os.path.abspath(paths[k]),
-                    os.path.abspath(os.path.join(partial, f"part-{t:05d}.parquet")),
-                    diagnostics,
-                    paths[k],
-                    c,
-                    key=f"agent-sentences-harvest-{t}-{os.path.abspath(paths[k])}",
-                    pure=False,
+            tasks: list[tuple[int, tuple[int, int, int] | None]] = []
+            for k, p in enumerate(paths):
+                try:
+                    tasks.extend((k, c) for c in chunks(p, chunk_bytes))
+                except OSError:
+                    tasks.append((k, None))  # Vanished: its task reports it.
+            futures = []
+            for t, (k, c) in enumerate(tasks):
+                path = os.path.abspath(paths[k])
+                part_file = os.path.abspath(os.path.join(partial, f"part-{t:05d}.parquet"))
+                futures.append(
+                    client.submit(
+                        harvest_file,
+                        path,
+                        part_file,
+                        diagnostics,
+                        paths[k],
+                        c,
+                        max_line,
+                        key=task_key(path, c, part_file, diagnostics, max_line),
+                        pure=False,
+                    )
                 )
-                for t, (k, c) in enumerate(tasks)
-            ]
             results: list[FileReport | None] = [None] * len(tasks)
             index = {f.key: t for t, f in enumerate(futures)}
             done_bytes = 0
@@ -521,7 +710,7 @@ def _harvest_dask(
                 r: FileReport = fut.result()
                 results[t] = r
                 k, c = tasks[t]
-                done_bytes += os.path.getsize(paths[k]) if c is None else c[1] - c[0]
+                done_bytes += sizes[k] if c is None else c[1] - c[0]
                 left[k] -= 1
                 bar.update(sum(n == 0 for n in left), done_bytes)
         finally:
@@ -529,7 +718,7 @@ def _harvest_dask(
             if cluster is not None:
                 cluster.close()
     except BaseException:
-        shutil.rmtree(partial, ignore_errors=True)
+        _discard(partial)
         raise
     out = [FileReport(p) for p in paths]
     for (k, _), part in zip(tasks, results):
@@ -546,20 +735,22 @@ def _harvest_dask(
     for r in out:
         for text in r.errors:
             report_error(text)
-        if r.failure is not None:
-            report_error(r.failure)
-        elif r.bad_lines > len(r.errors):
-            report_error(f"{r.path}: {r.bad_lines - len(r.errors)} more bad lines")
+        _report_end(r, report_error)
     return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The command line; exit 0 when every line was harvested, 1 when a line
-    was bad or a file unreadable (the table is still written), 2 on a usage
-    error (nothing written)."""
+    """The command line. Exit status: :data:`EXIT_OK` (0) when every line was
+    harvested; :data:`EXIT_BAD_LINES` (1) when a line was bad or a file
+    unreadable from some line on (the table is written with every row that
+    could be read); :data:`EXIT_USAGE` (2) on a usage error (nothing written);
+    :data:`EXIT_FAILED` (3) when the harvest failed while running, the output
+    not writable (no permission, disk full) or a Dask task failed: one line
+    ``error: …`` on stderr, and no table written."""
     parser = argparse.ArgumentParser(
         prog="python -m agent_sentences.harvest",
         description="Scan JSON Lines message logs ({at, from, text}; .jsonl, .jsonl.gz) into a Parquet table, a row per found sentence or tool directive.",
+        epilog="exit status: 0 every line harvested; 1 bad lines or an unreadable file (the table is written); 2 usage error (nothing written); 3 failed while running, e.g. output not writable or disk full (no table written)",
     )
     parser.add_argument("logs", nargs="+", metavar="LOG", help="a .jsonl or .jsonl.gz file")
     parser.add_argument("--out", required=True, help="the Parquet file (a directory of part files with Dask)")
@@ -583,7 +774,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     except (ValueError, ImportError) as e:
         print(f"error: {e}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
+    except OSError as e:
+        print(f"error: {e} (no table written)", file=sys.stderr)
+        return EXIT_FAILED
+    except Exception as e:  # A failed Dask task, a bug: said, with where it came from.
+        traceback.print_exc(file=sys.stderr)
+        print(f"error: {type(e).__name__}: {e} (no table written)", file=sys.stderr)
+        return EXIT_FAILED
     if show:
         messages = sum(f.messages for f in summary.files)
         rows = sum(f.rows for f in summary.files)
@@ -592,7 +790,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{len(summary.files)} files, {messages} messages, {rows} rows, {bad} bad lines in {summary.seconds:.1f} s -> {summary.out}",
             file=sys.stderr,
         )
-    return 0 if summary.ok else 1
+    return EXIT_OK if summary.ok else EXIT_BAD_LINES
 
 
 if __name__ == "__main__":
