@@ -307,7 +307,12 @@ pub fn run_gen(ctx: &Context, args: &GenArgs) -> bool {
                     DriftKind::Foreign => eprintln!(
                         "left {label}/{} (not written by gen: {})",
                         c.path,
-                        c.diff.lines().last().unwrap_or_default()
+                        c.diff
+                            .lines()
+                            .last()
+                            .unwrap_or_default()
+                            .trim_start_matches("on disk: ")
+                            .trim_end_matches(", not read")
                     ),
                 }
                 match c.kind {
