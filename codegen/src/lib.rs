@@ -51,6 +51,7 @@ pub mod locate;
 pub mod loops;
 pub mod lower;
 pub mod model;
+pub mod names;
 pub mod ops;
 pub mod options;
 pub mod pattern;
@@ -173,6 +174,7 @@ fn analyze(spec_dir: &Path) -> Result<Analysis, Report> {
     let mut diags = check::check_spec(&spec);
     diags.extend(loops::check(&spec));
     diags.extend(ops::check(&spec));
+    diags.extend(names::check(&spec));
     let mut model = lower::lower(&spec);
     model.envelope = envelope::lower(&spec, &model);
     // Check the examples of every structure the structural checks left
