@@ -178,6 +178,9 @@ fn type_name(t: FileType) -> &'static str {
     if t.is_symlink() {
         return "a symbolic link";
     }
+    if t.is_file() {
+        return "a regular file";
+    }
     if t.is_dir() {
         return "a directory";
     }
@@ -506,7 +509,7 @@ pub fn sync_with(
             Ok(e) => e,
             Err(b) => {
                 let why = format!(
-                    "{rel}: its parent {} is {}: gen never writes through one",
+                    "{rel}: its parent {} is {}, not a directory: gen follows no link and replaces nothing on the way to a file",
                     b.at, b.what
                 );
                 if mode == Mode::Check {

@@ -182,7 +182,7 @@ fn no_write_lands_outside_out_through_a_symbolic_link() {
         let o = run(tmp.path(), &args);
         assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
         assert!(
-            stderr(&o).contains("  rust/src/lib.rs: its parent rust/src is a symbolic link: gen never writes through one\n"),
+            stderr(&o).contains("  rust/src/lib.rs: its parent rust/src is a symbolic link, not a directory: gen follows no link and replaces nothing on the way to a file\n"),
             "{}",
             stderr(&o)
         );
@@ -258,4 +258,34 @@ fn a_fifo_under_out_blocks_neither_gen_nor_check() {
         .unwrap()
         .file_type()
         .is_file());
+}
+
+/// A manifest that names a path outside `--out` is refused; forced, gen
+/// takes it for no manifest and removes nothing, inside or outside.
+#[test]
+fn a_manifest_naming_a_path_outside_out_removes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = run(tmp.path(), &["gen", "--out", "gen"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let victim = tmp.path().join("victim.rs");
+    std::fs::write(&victim, "// @generated, but not by this gen\n").unwrap();
+    let manifest = tmp.path().join("gen/.agent-sentences-manifest");
+    let listed = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(&manifest, format!("{listed}../victim.rs\n")).unwrap();
+    let before = snapshot(tmp.path());
+
+    let o = run(tmp.path(), &["gen", "--out", "gen"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let line = listed.lines().count() + 1;
+    assert!(
+        stderr(&o).contains(&format!("  the manifest cannot be trusted (.agent-sentences-manifest:{line}: `../victim.rs` is no path below the output directory): remove it and run gen with --force\n")),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(snapshot(tmp.path()), before);
+
+    let o = run(tmp.path(), &["gen", "--out", "gen", "--force"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(victim.is_file());
+    assert_eq!(std::fs::read_to_string(&manifest).unwrap(), listed);
 }
