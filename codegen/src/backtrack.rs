@@ -23,6 +23,7 @@
 
 use regex_automata::dfa::{dense, Automaton, StartKind};
 use regex_automata::util::primitives::StateID;
+use regex_automata::MatchKind;
 use regex_automata::{Anchored, Input};
 use regex_syntax::ast::{self, Ast, RepetitionKind, RepetitionRange};
 
@@ -132,6 +133,29 @@ fn nullable(node: &Ast) -> bool {
     }
 }
 
+/// The unbounded repetitions that can start a match of `node`.
+fn heads<'a>(node: &'a Ast, out: &mut Vec<&'a ast::Repetition>) {
+    match node {
+        Ast::Repetition(r) => {
+            if unbounded(r) {
+                out.push(r);
+            }
+            heads(&r.ast, out);
+        }
+        Ast::Group(g) => heads(&g.ast, out),
+        Ast::Alternation(x) => x.asts.iter().for_each(|s| heads(s, out)),
+        Ast::Concat(x) => {
+            for s in &x.asts {
+                heads(s, out);
+                if !nullable(s) {
+                    break;
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Alternations anywhere inside `node`.
 fn alternations<'a>(node: &'a Ast, out: &mut Vec<&'a ast::Alternation>) {
     match node {
@@ -154,6 +178,141 @@ const PRODUCT_MAX: usize = 200_000;
 impl Analyzer<'_> {
     fn text(&self, node: &Ast) -> &str {
         &self.pattern[node.span().start.offset..node.span().end.offset]
+    }
+
+    fn span_text(&self, span: &ast::Span) -> &str {
+        &self.pattern[span.start.offset..span.end.offset]
+    }
+
+    /// An anchored DFA of `text` (with the pattern's flags) that reports
+    /// every match, not only the leftmost-first one: its language is the
+    /// whole set of texts `text` matches.
+    fn language(&self, text: &str) -> Option<Dfa> {
+        let config = dense::Config::new()
+            .start_kind(StartKind::Anchored)
+            .match_kind(MatchKind::All)
+            .dfa_size_limit(Some(8 << 20));
+        dense::Builder::new()
+            .configure(config)
+            .syntax(regex_automata::util::syntax::Config::new().utf8(true))
+            .build(&format!("{}(?:{text})", self.prefix))
+            .ok()
+    }
+
+    /// True when one non-empty text is matched, whole, by every DFA.
+    fn one_text_for_all(dfas: &[Dfa]) -> bool {
+        let start: Option<Vec<StateID>> = dfas
+            .iter()
+            .map(|d| {
+                d.start_state_forward(&Input::new("").anchored(Anchored::Yes))
+                    .ok()
+            })
+            .collect();
+        let Some(start) = start else {
+            return false;
+        };
+        let mut seen = std::collections::HashSet::new();
+        let mut queue = vec![(start, false)];
+        while let Some((states, read)) = queue.pop() {
+            if read
+                && dfas
+                    .iter()
+                    .zip(&states)
+                    .all(|(d, &s)| d.is_match_state(d.next_eoi_state(s)))
+            {
+                return true;
+            }
+            if !seen.insert(states.clone()) {
+                continue;
+            }
+            if seen.len() > PRODUCT_MAX {
+                return false;
+            }
+            for byte in 0..=255u8 {
+                let next: Vec<StateID> = dfas
+                    .iter()
+                    .zip(&states)
+                    .map(|(d, &s)| d.next_state(s, byte))
+                    .collect();
+                if dfas
+                    .iter()
+                    .zip(&next)
+                    .any(|(d, &s)| d.is_dead_state(s) || d.is_quit_state(s))
+                {
+                    continue;
+                }
+                queue.push((next, true));
+            }
+        }
+        false
+    }
+
+    /// Two unbounded repetitions of one concatenation, `first` before
+    /// `second` with `middle` (the text between them) in between, that can
+    /// share a run: some text `w` is read by `first`'s part repeated, by
+    /// `first`'s part repeated then `middle` then `second`'s part repeated,
+    /// and by `second`'s part repeated. A text that almost matches then
+    /// holds runs of `w` that a backtracking engine splits between the two
+    /// in every way (quadratic for two, the power of their count for more
+    /// in a row).
+    fn share_a_run(&self, first: &ast::Repetition, middle: &str, second: &ast::Repetition) -> bool {
+        let (x, y) = (
+            self.span_text(first.ast.span()),
+            self.span_text(second.ast.span()),
+        );
+        let texts = [
+            format!("(?:{x})+"),
+            format!("(?:{x})*(?:{middle})(?:{y})*"),
+            format!("(?:{y})+"),
+        ];
+        let dfas: Option<Vec<Dfa>> = texts.iter().map(|t| self.language(t)).collect();
+        dfas.is_some_and(|d| Self::one_text_for_all(&d))
+    }
+
+    /// `overlapping-quantifiers`: in the concatenation `items`, an unbounded
+    /// repetition that can end an item and one that can start a later item
+    /// that can share a run ([`Self::share_a_run`]); one finding per first
+    /// repetition, at it.
+    fn concatenation(&mut self, items: &[Ast]) {
+        for (i, x) in items.iter().enumerate() {
+            let mut ends = Vec::new();
+            tails(x, &mut ends);
+            'first: for t in ends {
+                for (j, y) in items.iter().enumerate().skip(i + 1) {
+                    let middle = if j == i + 1 {
+                        ""
+                    } else {
+                        &self.pattern
+                            [items[i + 1].span().start.offset..items[j - 1].span().end.offset]
+                    };
+                    let mut starts = Vec::new();
+                    heads(y, &mut starts);
+                    for h in starts {
+                        if self.share_a_run(t, middle, h) {
+                            let first = self.span_text(&t.span).to_owned();
+                            let second = self.span_text(&h.span).to_owned();
+                            let between = if middle.is_empty() {
+                                "right after it".to_owned()
+                            } else {
+                                format!("after {}", quote(middle))
+                            };
+                            let m = format!(
+                                "overlapping quantifiers: {} and {} {between} can read the same run of text, so on a text that almost matches a backtracking engine (Python `re`) tries every split of each such run between them (quadratic for two, a higher power for more in a row): make the character that ends one unable to start the other, or merge them",
+                                quote(&first),
+                                quote(&second),
+                            );
+                            self.out.push(Finding {
+                                code: "overlapping-quantifiers",
+                                offset: t.span.start.offset,
+                                sub: quote(&first),
+                                message: m,
+                            });
+                            continue 'first;
+                        }
+                    }
+                }
+            }
+        }
     }
 
     fn dfa(&self, node: &Ast) -> Option<Dfa> {
@@ -235,7 +394,10 @@ impl Analyzer<'_> {
             }
             Ast::Group(g) => self.walk(&g.ast),
             Ast::Alternation(x) => x.asts.iter().for_each(|s| self.walk(s)),
-            Ast::Concat(x) => x.asts.iter().for_each(|s| self.walk(s)),
+            Ast::Concat(x) => {
+                self.concatenation(&x.asts);
+                x.asts.iter().for_each(|s| self.walk(s));
+            }
             _ => {}
         }
     }
@@ -294,6 +456,12 @@ mod tests {
     #[test]
     fn finds_what_makes_python_backtrack() {
         assert_eq!(codes(r"(?:a+)*b"), vec!["nested-quantifier"]);
+        assert_eq!(
+            codes(r"(?P<a>[^\r\n]+)(?P<b>[^\r\n]+)(?P<c>[^\r\n]+)(?P<d>[^\r\n]+)"),
+            vec!["overlapping-quantifiers"; 3]
+        );
+        assert_eq!(codes(r"\w+\d+"), vec!["overlapping-quantifiers"]);
+        assert_eq!(codes(r"[^\n]+:[^\n]+"), vec!["overlapping-quantifiers"]);
         assert_eq!(codes(r"(?:[^\[]+|\[x)*"), vec!["nested-quantifier"]);
         assert_eq!(codes(r"(?:a|ab)*c"), vec!["overlapping-alternatives"]);
         assert_eq!(codes(r"(?:a?)*"), vec!["empty-repetition"]);
@@ -302,6 +470,9 @@ mod tests {
     #[test]
     fn passes_unrolled_loops_and_disjoint_alternatives() {
         assert!(codes(r"[^\[]*(?:\[[^R][^\[]*)*").is_empty());
+        assert!(codes(r"[a-z]+[0-9]+").is_empty());
+        assert!(codes(r"\[(?P<id>[^\]]+)\] (?P<body>[^\n]+)").is_empty());
+        assert!(codes(r"[^:]+:[^\n]+").is_empty());
         assert!(codes(r"(?:ab|ac)*").is_empty());
         assert!(codes(r"[^ :]+(?::[^ :]+)*(?:[ ]+[^ :]+(?::[^ :]+)*)*").is_empty());
         let stops: Vec<String> = ["[RESULT ", "[RESULT\t"].map(String::from).to_vec();

@@ -51,6 +51,7 @@ pub mod locate;
 pub mod loops;
 pub mod lower;
 pub mod model;
+pub mod names;
 pub mod ops;
 pub mod options;
 pub mod pattern;
@@ -62,7 +63,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 pub use diagnostic::{Diagnostic, Report, Severity};
-pub use files::{Drift, DriftKind, Mode};
+pub use files::{Drift, DriftKind, Mode, SyncError};
 pub use options::{Options, REPO_RUNTIME_PATH, RUNTIME_VERSION};
 pub use pycheck::Python;
 
@@ -81,17 +82,39 @@ impl Generated {
     /// Writes ([`Mode::Write`]) or checks ([`Mode::Check`]) the output directory.
     ///
     /// # Errors
-    /// I/O errors.
-    pub fn sync(&self, out_dir: &Path, mode: Mode) -> std::io::Result<Vec<Drift>> {
+    /// As [`files::sync_with`].
+    pub fn sync(&self, out_dir: &Path, mode: Mode) -> Result<Vec<Drift>, SyncError> {
         files::sync(out_dir, &self.files, mode)
     }
 
     /// [`Generated::sync`], with diff headers naming files `<label>/<path>`.
     ///
     /// # Errors
-    /// I/O errors.
-    pub fn sync_in(&self, out_dir: &Path, label: &str, mode: Mode) -> std::io::Result<Vec<Drift>> {
+    /// As [`files::sync_with`].
+    pub fn sync_in(
+        &self,
+        out_dir: &Path,
+        label: &str,
+        mode: Mode,
+    ) -> Result<Vec<Drift>, SyncError> {
         files::sync_in(out_dir, label, &self.files, mode)
+    }
+
+    /// [`Generated::sync_in`], forced or not ([`files::sync_with`]: forced,
+    /// a write goes into a non-empty directory without a manifest and
+    /// replaces files it did not write; it still removes nothing it did not
+    /// write and writes through no link).
+    ///
+    /// # Errors
+    /// As [`files::sync_with`].
+    pub fn sync_with(
+        &self,
+        out_dir: &Path,
+        label: &str,
+        mode: Mode,
+        force: bool,
+    ) -> Result<Vec<Drift>, SyncError> {
+        files::sync_with(out_dir, label, &self.files, mode, force)
     }
 }
 
@@ -151,6 +174,7 @@ fn analyze(spec_dir: &Path) -> Result<Analysis, Report> {
     let mut diags = check::check_spec(&spec);
     diags.extend(loops::check(&spec));
     diags.extend(ops::check(&spec));
+    diags.extend(names::check(&spec));
     let mut model = lower::lower(&spec);
     model.envelope = envelope::lower(&spec, &model);
     // Check the examples of every structure the structural checks left

@@ -746,6 +746,7 @@ fn nested_quantifier() -> Case {
         want: vec![
             Want { severity: E, code: "nested-quantifier", file: P, pointer: "/patterns/fleet_alert/pattern", at: "\"\\\\[fleet-alert", message: "byte 70: nested quantifier: `[^ \\t\\r\\n]+` inside `(?:[^ \\t\\r\\n]+[^\\r\\n]*)+` can read on where the next repetition could start, so a backtracking engine (Python `re`) tries every split of such a run: write each run so that the character after it ends it (an unrolled loop)", hint: None },
             Want { severity: E, code: "nested-quantifier", file: P, pointer: "/patterns/fleet_alert/pattern", at: "\"\\\\[fleet-alert", message: "byte 70: nested quantifier: `[^\\r\\n]*` inside `(?:[^ \\t\\r\\n]+[^\\r\\n]*)+` can read on where the next repetition could start, so a backtracking engine (Python `re`) tries every split of such a run: write each run so that the character after it ends it (an unrolled loop)", hint: None },
+            Want { severity: E, code: "overlapping-quantifiers", file: P, pointer: "/patterns/fleet_alert/pattern", at: "\"\\\\[fleet-alert", message: "byte 73: overlapping quantifiers: `[^ \\t\\r\\n]+` and `[^\\r\\n]*` right after it can read the same run of text, so on a text that almost matches a backtracking engine (Python `re`) tries every split of each such run between them (quadratic for two, a higher power for more in a row): make the character that ends one unable to start the other, or merge them", hint: None },
         ],
         gone: vec![],
     }
@@ -754,6 +755,32 @@ fn nested_quantifier() -> Case {
 #[test]
 fn a_pattern_with_a_nested_quantifier() {
     run(&nested_quantifier());
+}
+
+/// Four adjacent runs of one class: on a near-miss Python's `fullmatch`
+/// tries every split of the text between them (a fourth power: 53 s on
+/// 400 characters), though no quantifier nests in another.
+fn adjacent_quantifiers() -> Case {
+    Case {
+        edits: vec![Edit {
+            file: P,
+            from: r#"(?P<message>[^ \\t\\r\\n][^\\r\\n]*)"#,
+            to: r#"(?P<message>[^\\r\\n]+[^\\r\\n]+[^\\r\\n]+[^\\r\\n]+)"#,
+        }],
+        python: Py::Off,
+        want: vec![
+            Want { severity: E, code: "overlapping-quantifiers", file: P, pointer: "/patterns/fleet_alert/pattern", at: "\"\\\\[fleet-alert", message: "byte 52: overlapping quantifiers: `[ \\t]+` and `[^\\r\\n]+` right after it can read the same run of text, so on a text that almost matches a backtracking engine (Python `re`) tries every split of each such run between them (quadratic for two, a higher power for more in a row): make the character that ends one unable to start the other, or merge them", hint: None },
+            Want { severity: E, code: "overlapping-quantifiers", file: P, pointer: "/patterns/fleet_alert/pattern", at: "\"\\\\[fleet-alert", message: "byte 70: overlapping quantifiers: `[^\\r\\n]+` and `[^\\r\\n]+` right after it can read the same run of text, so on a text that almost matches a backtracking engine (Python `re`) tries every split of each such run between them (quadratic for two, a higher power for more in a row): make the character that ends one unable to start the other, or merge them", hint: None },
+            Want { severity: E, code: "overlapping-quantifiers", file: P, pointer: "/patterns/fleet_alert/pattern", at: "\"\\\\[fleet-alert", message: "byte 78: overlapping quantifiers: `[^\\r\\n]+` and `[^\\r\\n]+` right after it can read the same run of text, so on a text that almost matches a backtracking engine (Python `re`) tries every split of each such run between them (quadratic for two, a higher power for more in a row): make the character that ends one unable to start the other, or merge them", hint: None },
+            Want { severity: E, code: "overlapping-quantifiers", file: P, pointer: "/patterns/fleet_alert/pattern", at: "\"\\\\[fleet-alert", message: "byte 86: overlapping quantifiers: `[^\\r\\n]+` and `[^\\r\\n]+` right after it can read the same run of text, so on a text that almost matches a backtracking engine (Python `re`) tries every split of each such run between them (quadratic for two, a higher power for more in a row): make the character that ends one unable to start the other, or merge them", hint: None },
+        ],
+        gone: vec![],
+    }
+}
+
+#[test]
+fn a_pattern_with_adjacent_overlapping_quantifiers() {
+    run(&adjacent_quantifiers());
 }
 
 // --- faults that generate wrong code (issue 13) ---------------------------

@@ -22,7 +22,7 @@ use std::path::{Component, Path, PathBuf};
 use agent_sentences_codegen::compat::{self, Comparison};
 use agent_sentences_codegen::{
     generate_with, lint_and_generate_with, Diagnostic, Drift, DriftKind, Mode, Options, Python,
-    Report, Severity,
+    Report, Severity, SyncError,
 };
 use clap::{Args, ValueEnum};
 
@@ -53,6 +53,13 @@ pub struct GenArgs {
     /// none (the runtime comes from a registry by version).
     #[arg(long, value_name = "PATH")]
     pub runtime_path: Option<String>,
+    /// gen: write into an output directory that holds files but no manifest
+    /// (`.agent-sentences-manifest`, which gen writes), and over files or
+    /// links that an earlier gen did not write. Even forced, gen removes
+    /// only files an earlier gen wrote, and writes through no symbolic link.
+    /// check ignores it.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Arguments of `check`.
@@ -167,6 +174,9 @@ impl Context {
         if let Some(rt) = &args.runtime_path {
             cmd.push_str(&format!(" --runtime-path {}", shell_word(rt)));
         }
+        if args.force {
+            cmd.push_str(" --force");
+        }
         cmd
     }
 }
@@ -251,8 +261,12 @@ fn spec_dir_exists(ctx: &Context, given: &Option<PathBuf>, resolved: &Path) -> b
 
 /// `gen`: check the spec and write every output; true on success.
 ///
-/// Prints the warnings, then one line per file written or removed, then
-/// `N written, N removed (orphans), N unchanged`.
+/// Prints the warnings, then one line per file written, removed or left
+/// (an entry no earlier gen wrote), then `N written, N removed (orphans),
+/// N unchanged` (and `, N left (not written by gen)` when there are any).
+/// When the output directory is refused (see
+/// [`agent_sentences_codegen::files::sync_with`]), prints every reason and
+/// writes nothing.
 pub fn run_gen(ctx: &Context, args: &GenArgs) -> bool {
     let spec = ctx.resolve(args.spec.as_deref(), "schema");
     let out = ctx.resolve(args.out.as_deref(), "generated");
@@ -279,9 +293,9 @@ pub fn run_gen(ctx: &Context, args: &GenArgs) -> bool {
         eprintln!("{line}");
     }
     let label = shown(&out_s);
-    match generated.sync_in(&out_s, &label, Mode::Write) {
+    match generated.sync_with(&out_s, &label, Mode::Write, args.force) {
         Ok(changes) => {
-            let (mut written, mut removed) = (0, 0);
+            let (mut written, mut removed, mut left) = (0, 0, 0);
             for c in &changes {
                 match c.kind {
                     DriftKind::Stale => eprintln!("wrote {label}/{} (changed)", c.path),
@@ -290,16 +304,43 @@ pub fn run_gen(ctx: &Context, args: &GenArgs) -> bool {
                         "removed {label}/{} (orphan: the spec no longer produces it)",
                         c.path
                     ),
+                    DriftKind::Foreign => eprintln!(
+                        "left {label}/{} (not written by gen: {})",
+                        c.path,
+                        c.diff
+                            .lines()
+                            .last()
+                            .unwrap_or_default()
+                            .trim_start_matches("on disk: ")
+                            .trim_end_matches(", not read")
+                    ),
                 }
-                if c.kind == DriftKind::Orphan {
-                    removed += 1;
-                } else {
-                    written += 1;
+                match c.kind {
+                    DriftKind::Orphan => removed += 1,
+                    DriftKind::Foreign => left += 1,
+                    _ => written += 1,
                 }
             }
             let unchanged = generated.files.len() - written;
-            eprintln!("{written} written, {removed} removed (orphans), {unchanged} unchanged, under {label}");
+            let left = if left > 0 {
+                format!(", {left} left (not written by gen)")
+            } else {
+                String::new()
+            };
+            eprintln!("{written} written, {removed} removed (orphans), {unchanged} unchanged{left}, under {label}");
             true
+        }
+        Err(e @ SyncError::Refused(_)) => {
+            eprintln!("error: gen refuses {label}: {e}");
+            if !args.force {
+                let mut forced = args.clone();
+                forced.force = true;
+                eprintln!(
+                    "hint: point --out at an empty or new directory, or run `{}` to write there anyway",
+                    ctx.fix_command(&forced)
+                );
+            }
+            false
         }
         Err(e) => {
             eprintln!("error: writing {label}: {e}");
@@ -319,6 +360,7 @@ fn drift_kind(kind: DriftKind) -> &'static str {
         DriftKind::Stale => "stale",
         DriftKind::Missing => "missing",
         DriftKind::Orphan => "orphan",
+        DriftKind::Foreign => "foreign",
     }
 }
 

@@ -94,12 +94,20 @@ fn paths_are_relative_to_the_current_directory_and_errors_name_the_path_tried() 
         "{manifest}"
     );
 
-    // Again: nothing changes, and an orphan is removed and counted apart.
-    std::fs::write(tmp.path().join("gen/rust/src/old.rs"), "x\n").unwrap();
+    // Again: nothing changes; an orphan (a file an earlier gen listed in
+    // its manifest, still marked) is removed and counted apart, and a file
+    // no gen wrote is left and counted apart.
+    std::fs::write(tmp.path().join("gen/rust/src/old.rs"), "// @generated\n").unwrap();
+    let manifest = tmp.path().join("gen/.agent-sentences-manifest");
+    let listed = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(&manifest, format!("{listed}rust/src/old.rs\n")).unwrap();
+    std::fs::write(tmp.path().join("gen/rust/src/mine.rs"), "x\n").unwrap();
     let o = run(tmp.path(), &["gen", "--spec", "spec", "--out", "gen"]);
     let stderr = String::from_utf8_lossy(&o.stderr);
-    let expected = format!("removed gen/rust/src/old.rs (orphan: the spec no longer produces it)\n0 written, 1 removed (orphans), {} unchanged, under gen\n", file_count());
+    let expected = format!("left gen/rust/src/mine.rs (not written by gen: a regular file of 2 byte(s))\nremoved gen/rust/src/old.rs (orphan: the spec no longer produces it)\n0 written, 1 removed (orphans), {} unchanged, 1 left (not written by gen), under gen\n", file_count());
     assert!(stderr.ends_with(&expected), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&manifest).unwrap(), listed);
+    std::fs::remove_file(tmp.path().join("gen/rust/src/mine.rs")).unwrap();
     let o = run(
         tmp.path(),
         &["check", "--spec", "spec", "--out", "gen", "--python", "off"],

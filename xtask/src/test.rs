@@ -203,6 +203,7 @@ pub fn run_all(ctx: &Context, quick: bool, filter: Option<&str>) -> bool {
             spec: None,
             out: None,
             runtime_path: None,
+            force: false,
         },
         format: Format::Human,
         deny_warnings: true,
