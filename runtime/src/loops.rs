@@ -17,19 +17,66 @@
 //!   opener for an open id, a claim of a loop someone else claimed, or a
 //!   close by someone other than the loop's owner is *rejected* with a
 //!   reason and changes nothing.
-//! - A message older than the last one applied is rejected whole.
+//! - A message older than the last one applied is rejected whole. The clock
+//!   (the time of the last message applied) moves only when a message applies
+//!   an event: a rejected or empty message changes nothing (P190).
+//! - Durations and counts are checked: a config or a restored state whose
+//!   deadlines, nudge times or counts would overflow, or that does not hold
+//!   together (a key that is not its loop's id, an unknown state, a count past
+//!   the config's, an id a nudge cannot carry), is refused with a located
+//!   [`LoopError`] (P191, P192).
 //! - A nudge sentence in the stream counts as a nudge of its loop (no state
-//!   change); a nudge of a closed or unknown loop is rejected.
+//!   change); a nudge of a closed or unknown loop, and one whose count is 0 or
+//!   past the configured `max_nudges`, is rejected (P193).
+//! - Closed loops can be pruned ([`Tracker::prune`]); a pruned loop's id is
+//!   remembered, so it still opens no second loop (P194).
 //! - SLA: a loop's deadline is its opening time plus the default SLA of its
 //!   opener's structure ([`Config`]); nudge `k` of `max` is due at the
 //!   deadline plus `(k - 1)` nudge intervals; a loop that got `max` nudges
 //!   and is still open one interval after the last is *breached*.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
 
 use jiff::SignedDuration;
 pub use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
+
+/// Why a config or a saved state is refused: what is wrong, and where (a
+/// JSON pointer into the config or the state, e.g. `/loops/7f/nudges`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoopError {
+    /// JSON pointer of the faulty value (`""` for the whole).
+    pub pointer: String,
+    /// What is wrong with it.
+    pub message: String,
+}
+
+impl LoopError {
+    fn at(pointer: impl Into<String>, message: impl Into<String>) -> Self {
+        LoopError {
+            pointer: pointer.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for LoopError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "at `{}`: {}", self.pointer, self.message)
+    }
+}
+
+impl std::error::Error for LoopError {}
+
+/// The longest duration a config may name, in seconds: the span of the
+/// times the tracker can hold (years -9999 to 9999), so every deadline and
+/// nudge time is computed without overflow.
+pub const MAX_SECONDS: i64 = 631_107_230_401;
+
+/// The most lines a tracker counts (2^53, the largest integer every JSON
+/// reader holds exactly); a saved state past it is refused.
+pub const MAX_LINES: usize = 1 << 53;
 
 /// One rule of the state machine: a structure's sentence moves a loop from
 /// any of `from` to `to` (from the structure's `lifecycle_transition`).
@@ -93,6 +140,75 @@ pub struct Config {
     pub nudge_interval_seconds: i64,
     /// Nudges before a loop is breached.
     pub max_nudges: u32,
+}
+
+impl Config {
+    /// Checks that every duration is 0 or more and that the latest time the
+    /// tracker computes from a loop's opening (its deadline plus every nudge
+    /// interval) stays within [`MAX_SECONDS`]: checked arithmetic, nothing
+    /// wraps or saturates.
+    ///
+    /// # Errors
+    /// A [`LoopError`] at the first value that does not fit (its pointer in
+    /// the config, e.g. `/nudge_interval_seconds`).
+    pub fn check(&self) -> Result<(), LoopError> {
+        let in_range = |pointer: String, secs: i64| {
+            if (0..=MAX_SECONDS).contains(&secs) {
+                Ok(())
+            } else {
+                Err(LoopError::at(
+                    pointer,
+                    format!("{secs} seconds is outside 0..={MAX_SECONDS}"),
+                ))
+            }
+        };
+        in_range("/default_sla_seconds".into(), self.default_sla_seconds)?;
+        for (k, v) in &self.sla_seconds {
+            in_range(format!("/sla_seconds/{}", pointer_token(k)), *v)?;
+        }
+        in_range(
+            "/nudge_interval_seconds".into(),
+            self.nudge_interval_seconds,
+        )?;
+        let longest_sla = self
+            .sla_seconds
+            .values()
+            .copied()
+            .chain([self.default_sla_seconds])
+            .max()
+            .unwrap_or(0);
+        let total = self
+            .nudge_interval_seconds
+            .checked_mul(i64::from(self.max_nudges))
+            .and_then(|n| n.checked_add(longest_sla))
+            .filter(|t| *t <= MAX_SECONDS);
+        if total.is_none() {
+            return Err(LoopError::at(
+                "/max_nudges",
+                format!(
+                    "{} nudges {} seconds apart after a deadline {longest_sla} seconds away run past {MAX_SECONDS} seconds",
+                    self.max_nudges, self.nudge_interval_seconds
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Seconds from a loop's deadline to nudge `k`'s time (`k - 1`
+    /// intervals; `k = max + 1` is the breach). [`Config::check`] bounds it.
+    fn nudge_offset(&self, k: u32) -> SignedDuration {
+        let secs = self
+            .nudge_interval_seconds
+            .checked_mul(i64::from(k.saturating_sub(1)))
+            .unwrap_or(MAX_SECONDS)
+            .min(MAX_SECONDS);
+        SignedDuration::from_secs(secs)
+    }
+}
+
+/// `key` as one token of a JSON pointer (`~` and `/` escaped).
+fn pointer_token(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
 }
 
 impl Default for Config {
@@ -185,47 +301,209 @@ pub struct State {
     pub rejected: Vec<Rejected>,
     /// Messages fed so far.
     pub lines: usize,
-    /// Time of the last message applied.
+    /// Time of the last message that applied an event (the clock).
     pub last_at: Option<Timestamp>,
+    /// Ids of the closed loops [`Tracker::prune`] removed (an id opens one
+    /// loop, pruned or not).
+    #[serde(default)]
+    pub pruned: BTreeSet<String>,
 }
+
+/// True when a loop id can be written back into a sentence the tracker
+/// writes (the generated crate's check: the nudge rendered for it reads back
+/// with this id).
+pub type WritableId = fn(&str) -> bool;
 
 /// The loop tracker. Feed it messages in order ([`Tracker::feed`]).
 #[derive(Debug, Clone)]
 pub struct Tracker {
     machine: &'static Machine,
     render_nudge: RenderNudge,
+    writable_id: WritableId,
     state: State,
 }
 
 impl Tracker {
     /// A tracker with no loops.
-    pub fn new(machine: &'static Machine, render_nudge: RenderNudge, config: Config) -> Self {
-        Tracker {
+    ///
+    /// # Errors
+    /// A [`LoopError`] when `config` does not pass [`Config::check`].
+    pub fn new(
+        machine: &'static Machine,
+        render_nudge: RenderNudge,
+        writable_id: WritableId,
+        config: Config,
+    ) -> Result<Self, LoopError> {
+        config.check()?;
+        Ok(Tracker {
             machine,
             render_nudge,
+            writable_id,
             state: State {
                 config,
                 ..State::default()
             },
-        }
+        })
     }
 
-    /// A tracker resuming from `state` (as [`Tracker::state`] gave it).
-    pub fn restore(machine: &'static Machine, render_nudge: RenderNudge, state: State) -> Self {
-        Tracker {
+    /// A tracker resuming from `state` (as [`Tracker::state`] gave it),
+    /// checked as a fed one would be ([`Tracker::with_state`]).
+    ///
+    /// # Errors
+    /// A [`LoopError`] at the first value of `state` that does not hold.
+    pub fn restore(
+        machine: &'static Machine,
+        render_nudge: RenderNudge,
+        writable_id: WritableId,
+        state: State,
+    ) -> Result<Self, LoopError> {
+        let t = Tracker {
             machine,
             render_nudge,
-            state,
-        }
+            writable_id,
+            state: State::default(),
+        };
+        t.with_state(state)
     }
 
-    /// A tracker with this one's machine resuming from `state`.
-    pub fn with_state(&self, state: State) -> Tracker {
-        Tracker {
+    /// A tracker with this one's machine resuming from `state`. The state
+    /// must be one feeding could have made: its config passes
+    /// [`Config::check`]; each loop sits under its own id, an id a nudge can
+    /// carry, in a state of the machine, `closed` as that state is, with
+    /// `closed_at` only when closed, at most `max_nudges` nudges, a history
+    /// that ends in its state; every line named is at most `lines`, and
+    /// `lines` at most [`MAX_LINES`].
+    ///
+    /// # Errors
+    /// A [`LoopError`] at the first value that does not hold (its JSON
+    /// pointer in the state, e.g. `/loops/7f/state`).
+    pub fn with_state(&self, state: State) -> Result<Tracker, LoopError> {
+        self.check_state(&state)?;
+        Ok(Tracker {
             machine: self.machine,
             render_nudge: self.render_nudge,
+            writable_id: self.writable_id,
             state,
+        })
+    }
+
+    fn check_state(&self, s: &State) -> Result<(), LoopError> {
+        let m = self.machine;
+        s.config.check().map_err(|e| LoopError {
+            pointer: format!("/config{}", e.pointer),
+            message: e.message,
+        })?;
+        if s.lines > MAX_LINES {
+            return Err(LoopError::at(
+                "/lines",
+                format!(
+                    "{} lines is past the most a tracker counts ({MAX_LINES})",
+                    s.lines
+                ),
+            ));
         }
+        let line_ok = |pointer: String, line: usize| {
+            if (1..=s.lines).contains(&line) {
+                Ok(())
+            } else {
+                Err(LoopError::at(
+                    pointer,
+                    format!("line {line} is not one of the {} lines fed", s.lines),
+                ))
+            }
+        };
+        for (key, l) in &s.loops {
+            let at = |field: &str| format!("/loops/{}{field}", pointer_token(key));
+            if *key != l.id {
+                return Err(LoopError::at(
+                    at("/id"),
+                    format!("loop `{}` is saved under the key `{key}`", l.id),
+                ));
+            }
+            if !(self.writable_id)(key) {
+                return Err(LoopError::at(
+                    at(""),
+                    format!("the loop id {key:?} cannot be written back into a sentence"),
+                ));
+            }
+            if s.pruned.contains(key) {
+                return Err(LoopError::at(
+                    at(""),
+                    "the loop id is also listed as pruned",
+                ));
+            }
+            if !m.states.contains(&l.state.as_str()) {
+                return Err(LoopError::at(
+                    at("/state"),
+                    format!("`{}` is not a state ({})", l.state, one_of(m.states)),
+                ));
+            }
+            let closed = m.closed_states.contains(&l.state.as_str());
+            if l.closed != closed {
+                return Err(LoopError::at(
+                    at("/closed"),
+                    format!(
+                        "state `{}` is {}closed",
+                        l.state,
+                        if closed { "" } else { "not " }
+                    ),
+                ));
+            }
+            if l.closed_at.is_some() && !l.closed {
+                return Err(LoopError::at(
+                    at("/closed_at"),
+                    "an open loop has no closing time",
+                ));
+            }
+            if l.nudges > s.config.max_nudges {
+                return Err(LoopError::at(
+                    at("/nudges"),
+                    format!(
+                        "{} nudges is past max_nudges ({})",
+                        l.nudges, s.config.max_nudges
+                    ),
+                ));
+            }
+            let Some(first) = l.history.first() else {
+                return Err(LoopError::at(
+                    at("/history"),
+                    "a loop has at least its opening",
+                ));
+            };
+            if first.from_state.is_some() || first.structure != m.opener {
+                return Err(LoopError::at(
+                    at("/history/0"),
+                    format!("a loop's history starts with its opening by `{}`", m.opener),
+                ));
+            }
+            for (i, step) in l.history.iter().enumerate() {
+                line_ok(at(&format!("/history/{i}/line")), step.line)?;
+                if !m.states.contains(&step.to_state.as_str()) {
+                    return Err(LoopError::at(
+                        at(&format!("/history/{i}/to_state")),
+                        format!("`{}` is not a state", step.to_state),
+                    ));
+                }
+            }
+            if l.history.last().map(|h| h.to_state.as_str()) != Some(l.state.as_str()) {
+                return Err(LoopError::at(
+                    at("/history"),
+                    format!("the history does not end in the loop's state `{}`", l.state),
+                ));
+            }
+        }
+        for (i, r) in s.rejected.iter().enumerate() {
+            line_ok(format!("/rejected/{i}/line"), r.line)?;
+        }
+        for id in &s.pruned {
+            if !(self.writable_id)(id) {
+                return Err(LoopError::at(
+                    "/pruned",
+                    format!("the loop id {id:?} cannot be written back into a sentence"),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The state: loops, rejected events, settings.
@@ -238,21 +516,29 @@ impl Tracker {
         self.machine
     }
 
+    /// The next line's number (counts never wrap: past [`MAX_LINES`] they
+    /// stay there).
+    fn next_line(&mut self) -> usize {
+        self.state.lines = self.state.lines.saturating_add(1).min(MAX_LINES);
+        self.state.lines
+    }
+
     /// Counts a line that holds no message (blank, or not one: then `reason`
     /// is rejected with its number), so that numbers stay those of the input.
     pub fn skip_line(&mut self, reason: Option<String>) {
-        self.state.lines += 1;
+        let line = self.next_line();
         if let Some(reason) = reason {
-            let line = self.state.lines;
             self.reject(line, None, None, reason);
         }
     }
 
     /// Applies a message's events, in order, and returns how many were
     /// applied. A message older than the last one applied is rejected whole.
+    /// The clock (the time of the last message applied) moves only when an
+    /// event applies: a message whose events are all rejected, or that has
+    /// none, changes nothing but the line count.
     pub fn feed(&mut self, at: Timestamp, from: &str, events: &[LoopEvent]) -> usize {
-        self.state.lines += 1;
-        let line = self.state.lines;
+        let line = self.next_line();
         if let Some(last) = self.state.last_at {
             if at < last {
                 self.reject(
@@ -264,11 +550,32 @@ impl Tracker {
                 return 0;
             }
         }
-        self.state.last_at = Some(at);
-        events
+        let applied = events
             .iter()
             .filter(|e| self.apply(line, at, from, e))
-            .count()
+            .count();
+        if applied > 0 {
+            self.state.last_at = Some(at);
+        }
+        applied
+    }
+
+    /// Removes every closed loop, remembering its id (a pruned id still
+    /// opens no second loop, and events naming it are rejected); returns how
+    /// many were removed. The report counts them all ([`Report::pruned`]).
+    pub fn prune(&mut self) -> usize {
+        let closed: Vec<String> = self
+            .state
+            .loops
+            .values()
+            .filter(|l| l.closed)
+            .map(|l| l.id.clone())
+            .collect();
+        for id in &closed {
+            self.state.loops.remove(id);
+            self.state.pruned.insert(id.clone());
+        }
+        closed.len()
     }
 
     fn reject(
@@ -290,6 +597,22 @@ impl Tracker {
     fn apply(&mut self, line: usize, at: Timestamp, from: &str, e: &LoopEvent) -> bool {
         let m = self.machine;
         let (id, structure) = (e.id.as_str(), e.structure);
+        if !(self.writable_id)(id) {
+            return self.reject(
+                line,
+                Some(id),
+                Some(structure),
+                format!("the loop id {id:?} cannot be written back into a sentence"),
+            );
+        }
+        if self.state.pruned.contains(id) {
+            return self.reject(
+                line,
+                Some(id),
+                Some(structure),
+                format!("loop `{id}` was closed and pruned; an id opens one loop"),
+            );
+        }
         if structure == m.opener {
             if let Some(l) = self.state.loops.get(id) {
                 let reason = format!("loop `{id}` is already open (state `{}`)", l.state);
@@ -326,9 +649,10 @@ impl Tracker {
                 closed_at: None,
                 owner: None,
                 nudges: 0,
+                // Past the last time the tracker holds: never due.
                 deadline: at
-                    .saturating_add(SignedDuration::from_secs(sla))
-                    .unwrap_or(at),
+                    .checked_add(SignedDuration::from_secs(sla))
+                    .unwrap_or(Timestamp::MAX),
                 history: vec![step],
             };
             self.state.loops.insert(id.to_owned(), l);
@@ -351,7 +675,19 @@ impl Tracker {
                     format!("loop `{id}` is closed (`{}`)", l.state),
                 );
             }
-            let count = e.count.unwrap_or(l.nudges + 1);
+            let max = self.state.config.max_nudges;
+            let count = match e.count {
+                Some(n) => n,
+                None => l.nudges.saturating_add(1),
+            };
+            if count == 0 || count > max {
+                return self.reject(
+                    line,
+                    Some(id),
+                    Some(structure),
+                    format!("nudge {count} is not one of the {max} nudges a loop gets"),
+                );
+            }
             let l = self.state.loops.get_mut(id).expect("looked up above");
             l.nudges = l.nudges.max(count);
             return true;
@@ -402,48 +738,45 @@ impl Tracker {
 
     /// The loops due a nudge at `at`, in id order, each with its canonical
     /// `[NUDGE …]` sentence (the next count, the configured max), and the
-    /// loops past their last nudge (breached).
+    /// loops past their last nudge (breached). Times past the last one the
+    /// tracker holds are never reached.
     pub fn due(&self, at: Timestamp) -> Vec<Due> {
         let c = &self.state.config;
-        let interval = SignedDuration::from_secs(c.nudge_interval_seconds);
         let mut due = Vec::new();
         for l in self.state.loops.values().filter(|l| !l.closed) {
-            let next = l.nudges + 1;
-            if next > c.max_nudges {
-                let last = l
-                    .deadline
-                    .saturating_add(interval * i32::try_from(c.max_nudges).unwrap_or(i32::MAX))
-                    .unwrap_or(l.deadline);
-                if at >= last {
-                    due.push(Due {
-                        id: l.id.clone(),
-                        sentence: None,
-                        breached: true,
-                    });
-                }
-                continue;
-            }
+            let next = l.nudges.saturating_add(1);
             let when = l
                 .deadline
-                .saturating_add(interval * i32::try_from(next - 1).unwrap_or(i32::MAX))
-                .unwrap_or(l.deadline);
-            if at >= when {
-                let deadline = l.deadline.strftime("%Y-%m-%dT%H:%MZ").to_string();
+                .checked_add(c.nudge_offset(next.min(c.max_nudges.saturating_add(1))))
+                .unwrap_or(Timestamp::MAX);
+            if at < when || when == Timestamp::MAX {
+                continue;
+            }
+            if next > c.max_nudges {
                 due.push(Due {
                     id: l.id.clone(),
-                    sentence: Some((self.render_nudge)(&l.id, next, c.max_nudges, &deadline)),
-                    breached: false,
+                    sentence: None,
+                    breached: true,
                 });
+                continue;
             }
+            let deadline = l.deadline.strftime("%Y-%m-%dT%H:%MZ").to_string();
+            due.push(Due {
+                id: l.id.clone(),
+                sentence: Some((self.render_nudge)(&l.id, next, c.max_nudges, &deadline)),
+                breached: false,
+            });
         }
         due
     }
 
-    /// Marks the nudges of `due` as sent (their loops' counts go up by one).
+    /// Marks the nudges of `due` as sent (their loops' counts go up by one,
+    /// never past `max_nudges`).
     pub fn nudged(&mut self, due: &[Due]) {
+        let max = self.state.config.max_nudges;
         for d in due.iter().filter(|d| !d.breached) {
             if let Some(l) = self.state.loops.get_mut(&d.id) {
-                l.nudges += 1;
+                l.nudges = l.nudges.saturating_add(1).min(max);
             }
         }
     }
@@ -473,14 +806,44 @@ pub struct Message {
 /// `feed` (which scans a text and applies its events). Blank lines are
 /// passed over; a line that is not a message (not JSON, a missing key, a bad
 /// time) is rejected with its number and why, and the others are still fed.
-/// Returns the numbers of the bad lines.
+/// Returns the numbers of the bad lines. The same as [`replay_bytes`] of the
+/// text's bytes.
 pub fn replay(
     tracker: &mut Tracker,
     jsonl: &str,
+    feed: impl FnMut(&mut Tracker, &Message),
+) -> Vec<usize> {
+    replay_bytes(tracker, jsonl.as_bytes(), feed)
+}
+
+/// [`replay`] of raw bytes: lines end at `\n` (a `\r` before it is removed,
+/// as [`str::lines`] does), and a line that is not UTF-8 is a bad line like
+/// any other (named with the offset of its first invalid byte in the line),
+/// so one bad byte costs one line, not the log. Linear in the input: each
+/// line is read once.
+pub fn replay_bytes(
+    tracker: &mut Tracker,
+    jsonl: &[u8],
     mut feed: impl FnMut(&mut Tracker, &Message),
 ) -> Vec<usize> {
     let mut bad = Vec::new();
-    for line in jsonl.lines() {
+    let body = jsonl.strip_suffix(b"\n").unwrap_or(jsonl);
+    if jsonl.is_empty() {
+        return bad;
+    }
+    for raw in body.split(|&b| b == b'\n') {
+        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        let line = match std::str::from_utf8(raw) {
+            Ok(line) => line,
+            Err(e) => {
+                tracker.skip_line(Some(format!(
+                    "not UTF-8 (invalid byte at offset {} of the line)",
+                    e.valid_up_to()
+                )));
+                bad.push(tracker.state.lines);
+                continue;
+            }
+        };
         if line.trim().is_empty() {
             tracker.skip_line(None);
             continue;
@@ -509,8 +872,9 @@ pub struct RejectedReport {
     pub reason: String,
 }
 
-/// Every loop, every rejected event, and the nudges due at a time:
-/// `{"loops": [..], "rejected": [..], "due": [..]}`.
+/// Every loop, every rejected event, the nudges due at a time, and how many
+/// closed loops were pruned: `{"loops": [..], "rejected": [..], "due": [..],
+/// "pruned": n}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Report {
     /// Every loop, in id order.
@@ -519,6 +883,8 @@ pub struct Report {
     pub rejected: Vec<RejectedReport>,
     /// The nudges due at the time asked (empty without one).
     pub due: Vec<Due>,
+    /// How many closed loops were pruned ([`Tracker::prune`]), so far.
+    pub pruned: usize,
 }
 
 impl Tracker {
@@ -538,6 +904,20 @@ impl Tracker {
                 })
                 .collect(),
             due: due_at.map(|at| self.due(at)).unwrap_or_default(),
+            pruned: self.state.pruned.len(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn max_seconds_is_the_span_of_the_times_held() {
+        assert_eq!(
+            MAX_SECONDS,
+            Timestamp::MAX.as_second() - Timestamp::MIN.as_second()
+        );
     }
 }
