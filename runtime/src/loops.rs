@@ -28,6 +28,9 @@
 //! - A nudge sentence in the stream counts as a nudge of its loop (no state
 //!   change); a nudge of a closed or unknown loop, and one whose count is 0 or
 //!   past the configured `max_nudges`, is rejected (P193).
+//! - One message never both opens a loop and moves it: an event naming a
+//!   loop opened earlier in the same message is rejected (P197; the scanner
+//!   already reads what follows a work order as its body, P196).
 //! - Closed loops can be pruned ([`Tracker::prune`]); a pruned loop's id is
 //!   remembered, so it still opens no second loop (P194).
 //! - SLA: a loop's deadline is its opening time plus the default SLA of its
@@ -533,7 +536,8 @@ impl Tracker {
     }
 
     /// Applies a message's events, in order, and returns how many were
-    /// applied. A message older than the last one applied is rejected whole.
+    /// applied. A message older than the last one applied is rejected whole;
+    /// an event naming a loop the same message opened is rejected (P197).
     /// The clock (the time of the last message applied) moves only when an
     /// event applies: a message whose events are all rejected, or that has
     /// none, changes nothing but the line count.
@@ -550,10 +554,26 @@ impl Tracker {
                 return 0;
             }
         }
-        let applied = events
-            .iter()
-            .filter(|e| self.apply(line, at, from, e))
-            .count();
+        // A message never moves a loop it opens (P197): a reply written in
+        // the same message as its work order is not one.
+        let mut opened: Vec<&str> = Vec::new();
+        let mut applied = 0;
+        for e in events {
+            if e.structure != self.machine.opener && opened.contains(&e.id.as_str()) {
+                let reason = format!(
+                    "loop `{}` is opened by this message: a message does not move the loop it opens",
+                    e.id
+                );
+                self.reject(line, Some(&e.id), Some(e.structure), reason);
+                continue;
+            }
+            if self.apply(line, at, from, e) {
+                applied += 1;
+                if e.structure == self.machine.opener {
+                    opened.push(&e.id);
+                }
+            }
+        }
         if applied > 0 {
             self.state.last_at = Some(at);
         }

@@ -141,3 +141,22 @@ def test_closed_loops_are_pruned() -> None:
     t.feed("2026-12-01T09:01:00Z", "646", "[NO-ACTION 7f] nothing to do")
     assert (t.report()["pruned"], t.prune(), t.report()["pruned"], t.report()["loops"]) == (0, 1, 1, [])
     assert t.feed("2026-12-01T09:02:00Z", "super", "[WO:7f] [from super] Again — go") == 0
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[WO:7f] [from super] Audit — check the endpoints.\n\nIf nothing needs doing, reply:\n\n[NO-ACTION 7f] nothing to do",
+        "[WO:7f] [from super] Audit — check the endpoints.\n\n[ACK:7f]\n\n[CLAIM 7f]\n\n[RESULT 7f] OK done\n",
+        "[WO:7f] [from super] Audit — check the endpoints.\n\n[TOOL followup.create {\"in_m\": 5}]",
+    ],
+)
+def test_a_work_order_with_a_reply_in_its_body_opens_its_loop_and_leaves_it_open(text: str) -> None:
+    t = A.loops.Tracker()
+    assert t.feed("2026-12-01T09:00:00Z", "super", text) == 1
+    (loop,) = t.report()["loops"]
+    assert (loop["state"], loop["closed"], len(loop["history"])) == (A.loops.INITIAL, False, 1)
+    # The scanner and parse read one work order whose body is the rest of the text.
+    (found,) = A.scan(text)
+    assert found.item == A.WorkOrder.parse(text)
+    assert (found.span.start, found.span.end) == (0, len(text.encode()))

@@ -591,3 +591,63 @@ fn closed_loops_are_pruned_and_their_ids_stay_used() {
             .unwrap();
     assert_eq!(again.report(None).pruned, 1);
 }
+
+/// The shapes of a work order whose own body holds its replies or a call
+/// (issue: a work order closes its own loop), each one message.
+const REPLIES_IN_THE_BODY: [&str; 4] = [
+    "[WO:7f] [from super] Audit — check the endpoints.\n\nIf nothing needs doing, reply:\n\n[NO-ACTION 7f] nothing to do",
+    "[WO:7f] [from super] Audit — check the endpoints.\n\n[ACK:7f]\n\n[CLAIM 7f]\n\n[RESULT 7f] OK done\n",
+    "[WO:7f] [from super] Audit — check the endpoints.\n\n[DECLINE 7f] busy",
+    "[WO:7f] [from super] Audit — check the endpoints.\n\n[TOOL followup.create {\"in_m\": 5}]\n\n[NUDGE 7f] [nudge 3/3] Deadline 2026-12-01T09:30Z",
+];
+
+#[test]
+fn a_work_order_with_replies_in_its_body_opens_its_loop_and_leaves_it_open() {
+    for text in REPLIES_IN_THE_BODY {
+        let mut t = loops::tracker(loops::default_config()).unwrap();
+        assert_eq!(loops::feed(&mut t, at(0), "super", text), 1, "{text:?}");
+        let l = &t.state().loops["7f"];
+        assert_eq!(
+            (l.state.as_str(), l.closed, l.nudges, l.history.len()),
+            (MACHINE.initial, false, 0, 1),
+            "{text:?}"
+        );
+        // The scanner reads the message as parse does: one work order, its
+        // body everything after the dash (P196).
+        let found = agent_sentences::scan::scan(text);
+        assert_eq!(found.len(), 1, "{text:?}");
+        let agent_sentences::scan::Item::Sentence { value } = &found[0].item else {
+            panic!("{text:?}: not a sentence");
+        };
+        assert_eq!(
+            *value,
+            agent_sentences::Sentence::parse(text).unwrap(),
+            "{text:?}"
+        );
+        assert_eq!(found[0].span, 0..text.len());
+    }
+}
+
+#[test]
+fn a_message_never_moves_the_loop_it_opens() {
+    // Events built by hand, as a caller of `Tracker::feed` may pass them.
+    for structure in ["ack", "decline", "no_action", "nudge"] {
+        let mut t = loops::tracker(loops::default_config()).unwrap();
+        let open_and_move = [event("work_order", "7f"), event(structure, "7f")];
+        assert_eq!(t.feed(at(0), "super", &open_and_move), 1, "{structure}");
+        assert_eq!(t.state().loops["7f"].state, MACHINE.initial);
+        assert!(
+            t.state().rejected[0]
+                .reason
+                .contains("opened by this message"),
+            "{:?}",
+            t.state().rejected
+        );
+        // The next message moves it.
+        assert_eq!(
+            t.feed(at(1), "646", &[event(structure, "7f")]),
+            1,
+            "{structure}"
+        );
+    }
+}
