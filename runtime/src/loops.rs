@@ -374,7 +374,8 @@ impl Tracker {
     /// [`Config::check`]; each loop sits under its own id, an id a nudge can
     /// carry, in a state of the machine, `closed` as that state is, with
     /// `closed_at` only when closed, at most `max_nudges` nudges, a history
-    /// that ends in its state; every line named is at most `lines`, and
+    /// that starts with its opening and ends in its state, no step after the
+    /// clock (`last_at`); every line named is between 1 and `lines`, and
     /// `lines` at most [`MAX_LINES`].
     ///
     /// # Errors
@@ -481,6 +482,19 @@ impl Tracker {
             }
             for (i, step) in l.history.iter().enumerate() {
                 line_ok(at(&format!("/history/{i}/line")), step.line)?;
+                // The clock is the time of the last message applied: no step
+                // is later (a later clock would reject the messages between).
+                if s.last_at.is_none_or(|last| step.at > last) {
+                    return Err(LoopError::at(
+                        "/last_at",
+                        format!(
+                            "the clock ({}) is not at or after the step at {} of loop `{key}`",
+                            s.last_at
+                                .map_or_else(|| "none".to_owned(), |t| t.to_string()),
+                            step.at
+                        ),
+                    ));
+                }
                 if !m.states.contains(&step.to_state.as_str()) {
                     return Err(LoopError::at(
                         at(&format!("/history/{i}/to_state")),

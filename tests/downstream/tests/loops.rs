@@ -468,7 +468,17 @@ fn a_rejected_or_empty_message_does_not_move_the_clock() {
 fn a_restored_state_is_checked_as_a_fed_one() {
     assert!(restored(saved()).is_ok());
     type Break = fn(&mut serde_json::Value);
-    let cases: [(&str, Break, &str); 9] = [
+    let cases: [(&str, Break, &str); 11] = [
+        (
+            "a clock before a step",
+            |s| s["last_at"] = "2020-01-01T00:00:00Z".into(),
+            "/last_at",
+        ),
+        (
+            "no clock with a loop",
+            |s| s["last_at"] = serde_json::Value::Null,
+            "/last_at",
+        ),
         (
             "a key that is not its loop's id",
             |s| s["loops"]["7f"]["id"] = "8a".into(),
