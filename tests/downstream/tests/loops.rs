@@ -661,3 +661,24 @@ fn a_message_never_moves_the_loop_it_opens() {
         );
     }
 }
+
+#[test]
+fn a_result_summary_is_read_alike_by_scan_and_parse() {
+    // The summary runs to the next `[RESULT ` (its runs_until), past its
+    // paragraph, in both (P196): the call and the no-action are its text.
+    let text =
+        "[RESULT a1] OK done\n\n[TOOL followup.create {\"in_m\": 5}]\n\n[NO-ACTION a1] nothing";
+    let found = agent_sentences::scan::scan(text);
+    assert_eq!(found.len(), 1, "{found:?}");
+    let agent_sentences::scan::Item::Sentence { value } = &found[0].item else {
+        panic!("not a sentence: {found:?}");
+    };
+    assert_eq!(*value, agent_sentences::Sentence::parse(text).unwrap());
+    let mut t = loops::tracker(loops::default_config()).unwrap();
+    loops::feed(&mut t, at(0), "super", "[WO:a1] [from super] Audit — go");
+    // Only the result is an event (and it does not fit an open loop).
+    assert_eq!(loops::feed(&mut t, at(1), "646", text), 0);
+    let last = t.state().rejected.last().unwrap();
+    assert_eq!(last.structure.as_deref(), Some("result"));
+    assert_eq!(t.state().loops["a1"].state, MACHINE.initial);
+}
