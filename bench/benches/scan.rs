@@ -87,7 +87,8 @@ fn loop_tracker(c: &mut Criterion) {
     });
     g.bench_function("track", |b| {
         b.iter(|| {
-            let mut t = loops::tracker(loops::default_config());
+            let mut t = loops::tracker(loops::default_config())
+                .expect("the spec's SLA defaults pass the check");
             for ((_, from, text), at) in talk.iter().zip(&times) {
                 loops::feed(&mut t, *at, from, text);
             }

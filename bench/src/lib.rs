@@ -434,7 +434,8 @@ mod conversation_tests {
     fn the_conversation_works_its_loops_through_their_life() {
         let corpus = super::realistic(400);
         let talk = super::conversation(&corpus);
-        let mut t = loops::tracker(loops::default_config());
+        let mut t = loops::tracker(loops::default_config())
+            .expect("the spec's SLA defaults pass the check");
         let start = loops::Timestamp::from_second(1_796_000_000).unwrap();
         for (s, from, text) in &talk {
             loops::feed(

@@ -17,27 +17,21 @@ pub fn text(arg: &str) -> Result<String, Error> {
     }
 }
 
-/// The contents of a file argument: standard input for `-`, else the file,
-/// whole (no line break removed).
+/// The bytes of a file argument: standard input for `-`, else the file,
+/// whole, not checked for UTF-8 (the caller names a bad line).
 ///
 /// # Errors
-/// [`Error::Input`] naming the file when it cannot be read or is not UTF-8.
-pub fn file(arg: &str) -> Result<String, Error> {
+/// [`Error::Input`] naming the file when it cannot be read.
+pub fn bytes(arg: &str) -> Result<Vec<u8>, Error> {
     if arg == "-" {
-        let mut text = String::new();
+        let mut bytes = Vec::new();
         std::io::stdin()
             .lock()
-            .read_to_string(&mut text)
+            .read_to_end(&mut bytes)
             .map_err(|e| Error::Input(format!("cannot read standard input: {e}")))?;
-        return Ok(text);
+        return Ok(bytes);
     }
-    let bytes = std::fs::read(arg).map_err(|e| Error::Input(format!("cannot read {arg}: {e}")))?;
-    String::from_utf8(bytes).map_err(|e| {
-        Error::Input(format!(
-            "{arg} is not UTF-8 (invalid byte at offset {})",
-            e.utf8_error().valid_up_to()
-        ))
-    })
+    std::fs::read(arg).map_err(|e| Error::Input(format!("cannot read {arg}: {e}")))
 }
 
 /// All of `reader` as UTF-8, less one trailing line break (`\n` or `\r\n`),

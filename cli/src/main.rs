@@ -6,7 +6,7 @@
 //! second time. A `box docs …` front end hands its arguments straight to it.
 //!
 //! Exit status: 0 success, 1 no match (`regex NAME --test`, `parse`; `loops`:
-//! a line that is not a message), 2 usage
+//! a rejected line: not a message, or an event that was not applied), 2 usage
 //! error (bad arguments, unknown name, unreadable input). Data goes to stdout,
 //! errors to stderr.
 
@@ -103,6 +103,9 @@ enum Command {
         /// List the nudges due at this time (RFC 3339), with each loop's canonical `[NUDGE …]` sentence.
         #[arg(long, value_name = "RFC 3339")]
         at: Option<String>,
+        /// Drop the closed loops from the report once the log is read (the report says how many).
+        #[arg(long)]
+        prune: bool,
     },
     /// Print the raw spec entry of a structure or pattern as JSON.
     #[command(after_help = help::get())]
@@ -192,7 +195,9 @@ fn run(cli: &Cli) -> Result<Output, Error> {
         Command::Tools { name: None } => Ok(verbs::tools_list(json)),
         Command::Tools { name: Some(name) } => verbs::tool(name, json),
         Command::Get { table, name } => verbs::get(*table, name),
-        Command::Loops { file, at } => verbs::loops(&input::file(file)?, at.as_deref(), json),
+        Command::Loops { file, at, prune } => {
+            verbs::loops(&input::bytes(file)?, at.as_deref(), *prune, json)
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 //! The verbs. Each builds one serializable value; `--json` prints it as one
 //! JSON document, otherwise it is laid out as aligned text.
 
+use std::io::Write;
 use std::ops::Range;
 
 use agent_sentences::ops;
@@ -588,25 +589,38 @@ pub fn get(table: Table, name: &str) -> Result<Output, Error> {
 }
 
 /// `box-docs loops`: the log replayed into a tracker with the spec's SLA
-/// defaults; every loop, every rejected event (a line that is not a message
-/// among them), and with `at` the nudges due then. Not matched (exit 1) when
-/// a line was not a message: the report is printed all the same.
-pub fn loops(jsonl: &str, at: Option<&str>, json: bool) -> Result<Output, Error> {
+/// defaults; every loop, every rejected event (a line that is not a message,
+/// a line that is not UTF-8, among them), and with `at` the nudges due then;
+/// with `prune` the closed loops dropped (the report counts them). Not
+/// matched (exit 1) when anything was rejected, each rejection named on
+/// stderr by its line: the report is printed all the same. Linear in the
+/// log: each line is read once, each rejection written once.
+pub fn loops(jsonl: &[u8], at: Option<&str>, prune: bool, json: bool) -> Result<Output, Error> {
     let at = at
         .map(|a| {
             a.parse::<agent_sentences::loops::Timestamp>()
                 .map_err(|e| Error::Input(format!("--at {a}: not an RFC 3339 time: {e}")))
         })
         .transpose()?;
-    let (tracker, bad) =
-        agent_sentences::loops::replay(jsonl, agent_sentences::loops::default_config());
-    let report = tracker.report(at);
-    for line in &bad {
-        if let Some(r) = report.rejected.iter().find(|r| r.line == *line) {
-            eprintln!("line {line}: {}", r.reason);
-        }
+    let (mut tracker, _bad) =
+        agent_sentences::loops::replay_bytes(jsonl, agent_sentences::loops::default_config())
+            .map_err(|e| Error::Input(format!("the spec's SLA defaults: {e}")))?;
+    if prune {
+        tracker.prune();
     }
-    Ok(output(&report, json, bad.is_empty(), |r| {
+    let report = tracker.report(at);
+    let mut stderr = std::io::BufWriter::new(std::io::stderr().lock());
+    for r in &report.rejected {
+        let id =
+            r.id.as_deref()
+                .map(|i| format!(" ({i})"))
+                .unwrap_or_default();
+        // A closed stderr is not an error: the report still goes to stdout.
+        let _ = writeln!(stderr, "line {}{id}: {}", r.line, r.reason);
+    }
+    let _ = stderr.flush();
+    drop(stderr);
+    Ok(output(&report, json, report.rejected.is_empty(), |r| {
         let mut s = String::new();
         let rows: Vec<Vec<String>> = r
             .loops
@@ -637,6 +651,9 @@ pub fn loops(jsonl: &str, at: Option<&str>, json: bool) -> Result<Output, Error>
                     .unwrap_or_default(),
                 rj.reason
             ));
+        }
+        if prune {
+            s.push_str(&format!("pruned {} closed loop(s)\n", r.pruned));
         }
         for d in &r.due {
             match &d.sentence {

@@ -953,3 +953,101 @@ fn parse_resolve_shows_each_directive_resolved_or_why_it_would_not_run() {
         .get("resolved")
         .is_none());
 }
+
+#[test]
+fn loops_a_future_dated_rejected_line_is_named_and_does_not_stop_the_clock() {
+    let log = concat!(
+        r#"{"at": "2026-12-01T09:00:00Z", "from": "super", "text": "[WO:7f] [from super] Audit — go"}"#,
+        "\n",
+        r#"{"at": "2099-01-01T00:00:00Z", "from": "x", "text": "[RESULT 7f] OK done"}"#,
+        "\n",
+        r#"{"at": "2099-01-01T00:00:00Z", "from": "x", "text": "nothing to track"}"#,
+        "\n",
+        r#"{"at": "2026-12-01T09:01:00Z", "from": "646", "text": "[ACK:7f] [from 646]"}"#,
+        "\n",
+    );
+    let r = run_with(&["loops", "--json", "-"], Some(log.as_bytes()));
+    // The rejected event is named on stderr and the exit status says so.
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(
+        r.stderr,
+        "line 2 (7f): `result` moves a loop from `running` or `claimed` to `resolved`, not from `open`\n"
+    );
+    let v = r.json();
+    assert_eq!(v["loops"][0]["state"], "acknowledged");
+    assert_eq!(v["rejected"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn loops_a_bad_byte_is_a_bad_line() {
+    let mut log = Vec::new();
+    log.extend_from_slice(
+        br#"{"at": "2026-12-01T09:00:00Z", "from": "super", "text": "[WO:7f] [from super] Audit"#,
+    );
+    log.extend_from_slice(" — go\"}\n".as_bytes());
+    let bad: &[u8] = b"{\"at\": \"2026-12-01T09:00:30Z\", \"from\": \"x\", \"text\": \"\xff\"}\r\n";
+    let offset = bad.iter().position(|&b| b == 0xff).unwrap();
+    log.extend_from_slice(bad);
+    log.extend_from_slice(
+        br#"{"at": "2026-12-01T09:01:00Z", "from": "646", "text": "[ACK:7f] [from 646]"}"#,
+    );
+    let r = run_with(&["loops", "--json", "-"], Some(&log));
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(
+        r.stderr,
+        format!("line 2: not UTF-8 (invalid byte at offset {offset} of the line)\n")
+    );
+    assert_eq!(r.json()["loops"][0]["state"], "acknowledged");
+}
+
+#[test]
+fn loops_reads_400_kb_of_bad_lines_once_each() {
+    // 400 KB of lines that are not JSON; each is named once, in order.
+    let lines = 400 * 1024 / 2;
+    let log = "x\n".repeat(lines);
+    let r = run_with(&["loops", "--json", "-"], Some(log.as_bytes()));
+    assert_eq!(r.code, 1);
+    assert_eq!(r.stderr.lines().count(), lines);
+    assert!(r
+        .stderr
+        .lines()
+        .last()
+        .unwrap()
+        .starts_with(&format!("line {lines}: not a message")));
+    let v = r.json();
+    assert_eq!(v["rejected"].as_array().unwrap().len(), lines);
+}
+
+#[test]
+fn loops_prune_drops_closed_loops_and_counts_them() {
+    let log = concat!(
+        r#"{"at": "2026-12-01T09:00:00Z", "from": "super", "text": "[WO:a1] [from super] One — go"}"#,
+        "\n",
+        r#"{"at": "2026-12-01T09:00:00Z", "from": "super", "text": "[WO:b2] [from super] Two — go"}"#,
+        "\n",
+        r#"{"at": "2026-12-01T09:01:00Z", "from": "646", "text": "[DECLINE a1] busy"}"#,
+        "\n",
+    );
+    let r = run_with(&["loops", "--json", "--prune", "-"], Some(log.as_bytes()));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v = r.json();
+    assert_eq!(
+        (v["loops"].as_array().unwrap().len(), &v["pruned"]),
+        (1, &json!(1))
+    );
+    assert_eq!(v["loops"][0]["id"], "b2");
+    let r = run_with(&["loops", "--prune", "-"], Some(log.as_bytes()));
+    assert!(
+        r.stdout.contains("pruned 1 closed loop(s)\n"),
+        "{}",
+        r.stdout
+    );
+    let r = run_with(&["loops", "--json", "-"], Some(log.as_bytes()));
+    assert_eq!(
+        (
+            r.json()["loops"].as_array().unwrap().len(),
+            &r.json()["pruned"]
+        ),
+        (2, &json!(0))
+    );
+}

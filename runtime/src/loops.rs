@@ -17,19 +17,36 @@
 //!   opener for an open id, a claim of a loop someone else claimed, or a
 //!   close by someone other than the loop's owner is *rejected* with a
 //!   reason and changes nothing.
-//! - A message older than the last one applied is rejected whole.
+//! - A message older than the last one applied is rejected whole. The clock
+//!   (the time of the last message applied) moves only when a message applies
+//!   an event: a rejected or empty message changes nothing (P190).
+//! - Durations and counts are checked: a config or a restored state whose
+//!   deadlines, nudge times or counts would overflow, or that does not hold
+//!   together (a key that is not its loop's id, an unknown state, a count past
+//!   the config's, an id a nudge cannot carry), is refused with a located
+//!   [`LoopError`] (P191, P192).
 //! - A nudge sentence in the stream counts as a nudge of its loop (no state
-//!   change); a nudge of a closed or unknown loop is rejected.
+//!   change); a nudge of a closed or unknown loop, and one whose count is 0 or
+//!   past the configured `max_nudges`, is rejected (P193).
+//! - One message never both opens a loop and moves it: an event naming a
+//!   loop opened earlier in the same message is rejected (P197; the scanner
+//!   already reads what follows a work order as its body, P196).
+//! - Closed loops can be pruned ([`Tracker::prune`]); a pruned loop's id is
+//!   remembered, so it still opens no second loop (P194).
 //! - SLA: a loop's deadline is its opening time plus the default SLA of its
 //!   opener's structure ([`Config`]); nudge `k` of `max` is due at the
 //!   deadline plus `(k - 1)` nudge intervals; a loop that got `max` nudges
 //!   and is still open one interval after the last is *breached*.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use jiff::SignedDuration;
 pub use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
+
+mod check;
+
+pub use check::{LoopError, MAX_LINES, MAX_SECONDS};
 
 /// One rule of the state machine: a structure's sentence moves a loop from
 /// any of `from` to `to` (from the structure's `lifecycle_transition`).
@@ -185,47 +202,91 @@ pub struct State {
     pub rejected: Vec<Rejected>,
     /// Messages fed so far.
     pub lines: usize,
-    /// Time of the last message applied.
+    /// Time of the last message that applied an event (the clock).
     pub last_at: Option<Timestamp>,
+    /// Ids of the closed loops [`Tracker::prune`] removed (an id opens one
+    /// loop, pruned or not).
+    #[serde(default)]
+    pub pruned: BTreeSet<String>,
 }
+
+/// True when a loop id can be written back into a sentence the tracker
+/// writes (the generated crate's check: the nudge rendered for it reads back
+/// with this id).
+pub type WritableId = fn(&str) -> bool;
 
 /// The loop tracker. Feed it messages in order ([`Tracker::feed`]).
 #[derive(Debug, Clone)]
 pub struct Tracker {
     machine: &'static Machine,
     render_nudge: RenderNudge,
+    writable_id: WritableId,
     state: State,
 }
 
 impl Tracker {
     /// A tracker with no loops.
-    pub fn new(machine: &'static Machine, render_nudge: RenderNudge, config: Config) -> Self {
-        Tracker {
+    ///
+    /// # Errors
+    /// A [`LoopError`] when `config` does not pass [`Config::check`].
+    pub fn new(
+        machine: &'static Machine,
+        render_nudge: RenderNudge,
+        writable_id: WritableId,
+        config: Config,
+    ) -> Result<Self, LoopError> {
+        config.check()?;
+        Ok(Tracker {
             machine,
             render_nudge,
+            writable_id,
             state: State {
                 config,
                 ..State::default()
             },
-        }
+        })
     }
 
-    /// A tracker resuming from `state` (as [`Tracker::state`] gave it).
-    pub fn restore(machine: &'static Machine, render_nudge: RenderNudge, state: State) -> Self {
-        Tracker {
+    /// A tracker resuming from `state` (as [`Tracker::state`] gave it),
+    /// checked as a fed one would be ([`Tracker::with_state`]).
+    ///
+    /// # Errors
+    /// A [`LoopError`] at the first value of `state` that does not hold.
+    pub fn restore(
+        machine: &'static Machine,
+        render_nudge: RenderNudge,
+        writable_id: WritableId,
+        state: State,
+    ) -> Result<Self, LoopError> {
+        let t = Tracker {
             machine,
             render_nudge,
-            state,
-        }
+            writable_id,
+            state: State::default(),
+        };
+        t.with_state(state)
     }
 
-    /// A tracker with this one's machine resuming from `state`.
-    pub fn with_state(&self, state: State) -> Tracker {
-        Tracker {
+    /// A tracker with this one's machine resuming from `state`. The state
+    /// must be one feeding could have made: its config passes
+    /// [`Config::check`]; each loop sits under its own id, an id a nudge can
+    /// carry, in a state of the machine, `closed` as that state is, with
+    /// `closed_at` only when closed, at most `max_nudges` nudges, a history
+    /// that starts with its opening and ends in its state, no step after the
+    /// clock (`last_at`); every line named is between 1 and `lines`, and
+    /// `lines` at most [`MAX_LINES`].
+    ///
+    /// # Errors
+    /// A [`LoopError`] at the first value that does not hold (its JSON
+    /// pointer in the state, e.g. `/loops/7f/state`).
+    pub fn with_state(&self, state: State) -> Result<Tracker, LoopError> {
+        self.check_state(&state)?;
+        Ok(Tracker {
             machine: self.machine,
             render_nudge: self.render_nudge,
+            writable_id: self.writable_id,
             state,
-        }
+        })
     }
 
     /// The state: loops, rejected events, settings.
@@ -238,21 +299,30 @@ impl Tracker {
         self.machine
     }
 
+    /// The next line's number (counts never wrap: past [`MAX_LINES`] they
+    /// stay there).
+    fn next_line(&mut self) -> usize {
+        self.state.lines = self.state.lines.saturating_add(1).min(MAX_LINES);
+        self.state.lines
+    }
+
     /// Counts a line that holds no message (blank, or not one: then `reason`
     /// is rejected with its number), so that numbers stay those of the input.
     pub fn skip_line(&mut self, reason: Option<String>) {
-        self.state.lines += 1;
+        let line = self.next_line();
         if let Some(reason) = reason {
-            let line = self.state.lines;
             self.reject(line, None, None, reason);
         }
     }
 
     /// Applies a message's events, in order, and returns how many were
-    /// applied. A message older than the last one applied is rejected whole.
+    /// applied. A message older than the last one applied is rejected whole;
+    /// an event naming a loop the same message opened is rejected (P197).
+    /// The clock (the time of the last message applied) moves only when an
+    /// event applies: a message whose events are all rejected, or that has
+    /// none, changes nothing but the line count.
     pub fn feed(&mut self, at: Timestamp, from: &str, events: &[LoopEvent]) -> usize {
-        self.state.lines += 1;
-        let line = self.state.lines;
+        let line = self.next_line();
         if let Some(last) = self.state.last_at {
             if at < last {
                 self.reject(
@@ -264,11 +334,48 @@ impl Tracker {
                 return 0;
             }
         }
-        self.state.last_at = Some(at);
-        events
-            .iter()
-            .filter(|e| self.apply(line, at, from, e))
-            .count()
+        // A message never moves a loop it opens (P197): a reply written in
+        // the same message as its work order is not one.
+        let mut opened: Vec<&str> = Vec::new();
+        let mut applied = 0;
+        for e in events {
+            if e.structure != self.machine.opener && opened.contains(&e.id.as_str()) {
+                let reason = format!(
+                    "loop `{}` is opened by this message: a message does not move the loop it opens",
+                    e.id
+                );
+                self.reject(line, Some(&e.id), Some(e.structure), reason);
+                continue;
+            }
+            if self.apply(line, at, from, e) {
+                applied += 1;
+                if e.structure == self.machine.opener {
+                    opened.push(&e.id);
+                }
+            }
+        }
+        if applied > 0 {
+            self.state.last_at = Some(at);
+        }
+        applied
+    }
+
+    /// Removes every closed loop, remembering its id (a pruned id still
+    /// opens no second loop, and events naming it are rejected); returns how
+    /// many were removed. The report counts them all ([`Report::pruned`]).
+    pub fn prune(&mut self) -> usize {
+        let closed: Vec<String> = self
+            .state
+            .loops
+            .values()
+            .filter(|l| l.closed)
+            .map(|l| l.id.clone())
+            .collect();
+        for id in &closed {
+            self.state.loops.remove(id);
+            self.state.pruned.insert(id.clone());
+        }
+        closed.len()
     }
 
     fn reject(
@@ -290,6 +397,22 @@ impl Tracker {
     fn apply(&mut self, line: usize, at: Timestamp, from: &str, e: &LoopEvent) -> bool {
         let m = self.machine;
         let (id, structure) = (e.id.as_str(), e.structure);
+        if !(self.writable_id)(id) {
+            return self.reject(
+                line,
+                Some(id),
+                Some(structure),
+                format!("the loop id {id:?} cannot be written back into a sentence"),
+            );
+        }
+        if self.state.pruned.contains(id) {
+            return self.reject(
+                line,
+                Some(id),
+                Some(structure),
+                format!("loop `{id}` was closed and pruned; an id opens one loop"),
+            );
+        }
         if structure == m.opener {
             if let Some(l) = self.state.loops.get(id) {
                 let reason = format!("loop `{id}` is already open (state `{}`)", l.state);
@@ -326,9 +449,10 @@ impl Tracker {
                 closed_at: None,
                 owner: None,
                 nudges: 0,
+                // Past the last time the tracker holds: never due.
                 deadline: at
-                    .saturating_add(SignedDuration::from_secs(sla))
-                    .unwrap_or(at),
+                    .checked_add(SignedDuration::from_secs(sla))
+                    .unwrap_or(Timestamp::MAX),
                 history: vec![step],
             };
             self.state.loops.insert(id.to_owned(), l);
@@ -351,7 +475,19 @@ impl Tracker {
                     format!("loop `{id}` is closed (`{}`)", l.state),
                 );
             }
-            let count = e.count.unwrap_or(l.nudges + 1);
+            let max = self.state.config.max_nudges;
+            let count = match e.count {
+                Some(n) => n,
+                None => l.nudges.saturating_add(1),
+            };
+            if count == 0 || count > max {
+                return self.reject(
+                    line,
+                    Some(id),
+                    Some(structure),
+                    format!("nudge {count} is not one of the {max} nudges a loop gets"),
+                );
+            }
             let l = self.state.loops.get_mut(id).expect("looked up above");
             l.nudges = l.nudges.max(count);
             return true;
@@ -402,48 +538,45 @@ impl Tracker {
 
     /// The loops due a nudge at `at`, in id order, each with its canonical
     /// `[NUDGE …]` sentence (the next count, the configured max), and the
-    /// loops past their last nudge (breached).
+    /// loops past their last nudge (breached). Times past the last one the
+    /// tracker holds are never reached.
     pub fn due(&self, at: Timestamp) -> Vec<Due> {
         let c = &self.state.config;
-        let interval = SignedDuration::from_secs(c.nudge_interval_seconds);
         let mut due = Vec::new();
         for l in self.state.loops.values().filter(|l| !l.closed) {
-            let next = l.nudges + 1;
-            if next > c.max_nudges {
-                let last = l
-                    .deadline
-                    .saturating_add(interval * i32::try_from(c.max_nudges).unwrap_or(i32::MAX))
-                    .unwrap_or(l.deadline);
-                if at >= last {
-                    due.push(Due {
-                        id: l.id.clone(),
-                        sentence: None,
-                        breached: true,
-                    });
-                }
-                continue;
-            }
+            let next = l.nudges.saturating_add(1);
             let when = l
                 .deadline
-                .saturating_add(interval * i32::try_from(next - 1).unwrap_or(i32::MAX))
-                .unwrap_or(l.deadline);
-            if at >= when {
-                let deadline = l.deadline.strftime("%Y-%m-%dT%H:%MZ").to_string();
+                .checked_add(c.nudge_offset(next.min(c.max_nudges.saturating_add(1))))
+                .unwrap_or(Timestamp::MAX);
+            if at < when || when == Timestamp::MAX {
+                continue;
+            }
+            if next > c.max_nudges {
                 due.push(Due {
                     id: l.id.clone(),
-                    sentence: Some((self.render_nudge)(&l.id, next, c.max_nudges, &deadline)),
-                    breached: false,
+                    sentence: None,
+                    breached: true,
                 });
+                continue;
             }
+            let deadline = l.deadline.strftime("%Y-%m-%dT%H:%MZ").to_string();
+            due.push(Due {
+                id: l.id.clone(),
+                sentence: Some((self.render_nudge)(&l.id, next, c.max_nudges, &deadline)),
+                breached: false,
+            });
         }
         due
     }
 
-    /// Marks the nudges of `due` as sent (their loops' counts go up by one).
+    /// Marks the nudges of `due` as sent (their loops' counts go up by one,
+    /// never past `max_nudges`).
     pub fn nudged(&mut self, due: &[Due]) {
+        let max = self.state.config.max_nudges;
         for d in due.iter().filter(|d| !d.breached) {
             if let Some(l) = self.state.loops.get_mut(&d.id) {
-                l.nudges += 1;
+                l.nudges = l.nudges.saturating_add(1).min(max);
             }
         }
     }
@@ -473,14 +606,44 @@ pub struct Message {
 /// `feed` (which scans a text and applies its events). Blank lines are
 /// passed over; a line that is not a message (not JSON, a missing key, a bad
 /// time) is rejected with its number and why, and the others are still fed.
-/// Returns the numbers of the bad lines.
+/// Returns the numbers of the bad lines. The same as [`replay_bytes`] of the
+/// text's bytes.
 pub fn replay(
     tracker: &mut Tracker,
     jsonl: &str,
+    feed: impl FnMut(&mut Tracker, &Message),
+) -> Vec<usize> {
+    replay_bytes(tracker, jsonl.as_bytes(), feed)
+}
+
+/// [`replay`] of raw bytes: lines end at `\n` (a `\r` before it is removed,
+/// as [`str::lines`] does), and a line that is not UTF-8 is a bad line like
+/// any other (named with the offset of its first invalid byte in the line),
+/// so one bad byte costs one line, not the log. Linear in the input: each
+/// line is read once.
+pub fn replay_bytes(
+    tracker: &mut Tracker,
+    jsonl: &[u8],
     mut feed: impl FnMut(&mut Tracker, &Message),
 ) -> Vec<usize> {
     let mut bad = Vec::new();
-    for line in jsonl.lines() {
+    let body = jsonl.strip_suffix(b"\n").unwrap_or(jsonl);
+    if jsonl.is_empty() {
+        return bad;
+    }
+    for raw in body.split(|&b| b == b'\n') {
+        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        let line = match std::str::from_utf8(raw) {
+            Ok(line) => line,
+            Err(e) => {
+                tracker.skip_line(Some(format!(
+                    "not UTF-8 (invalid byte at offset {} of the line)",
+                    e.valid_up_to()
+                )));
+                bad.push(tracker.state.lines);
+                continue;
+            }
+        };
         if line.trim().is_empty() {
             tracker.skip_line(None);
             continue;
@@ -509,8 +672,9 @@ pub struct RejectedReport {
     pub reason: String,
 }
 
-/// Every loop, every rejected event, and the nudges due at a time:
-/// `{"loops": [..], "rejected": [..], "due": [..]}`.
+/// Every loop, every rejected event, the nudges due at a time, and how many
+/// closed loops were pruned: `{"loops": [..], "rejected": [..], "due": [..],
+/// "pruned": n}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Report {
     /// Every loop, in id order.
@@ -519,6 +683,8 @@ pub struct Report {
     pub rejected: Vec<RejectedReport>,
     /// The nudges due at the time asked (empty without one).
     pub due: Vec<Due>,
+    /// How many closed loops were pruned ([`Tracker::prune`]), so far.
+    pub pruned: usize,
 }
 
 impl Tracker {
@@ -538,6 +704,7 @@ impl Tracker {
                 })
                 .collect(),
             due: due_at.map(|at| self.due(at)).unwrap_or_default(),
+            pruned: self.state.pruned.len(),
         }
     }
 }

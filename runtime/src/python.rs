@@ -1582,7 +1582,8 @@ impl PyTracker {
     /// `state()` wrote it).
     ///
     /// # Errors
-    /// `ValueError` when the JSON is not a saved state.
+    /// `ValueError` when the JSON is not a saved state, or a state that does
+    /// not hold (`Tracker::with_state`, the error located).
     pub fn restore(
         like: crate::loops::Tracker,
         feed_text: FeedText,
@@ -1591,10 +1592,10 @@ impl PyTracker {
         let state: crate::loops::State = serde_json::from_str(state_json).map_err(|e| {
             pyo3::exceptions::PyValueError::new_err(format!("not a saved tracker state: {e}"))
         })?;
-        Ok(PyTracker {
-            inner: like.with_state(state),
-            feed_text,
-        })
+        let inner = like.with_state(state).map_err(|e| {
+            pyo3::exceptions::PyValueError::new_err(format!("not a valid tracker state: {e}"))
+        })?;
+        Ok(PyTracker { inner, feed_text })
     }
 }
 
@@ -1625,6 +1626,11 @@ impl PyTracker {
     fn report(&self, at: Option<&str>) -> PyResult<String> {
         let at = at.map(timestamp).transpose()?;
         to_json(&self.inner.report(at))
+    }
+
+    /// Removes every closed loop (its id remembered); how many.
+    fn prune(&mut self) -> usize {
+        self.inner.prune()
     }
 
     /// The whole state, as JSON (what `restore` takes).

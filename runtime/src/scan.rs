@@ -961,8 +961,8 @@ struct Run<'a, S: 'static> {
     block_start: usize,
     /// What ends the text run being read.
     breaker: Breaker,
-    /// Where the block of the text run being read ends: a free-text field
-    /// may run to it (P153).
+    /// Where the block of the text run being read ends (a free-text tail
+    /// runs on past it, to where its pattern ends, P196).
     block_end: usize,
     found: Vec<Found<S>>,
     skipped: Vec<Skipped>,
@@ -1225,7 +1225,9 @@ impl<S: 'static> Run<'_, S> {
         let mut resume = 0;
         for (_, part) in parts {
             match part {
-                Part::Fence(f) => self.directive_fence(f),
+                // A fence inside a sentence's free text is the field's (P196).
+                Part::Fence(f) if f.span.start >= resume => self.directive_fence(f),
+                Part::Fence(_) => {}
                 Part::Link(l) if l.start >= resume => self.link(l),
                 Part::Link(_) => {}
                 Part::Run(run) => {
@@ -1485,7 +1487,8 @@ impl<S: 'static> Run<'_, S> {
     /// the whole pattern's match when a DFA found it.
     ///
     /// Everything before a free-text tail lies in the text run; the tail
-    /// runs on to the end of the run's block, inline markup included (P153).
+    /// runs on as its pattern says, past the run's block (P196, which
+    /// replaces P153's end at the block), inline markup included.
     fn capture_at(
         &mut self,
         k: usize,
@@ -1506,12 +1509,16 @@ impl<S: 'static> Run<'_, S> {
             // No match of the head: no match of the whole pattern either.
             let split = caps.get_match()?.end();
             // (With the whole match's end known, the tail must end there.)
-            let ends = tail.end(block, split).map(|group_end| {
+            // The tail is read in the whole text, not cut at its block: a
+            // free-text field ends where its pattern ends (`runs_until`, else
+            // the end of the text), as `parse` reads it, so nothing written
+            // inside it, in a later block too, is read on its own (P196).
+            let ends = tail.end(self.full, split).map(|group_end| {
                 // Trailing blanks belong to the sentence's span, past its
                 // block's end too (the DFA's match ends at the block's end).
                 let b = self.full.as_bytes();
                 let mut end = group_end;
-                let mut in_block = group_end;
+                let mut in_block = group_end.min(block.len());
                 if st.trailing_blanks {
                     while end < b.len() && is_ws(b[end]) {
                         end += 1;
@@ -1525,7 +1532,7 @@ impl<S: 'static> Run<'_, S> {
             {
                 let groups = TailGroups {
                     head: AutomataGroups { caps, text: block },
-                    tail: (group, Cap::new(split, &block[split..group_end])),
+                    tail: (group, Cap::new(split, &self.full[split..group_end])),
                     end,
                 };
                 return Some((end, (st.from_groups)(&groups).ok()));

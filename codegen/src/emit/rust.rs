@@ -1611,7 +1611,7 @@ fn loops_mod(model: &Model, crate_root: bool) -> TokenStream {
         format!(
             "\n\n```\n\
              use agent_sentences::loops;\n\
-             let mut t = loops::tracker(loops::default_config());\n\
+             let mut t = loops::tracker(loops::default_config()).unwrap();\n\
              let at = \"2026-12-01T09:00:00Z\".parse().unwrap();\n\
              assert_eq!(loops::feed(&mut t, at, \"super\", {sentence}), 1);\n\
              let (id, l) = t.state().loops.iter().next().unwrap();\n\
@@ -1636,8 +1636,8 @@ fn loops_mod(model: &Model, crate_root: bool) -> TokenStream {
         #mod_doc
         pub mod loops {
             pub use agent_sentences_runtime::loops::{
-                Config, Due, EventRule, Loop, LoopEvent, Machine, Message, Rejected, RejectedReport, Report, State, Step, Timestamp,
-                Tracker,
+                Config, Due, EventRule, Loop, LoopError, LoopEvent, Machine, Message, Rejected, RejectedReport, Report, State, Step,
+                Timestamp, Tracker, MAX_SECONDS,
             };
 
             use super::scan::{Found, Item};
@@ -1691,14 +1691,31 @@ fn loops_mod(model: &Model, crate_root: bool) -> TokenStream {
                 super::#nudge_type { #n_id: id.to_owned(), #n_count: n, #n_max: of, #n_deadline: deadline.to_owned(), #(#others),* }.to_string()
             }
 
-            /// A tracker with no loops.
-            pub fn tracker(config: Config) -> Tracker {
-                Tracker::new(&MACHINE, render_nudge, config)
+            /// True when `id` can be written back into a sentence: the nudge
+            /// rendered for it reads back as one nudge of this id (a line
+            /// break, a `]` or any character outside the nudge's id pattern
+            /// fails).
+            pub fn writable_id(id: &str) -> bool {
+                super::#nudge_type::parse(&render_nudge(id, 1, 1, "1970-01-01T00:00Z")).is_ok_and(|n| n.#n_id == id)
             }
 
-            /// A tracker resuming from a saved [`State`].
-            pub fn restore(state: State) -> Tracker {
-                Tracker::restore(&MACHINE, render_nudge, state)
+            /// A tracker with no loops.
+            ///
+            /// # Errors
+            /// A [`LoopError`] when `config` would overflow a deadline or a
+            /// nudge time (`Config::check`).
+            pub fn tracker(config: Config) -> Result<Tracker, LoopError> {
+                Tracker::new(&MACHINE, render_nudge, writable_id, config)
+            }
+
+            /// A tracker resuming from a saved [`State`], checked as a fed
+            /// one (`Tracker::with_state`).
+            ///
+            /// # Errors
+            /// A [`LoopError`] at the first value of `state` that does not
+            /// hold.
+            pub fn restore(state: State) -> Result<Tracker, LoopError> {
+                Tracker::restore(&MACHINE, render_nudge, writable_id, state)
             }
 
             /// Scans `text` and applies its sentences to their loops; how many
@@ -1711,12 +1728,24 @@ fn loops_mod(model: &Model, crate_root: bool) -> TokenStream {
             /// line) into a new tracker with `config`: the tracker, and the
             /// numbers of the lines that were not messages (each also in
             /// [`State::rejected`] with why; the other lines are still fed).
-            pub fn replay(jsonl: &str, config: Config) -> (Tracker, Vec<usize>) {
-                let mut t = tracker(config);
-                let bad = agent_sentences_runtime::loops::replay(&mut t, jsonl, |t, m| {
+            ///
+            /// # Errors
+            /// A [`LoopError`] when `config` does not pass `Config::check`.
+            pub fn replay(jsonl: &str, config: Config) -> Result<(Tracker, Vec<usize>), LoopError> {
+                replay_bytes(jsonl.as_bytes(), config)
+            }
+
+            /// [`replay`] of raw bytes: a line that is not UTF-8 is a bad line
+            /// like any other.
+            ///
+            /// # Errors
+            /// A [`LoopError`] when `config` does not pass `Config::check`.
+            pub fn replay_bytes(jsonl: &[u8], config: Config) -> Result<(Tracker, Vec<usize>), LoopError> {
+                let mut t = tracker(config)?;
+                let bad = agent_sentences_runtime::loops::replay_bytes(&mut t, jsonl, |t, m| {
                     feed(t, m.at, &m.from, &m.text);
                 });
-                (t, bad)
+                Ok((t, bad))
             }
         }
     }

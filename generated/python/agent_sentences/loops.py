@@ -98,11 +98,13 @@ class Due(TypedDict):
 
 
 class Report(TypedDict):
-    """``{"loops", "rejected", "due"}``, as ``box-docs loops --json`` prints it."""
+    """``{"loops", "rejected", "due", "pruned"}``, as ``box-docs loops --json`` prints it
+    (``pruned``: how many closed loops :meth:`Tracker.prune` removed)."""
 
     loops: list[LoopReport]
     rejected: list[Rejected]
     due: list[Due]
+    pruned: int
 
 
 class Tracker:
@@ -110,7 +112,8 @@ class Tracker:
     (:meth:`due`); save and resume with :meth:`state` and :meth:`restore`.
 
     Times are RFC 3339 strings (``2026-12-01T09:00:00Z``); a bad one raises
-    ``ValueError``. Events that do not fit (a result for an unknown loop, a
+    ``ValueError``, as do a config whose deadlines or nudge times would overflow
+    and a saved state that does not hold (the error names where). Events that do not fit (a result for an unknown loop, a
     claim of a loop someone else claimed, a move the machine does not allow, a
     message older than the last one) are listed in ``report()["rejected"]`` with
     a reason and change nothing.
@@ -123,7 +126,8 @@ class Tracker:
 
     @classmethod
     def restore(cls, state: str) -> Tracker:
-        """A tracker resuming from what :meth:`state` returned."""
+        """A tracker resuming from what :meth:`state` returned, checked as a fed one
+        (``ValueError`` naming the first value that does not hold)."""
         t = cls.__new__(cls)
         t._native = _native.restore(state)
         return t
@@ -143,6 +147,10 @@ class Tracker:
     def report(self, at: str | None = None) -> Report:
         """Every loop, every rejected event, and with ``at`` the nudges due then."""
         return cast(Report, json.loads(self._native.report(at)))
+
+    def prune(self) -> int:
+        """Removes every closed loop (its id still opens no second loop); how many."""
+        return self._native.prune()
 
     def state(self) -> str:
         """The whole state as JSON text, for :meth:`restore`."""

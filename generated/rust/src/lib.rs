@@ -6775,7 +6775,7 @@ pub mod scan {
 ///
 /// ```
 /// use agent_sentences::loops;
-/// let mut t = loops::tracker(loops::default_config());
+/// let mut t = loops::tracker(loops::default_config()).unwrap();
 /// let at = "2026-12-01T09:00:00Z".parse().unwrap();
 /// assert_eq!(loops::feed(&mut t, at, "super", "[WO:7fce46e0] [from super] Audit exec.muse-dev.online endpoints — Please run full check on GET /api/stats and post results."), 1);
 /// let (id, l) = t.state().loops.iter().next().unwrap();
@@ -6786,8 +6786,8 @@ pub mod scan {
 /// ```
 pub mod loops {
     pub use agent_sentences_runtime::loops::{
-        Config, Due, EventRule, Loop, LoopEvent, Machine, Message, Rejected,
-        RejectedReport, Report, State, Step, Timestamp, Tracker,
+        Config, Due, EventRule, Loop, LoopError, LoopEvent, Machine, Message, Rejected,
+        RejectedReport, Report, State, Step, Timestamp, Tracker, MAX_SECONDS,
     };
     use super::scan::{Found, Item};
     use super::Sentence;
@@ -6929,13 +6929,30 @@ pub mod loops {
         }
             .to_string()
     }
-    /// A tracker with no loops.
-    pub fn tracker(config: Config) -> Tracker {
-        Tracker::new(&MACHINE, render_nudge, config)
+    /// True when `id` can be written back into a sentence: the nudge
+    /// rendered for it reads back as one nudge of this id (a line
+    /// break, a `]` or any character outside the nudge's id pattern
+    /// fails).
+    pub fn writable_id(id: &str) -> bool {
+        super::Nudge::parse(&render_nudge(id, 1, 1, "1970-01-01T00:00Z"))
+            .is_ok_and(|n| n.loop_id == id)
     }
-    /// A tracker resuming from a saved [`State`].
-    pub fn restore(state: State) -> Tracker {
-        Tracker::restore(&MACHINE, render_nudge, state)
+    /// A tracker with no loops.
+    ///
+    /// # Errors
+    /// A [`LoopError`] when `config` would overflow a deadline or a
+    /// nudge time (`Config::check`).
+    pub fn tracker(config: Config) -> Result<Tracker, LoopError> {
+        Tracker::new(&MACHINE, render_nudge, writable_id, config)
+    }
+    /// A tracker resuming from a saved [`State`], checked as a fed
+    /// one (`Tracker::with_state`).
+    ///
+    /// # Errors
+    /// A [`LoopError`] at the first value of `state` that does not
+    /// hold.
+    pub fn restore(state: State) -> Result<Tracker, LoopError> {
+        Tracker::restore(&MACHINE, render_nudge, writable_id, state)
     }
     /// Scans `text` and applies its sentences to their loops; how many
     /// were applied (the rest are in [`State::rejected`]).
@@ -6946,16 +6963,33 @@ pub mod loops {
     /// line) into a new tracker with `config`: the tracker, and the
     /// numbers of the lines that were not messages (each also in
     /// [`State::rejected`] with why; the other lines are still fed).
-    pub fn replay(jsonl: &str, config: Config) -> (Tracker, Vec<usize>) {
-        let mut t = tracker(config);
-        let bad = agent_sentences_runtime::loops::replay(
+    ///
+    /// # Errors
+    /// A [`LoopError`] when `config` does not pass `Config::check`.
+    pub fn replay(
+        jsonl: &str,
+        config: Config,
+    ) -> Result<(Tracker, Vec<usize>), LoopError> {
+        replay_bytes(jsonl.as_bytes(), config)
+    }
+    /// [`replay`] of raw bytes: a line that is not UTF-8 is a bad line
+    /// like any other.
+    ///
+    /// # Errors
+    /// A [`LoopError`] when `config` does not pass `Config::check`.
+    pub fn replay_bytes(
+        jsonl: &[u8],
+        config: Config,
+    ) -> Result<(Tracker, Vec<usize>), LoopError> {
+        let mut t = tracker(config)?;
+        let bad = agent_sentences_runtime::loops::replay_bytes(
             &mut t,
             jsonl,
             |t, m| {
                 feed(t, m.at, &m.from, &m.text);
             },
         );
-        (t, bad)
+        Ok((t, bad))
     }
 }
 /// The exec op catalogue (`schema/ops.json`): every op a call may run, and [`resolve`](ops::resolve), which turns a scanned tool directive into a typed [`Call`](ops::Call) or says why it does not run: the alias applied, the op in the catalogue, the engine allowed, the arguments valid against the op's JSON Schema (draft 2020-12, the `jsonschema` crate), each fault located by JSON pointer. Scanning never resolves: call [`resolve`](ops::resolve) on the directives you mean to run.

@@ -110,13 +110,15 @@ fn tracker(config_json: Option<&str>) -> PyResult<support::PyTracker> {
         None => loops::default_config(),
         Some(text) => serde_json::from_str(text).map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("not a tracker config: {e}")))?,
     };
-    Ok(support::PyTracker::new(loops::tracker(config), loops::feed))
+    let tracker = loops::tracker(config).map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("not a tracker config: {e}")))?;
+    Ok(support::PyTracker::new(tracker, loops::feed))
 }
 
 /// A loop tracker resuming from a saved state (`Tracker.state()`).
 #[pyfunction]
 fn restore(state_json: &str) -> PyResult<support::PyTracker> {
-    support::PyTracker::restore(loops::tracker(loops::default_config()), loops::feed, state_json)
+    let like = loops::tracker(loops::default_config()).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+    support::PyTracker::restore(like, loops::feed, state_json)
 }
 
 /// `box-docs loops --json` of a JSON Lines log: `(report JSON, bad line
@@ -127,7 +129,9 @@ fn loops_report(py: Python<'_>, jsonl: &str, at: Option<&str>) -> PyResult<(Stri
     let at = at
         .map(|a| a.parse::<loops::Timestamp>().map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("`{a}` is not an RFC 3339 time: {e}"))))
         .transpose()?;
-    let (tracker, bad) = py.detach(|| loops::replay(jsonl, loops::default_config()));
+    let (tracker, bad) = py
+        .detach(|| loops::replay(jsonl, loops::default_config()))
+        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
     let report = serde_json::to_string(&tracker.report(at)).map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
     Ok((report, bad))
 }
