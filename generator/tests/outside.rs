@@ -1,14 +1,16 @@
-//! Acceptance: the generated crate builds and passes its tests (unit,
-//! integration and doctests) in a directory outside this workspace, as a
-//! user's checkout would hold it, depending on the runtime crate alone (by
-//! path here, as a registry user would by version).
+//! Acceptance: what a new user gets from `agent-sentences-gen gen` into an
+//! empty directory outside this workspace builds and passes its tests
+//! (unit, integration and doctests) with no registry and no
+//! `--runtime-path`: the generator writes the runtime it carries beside the
+//! generated crate (P210). With this repository's own spec and output, the
+//! standalone generator writes what `cargo xtask gen` writes.
 //!
-//! The build is offline (every crate is in `~/.cargo/registry`), pins this
-//! repository's `Cargo.lock`, and reuses one target directory under the
-//! workspace's (`target/standalone`, which `codegen/tests/add_structure.rs`
-//! and `cargo xtask test`'s packaging step share: they build the same
-//! dependencies with the same features), so only the first build compiles
-//! the dependencies.
+//! The build is offline (every crate is in `~/.cargo/registry`; with no
+//! `Cargo.lock`, cargo resolves from what is there, as a user's first build
+//! does), and reuses one target directory under the workspace's
+//! (`target/standalone`, which `codegen/tests/add_structure.rs` and `cargo
+//! xtask test`'s packaging step share: they build the same dependencies with
+//! the same features), so only the first build compiles the dependencies.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -35,28 +37,9 @@ fn cargo() -> Command {
 /// for `cargo package`.
 const STANDALONE_DEBUG: &str = "false";
 
-#[test]
-fn the_generated_crate_builds_and_tests_outside_the_workspace() {
-    let tmp = tempfile::tempdir().unwrap();
-    assert!(
-        !tmp.path().starts_with(root()),
-        "the temporary directory must be outside the workspace"
-    );
-    let runtime = root().join("runtime");
-    // Relative --out, from the current directory (the temporary one).
-    let o = Command::new(env!("CARGO_BIN_EXE_agent-sentences-gen"))
-        .current_dir(tmp.path())
-        .args(["gen", "--spec"])
-        .arg(root().join("schema"))
-        .args(["--out", "out", "--runtime-path"])
-        .arg(&runtime)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let krate = tmp.path().join("out/rust");
-    let manifest = std::fs::read_to_string(krate.join("Cargo.toml")).unwrap();
-    assert!(!manifest.contains("workspace"), "{manifest}");
-    let deps: Vec<&str> = manifest
+/// The `[dependencies]` names of a generated manifest.
+fn dependency_names(manifest: &str) -> Vec<&str> {
+    manifest
         .split("\n[dependencies]\n")
         .nth(1)
         .unwrap()
@@ -66,8 +49,24 @@ fn the_generated_crate_builds_and_tests_outside_the_workspace() {
         .lines()
         .filter(|l| !l.starts_with('#'))
         .map(|l| l.split(" = ").next().unwrap())
-        .collect();
-    assert_eq!(deps, ["agent-sentences-runtime", "schemars"], "{manifest}");
+        .collect()
+}
+
+/// `--runtime-path` names the runtime by that path beside its version (no copy).
+#[test]
+fn a_runtime_path_is_written_into_the_manifest_and_nothing_is_vendored() {
+    let tmp = tempfile::tempdir().unwrap();
+    let runtime = root().join("runtime");
+    let o = Command::new(env!("CARGO_BIN_EXE_agent-sentences-gen"))
+        .current_dir(tmp.path())
+        .args(["gen", "--spec"])
+        .arg(root().join("schema"))
+        .args(["--out", "out", "--runtime-path"])
+        .arg(&runtime)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let manifest = std::fs::read_to_string(tmp.path().join("out/rust/Cargo.toml")).unwrap();
     assert!(
         manifest.contains(&format!(
             "agent-sentences-runtime = {{ version = \"{}\", path = {:?} }}",
@@ -76,7 +75,84 @@ fn the_generated_crate_builds_and_tests_outside_the_workspace() {
         )),
         "{manifest}"
     );
-    std::fs::copy(root().join("Cargo.lock"), krate.join("Cargo.lock")).unwrap();
+    assert!(!tmp.path().join("out/runtime").exists());
+}
+
+/// The README's repository command (`agent-sentences-gen gen --spec schema
+/// --out generated`, from the root) writes what `cargo xtask gen` writes:
+/// its `check` finds `generated/` up to date, manifests and headers alike.
+#[test]
+fn the_standalone_generator_writes_this_repository_s_output_as_cargo_xtask_gen_does() {
+    let o = Command::new(env!("CARGO_BIN_EXE_agent-sentences-gen"))
+        .current_dir(root())
+        .args([
+            "check",
+            "--spec",
+            "schema",
+            "--out",
+            "generated",
+            "--python",
+            "off",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(stderr.contains("generated is up to date"), "{stderr}");
+}
+
+#[test]
+fn the_generated_crate_builds_and_tests_outside_the_workspace() {
+    let tmp = tempfile::tempdir().unwrap();
+    assert!(
+        !tmp.path().starts_with(root()),
+        "the temporary directory must be outside the workspace"
+    );
+    // A new user's command: relative --out, from the current directory (the
+    // temporary one), no runtime named.
+    let o = Command::new(env!("CARGO_BIN_EXE_agent-sentences-gen"))
+        .current_dir(tmp.path())
+        .args(["gen", "--spec"])
+        .arg(root().join("schema"))
+        .args(["--out", "out"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let krate = tmp.path().join("out/rust");
+    let manifest = std::fs::read_to_string(krate.join("Cargo.toml")).unwrap();
+    assert!(!manifest.contains("workspace"), "{manifest}");
+    assert_eq!(
+        dependency_names(&manifest),
+        ["agent-sentences-runtime", "schemars"],
+        "{manifest}"
+    );
+    assert!(
+        manifest.contains(&format!(
+            "agent-sentences-runtime = {{ version = \"{}\", path = \"../runtime\" }}",
+            agent_sentences_codegen::RUNTIME_VERSION,
+        )),
+        "{manifest}"
+    );
+    // The headers name the command that wrote them, not this repository's.
+    let command = format!(
+        "agent-sentences-gen gen --spec {} --out out",
+        root().join("schema").display()
+    );
+    for file in [
+        "rust/Cargo.toml",
+        "rust/src/lib.rs",
+        "runtime/src/lib.rs",
+        "python/pyproject.toml",
+    ] {
+        let text = std::fs::read_to_string(tmp.path().join("out").join(file)).unwrap();
+        let first = text.lines().next().unwrap();
+        assert!(
+            first.contains(&format!("@generated by `{command}`")),
+            "{file}: {first}"
+        );
+    }
+    assert!(!manifest.contains("cargo xtask"), "{manifest}");
+    assert!(!krate.join("Cargo.lock").exists());
 
     let started = std::time::Instant::now();
     let o = cargo()

@@ -26,6 +26,7 @@ pub mod ops;
 #[allow(unsafe_code)]
 pub mod python;
 pub mod scan;
+pub mod vendor;
 
 /// The `regex` crate the generated patterns compile with (re-exported for generated code).
 pub use regex;

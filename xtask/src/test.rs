@@ -180,6 +180,11 @@ fn hand_written_packages() -> Vec<String> {
         .collect()
 }
 
+/// The environment variable under which a test that needs the installed
+/// Python package fails without it instead of reporting itself skipped
+/// (`codegen/tests/common`).
+pub const REQUIRE_PYTHON: &str = "AGENT_SENTENCES_REQUIRE_PYTHON";
+
 /// The environment variable that sets the near-miss size of
 /// `tests/python/test_near_miss.py` and `tests/downstream/tests/near_miss.rs`.
 pub const NEAR_MISS_BYTES: &str = "AGENT_SENTENCES_NEAR_MISS_BYTES";
@@ -203,6 +208,7 @@ pub fn run_all(ctx: &Context, quick: bool, filter: Option<&str>) -> bool {
             spec: None,
             out: None,
             runtime_path: None,
+            runtime_version: None,
         },
         format: Format::Human,
         deny_warnings: true,
@@ -250,6 +256,9 @@ pub fn run_all(ctx: &Context, quick: bool, filter: Option<&str>) -> bool {
         test.arg(f);
     }
     test.envs(env.iter().copied());
+    // The tests whose Python part needs the package installed above run it
+    // in full (without this, a plain `cargo test` skips that part).
+    test.env(REQUIRE_PYTHON, "1");
     results.push(("cargo test".to_owned(), run("cargo test", &mut test)));
     if full {
         results.push((

@@ -10,6 +10,7 @@ use crate::emit::docs::rustdoc;
 use crate::emit::header::{RUST_HEADER, TOML_HEADER};
 use crate::lower::{FieldIr, FieldTy, Model, PatternIr, SentenceIr};
 use crate::model::GroupType;
+use crate::options::Runtime;
 use crate::template::Piece;
 
 /// A string literal token, raw (`r"…"`) when that reads better.
@@ -69,17 +70,19 @@ fn toml_str(s: &str) -> String {
 }
 
 /// `generated/rust/Cargo.toml`: a self-contained manifest (no workspace
-/// inheritance) whose version is the spec's. The runtime is named by the
-/// version the generator was built with (`agent_sentences_runtime::VERSION`)
-/// and, when `runtime_path` is given, also by that path relative to the
-/// crate's directory, as prost names prost-types: the path is used in a
-/// checkout, the version from a registry (`cargo package` drops the path).
-pub fn cargo_toml(model: &Model, runtime_path: Option<&str>) -> String {
-    let runtime_version = toml_str(agent_sentences_runtime::VERSION);
-    let runtime = match runtime_path {
+/// inheritance) whose version is the spec's. The runtime is named as
+/// [`Runtime::dependency`] says: by the version the generator was built with
+/// (`agent_sentences_runtime::VERSION`) or the one the user named, and, for
+/// a path or a vendored copy, also by that path relative to the crate's
+/// directory, as prost names prost-types: the path is used in a checkout, the
+/// version from a registry (`cargo package` drops the path).
+pub fn cargo_toml(model: &Model, runtime: &Runtime) -> String {
+    let (version, path) = runtime.dependency();
+    let runtime_version = toml_str(&version);
+    let runtime = match path {
         Some(path) => format!(
             "{{ version = {runtime_version}, path = {} }}",
-            toml_str(path)
+            toml_str(&path)
         ),
         None => format!("{{ version = {runtime_version} }}"),
     };
