@@ -295,6 +295,20 @@ impl Step {
     }
 }
 
+/// How many leading characters of `text` spell the start of the protocol
+/// tag `tag` (`[RESULT ]`, `[WO:]`), ASCII case ignored: the tie-break of
+/// `Sentence::parse`'s `closest` among structures that fitted equally long
+/// prefixes, so the structure whose marker was typed is named
+/// (`[RESULT] OK` is closest to `result`, not to `claim`, whose pattern
+/// also reads `[RESULT`). Counted in characters, as Python counts them, so
+/// both languages name the same structure.
+pub fn tag_affinity(tag: &str, text: &str) -> usize {
+    tag.chars()
+        .zip(text.chars())
+        .take_while(|(a, b)| a.eq_ignore_ascii_case(b))
+        .count()
+}
+
 /// Where `text` stops fitting a pattern split into `steps`: the end of the
 /// longest matching prefix, in bytes, and the element expected there.
 ///

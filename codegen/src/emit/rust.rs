@@ -1192,10 +1192,13 @@ fn sentence_enum(model: &Model, schemars: &TokenStream, examples: bool) -> Token
         quote! {
             match #v::parse(text) {
                 Ok(x) => return Ok(Sentence::#v(x)),
-                Err(e) => match &best {
-                    Some(b) if b.offset >= e.offset => {}
-                    _ => best = Some(e),
-                },
+                Err(e) => {
+                    let rank = (e.offset, agent_sentences_runtime::tag_affinity(SentenceKind::#v.tag(), text));
+                    match &best {
+                        Some((_, b)) if *b >= rank => {}
+                        _ => best = Some((e, rank)),
+                    }
+                }
             }
         }
     });
@@ -1215,12 +1218,14 @@ fn sentence_enum(model: &Model, schemars: &TokenStream, examples: bool) -> Token
             /// # Errors
             /// [`ParseError`] with `structure: None` and `closest` set to the
             /// structure that fitted the longest prefix, with its offset and
-            /// reason.
+            /// reason; among equally long ones, the one whose protocol tag
+            /// the text starts with the most of (`tag_affinity`), then the
+            /// first in spec order.
             #parse_example
             pub fn parse(text: &str) -> Result<Sentence, ParseError> {
-                let mut best: Option<ParseError> = None;
+                let mut best: Option<(ParseError, (usize, usize))> = None;
                 #(#tries)*
-                let best = best.expect("at least one structure");
+                let (best, _) = best.expect("at least one structure");
                 Err(ParseError { structure: None, closest: best.structure, offset: best.offset, kind: best.kind })
             }
 
