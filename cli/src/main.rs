@@ -15,6 +15,7 @@
 mod help;
 mod input;
 mod lookup;
+mod near_miss;
 mod text;
 mod verbs;
 
@@ -76,7 +77,7 @@ enum Command {
         #[arg(long, requires = "test")]
         search: bool,
     },
-    /// Scan TEXT for every sentence and tool directive, with byte spans (exit 1 when none).
+    /// Scan TEXT for every sentence and tool directive, with byte spans (exit 1 when none; then each near miss: where a structure's marker starts but the text does not fit it, the byte and what was expected there).
     #[command(after_help = help::parse())]
     Parse {
         /// The text to scan; `-` reads standard input.

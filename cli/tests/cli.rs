@@ -953,3 +953,88 @@ fn parse_resolve_shows_each_directive_resolved_or_why_it_would_not_run() {
         .get("resolved")
         .is_none());
 }
+
+/// A near miss (P212): nothing found, but a structure's marker starts a
+/// text that does not fit it; `parse` names the structure, the byte and
+/// what was expected there, from the library's own `ParseError`.
+#[test]
+fn parse_explains_a_near_miss_with_the_library_s_parse_error() {
+    use agent_sentences::{ParseErrorKind, SentenceKind};
+    let cases = [
+        // An ASCII hyphen for the em dash.
+        (
+            "[WO:7fce46e0] [from super] Audit - check endpoints",
+            SentenceKind::WorkOrder,
+            0,
+        ),
+        // An upper-case id, after some prose.
+        ("on it: [ACK:7FCE46E0]", SentenceKind::Ack, 7),
+        // A lower-case marker.
+        (
+            "[wo:7fce46e0] [from super] Audit — x",
+            SentenceKind::WorkOrder,
+            0,
+        ),
+        ("[RESULT] OK", SentenceKind::ResultSentence, 0),
+    ];
+    for (text, kind, start) in cases {
+        let e = kind.parse(&text[start..]).unwrap_err();
+        let offset = start + e.offset;
+        let ParseErrorKind::NoMatch { expected } = &e.kind else {
+            panic!("{text}: {e}")
+        };
+        let r = run(&["parse", text]);
+        assert_eq!(r.code, 1, "{text}: {}", r.stderr);
+        let line = format!(
+            "near miss at byte {start}: not a `{}` sentence: the text stopped fitting at byte {offset}: expected {expected}\n",
+            kind.key()
+        );
+        assert_eq!(r.stdout, format!("{line}nothing found\n"), "{text}");
+        let v = run(&["parse", "--json", text]).json();
+        assert_eq!(
+            v["near_misses"],
+            json!([{
+                "start": start,
+                "structure": kind.key(),
+                "offset": offset,
+                "kind": "no_match",
+                "expected": expected,
+                "message": line.split_once(": ").unwrap().1.trim_end(),
+            }]),
+            "{text}"
+        );
+    }
+    // The hyphen: the byte of the `-`'s line end, where `—` was expected.
+    let r = run(&[
+        "parse",
+        "--json",
+        "[WO:7fce46e0] [from super] Audit - check endpoints",
+    ]);
+    assert_eq!(r.json()["near_misses"][0]["expected"], "`—`");
+    // A sentence the scanner leaves out (in a code span) is no near miss;
+    // text with no marker has none.
+    for text in [
+        "just prose, `[CLAIM 7f]` in code",
+        "[WORKFLOW] nothing here",
+    ] {
+        let r = run(&["parse", text]);
+        assert_eq!(
+            (r.code, r.stdout.as_str()),
+            (1, "nothing found\n"),
+            "{text}"
+        );
+    }
+}
+
+/// Suggestions rank by similarity to the name typed (P213): `nope` is like
+/// no op, so none is offered; a misspelt op is.
+#[test]
+fn suggestions_rank_by_the_name_typed() {
+    let r = run(&["tools", "nope"]);
+    assert_eq!(r.code, 2);
+    assert!(!r.stderr.contains("did you mean"), "{}", r.stderr);
+    let r = run(&["tools", "dm.snd"]);
+    assert!(r.stderr.contains("did you mean `dm.send`?"), "{}", r.stderr);
+    let r = run(&["sentence", "RESULT"]);
+    assert!(r.stderr.contains("did you mean `result`?"), "{}", r.stderr);
+}
