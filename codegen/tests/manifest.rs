@@ -186,3 +186,58 @@ fn a_runtime_version_names_the_registry_crate_only() {
     );
     assert!(!g.files.keys().any(|k| k.starts_with("runtime/")));
 }
+
+/// Every publishable manifest (the runtime, the generated crate, the
+/// generator library and the standalone generator) names its repository,
+/// a README that exists beside it, keywords and categories, as a registry
+/// page shows them; the repository holds the licence the manifests declare.
+#[test]
+fn every_publishable_manifest_has_its_registry_metadata() {
+    let root = common::root();
+    let workspace = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let g = generate(&root.join("schema")).unwrap();
+    let manifests = [
+        (
+            "runtime",
+            std::fs::read_to_string(root.join("runtime/Cargo.toml")).unwrap(),
+        ),
+        (
+            "codegen",
+            std::fs::read_to_string(root.join("codegen/Cargo.toml")).unwrap(),
+        ),
+        (
+            "generator",
+            std::fs::read_to_string(root.join("generator/Cargo.toml")).unwrap(),
+        ),
+        ("generated/rust", g.files["rust/Cargo.toml"].clone()),
+    ];
+    let repository = toml_value(&workspace, "repository");
+    assert!(repository.starts_with("https://"), "{repository}");
+    for (dir, manifest) in &manifests {
+        assert!(!manifest.contains("\npublish = false"), "{dir}");
+        let repo = if manifest.contains("\nrepository.workspace = true\n") {
+            repository
+        } else {
+            toml_value(manifest, "repository")
+        };
+        assert_eq!(repo, repository, "{dir}");
+        let readme = toml_value(manifest, "readme");
+        let exists = if *dir == "generated/rust" {
+            g.files.contains_key(&format!("rust/{readme}"))
+        } else {
+            root.join(dir).join(readme).is_file()
+        };
+        assert!(exists, "{dir}: no {readme}");
+        for key in ["keywords", "categories"] {
+            assert!(
+                manifest
+                    .lines()
+                    .any(|l| l.starts_with(&format!("{key} = [\""))),
+                "{dir}: no {key}"
+            );
+        }
+    }
+    let license = std::fs::read_to_string(root.join("LICENSE")).unwrap();
+    assert!(license.starts_with("MIT License\n"), "{license}");
+    assert_eq!(toml_value(&workspace, "license"), "MIT");
+}

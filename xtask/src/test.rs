@@ -76,7 +76,6 @@ pub const PACKAGE_TARGET_DIR: &str = "target/standalone";
 /// crate, the generator library and the standalone generator.
 pub const PACKAGE_ARGS: &[&str] = &[
     "package",
-    "--quiet",
     "--allow-dirty",
     "--target-dir",
     PACKAGE_TARGET_DIR,
@@ -215,6 +214,7 @@ pub fn run_all(ctx: &Context, quick: bool, filter: Option<&str>) -> bool {
         python: "python3".to_owned(),
         against: None,
     };
+    eprintln!("== lint and drift check: `cargo xtask check --deny-warnings` (the spec read, checked and generated in memory)");
     results.push((
         "lint and drift check".to_owned(),
         step("lint and drift check", run_check(ctx, &check)),
@@ -280,7 +280,7 @@ pub fn run_all(ctx: &Context, quick: bool, filter: Option<&str>) -> bool {
             run(
                 "rustdoc on the generated crate",
                 cargo()
-                    .args(["doc", "--quiet", "--no-deps", "-p", "agent-sentences"])
+                    .args(["doc", "--no-deps", "-p", "agent-sentences"])
                     .env("RUSTDOCFLAGS", "-D warnings"),
             ),
         ));
@@ -292,7 +292,6 @@ pub fn run_all(ctx: &Context, quick: bool, filter: Option<&str>) -> bool {
                 "doctests",
                 cargo().args([
                     "test",
-                    "--quiet",
                     "--doc",
                     "-p",
                     "agent-sentences",

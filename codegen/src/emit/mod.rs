@@ -62,6 +62,7 @@ pub fn emit_all(spec: &Spec, model: &Model, options: &Options) -> BTreeMap<Strin
         rust::cargo_toml(model, &options.runtime),
     );
     files.insert("rust/src/lib.rs".to_owned(), rust::lib_rs(model));
+    files.insert("rust/README.md".to_owned(), rust::readme_md(model));
     files.insert(
         "rust/tests/spec_examples.rs".to_owned(),
         rust::spec_examples_rs(model),

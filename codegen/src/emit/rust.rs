@@ -7,7 +7,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::emit::docs::rustdoc;
-use crate::emit::header::{RUST_HEADER, TOML_HEADER};
+use crate::emit::header::{MD_HEADER, RUST_HEADER, TOML_HEADER};
 use crate::lower::{FieldIr, FieldTy, Model, PatternIr, SentenceIr};
 use crate::model::GroupType;
 use crate::options::Runtime;
@@ -63,6 +63,19 @@ pub const CRATE_EDITION: &str = "2021";
 pub const CRATE_RUST_VERSION: &str = "1.85";
 /// See [`CRATE_EDITION`].
 pub const CRATE_LICENSE: &str = "MIT";
+/// The repository the generated crate's manifest names (the workspace's
+/// `repository`).
+pub const CRATE_REPOSITORY: &str = "https://github.com/agent-sentences/agent-sentences";
+
+/// `generated/rust/README.md`: the crate's README for its registry page
+/// (the manifest's `readme`): the spec it is generated from and how to use it.
+pub fn readme_md(model: &Model) -> String {
+    format!(
+        "{MD_HEADER}\n# agent-sentences\n\nTyped sentence structures, parsers and renderers of \"{title}\" (spec version {version}),\ngenerated from the spec: one type per structure with `FromStr` (`parse`) and\n`Display` (`render`), `Sentence` for any structure, and `scan::scan` for every\nsentence and tool directive in free text, with byte spans. A `ParseError` names\nthe structure expected, the byte where the text stopped fitting and what was\nexpected there.\n\n```rust\nlet any: agent_sentences::Sentence = \"[ACK:7fce46e0] [from 646]\".parse().unwrap();\nassert_eq!(any.kind().key(), \"ack\");\n```\n\nIt depends on one crate, `agent-sentences-runtime`. Licensed under {CRATE_LICENSE}.\n",
+        title = model.title,
+        version = model.version
+    )
+}
 
 /// A TOML basic string holding `s` (JSON's escapes are TOML's).
 fn toml_str(s: &str) -> String {
@@ -95,6 +108,8 @@ description = "Typed sentence structures, parsers and renderers of the agent mes
 edition = "{CRATE_EDITION}"
 rust-version = "{CRATE_RUST_VERSION}"
 license = "{CRATE_LICENSE}"
+repository = "{CRATE_REPOSITORY}"
+readme = "README.md"
 documentation = "https://docs.rs/agent-sentences"
 keywords = ["agents", "protocol", "parser", "codegen"]
 categories = ["parser-implementations"]
