@@ -23,7 +23,7 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::sync::LazyLock;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
 /// The `--version` text: this tool's version and the spec's.
 static VERSION: LazyLock<String> = LazyLock::new(|| {
@@ -104,6 +104,15 @@ enum Command {
         /// List the nudges due at this time (RFC 3339), with each loop's canonical `[NUDGE …]` sentence.
         #[arg(long, value_name = "RFC 3339")]
         at: Option<String>,
+    },
+    /// Print a completion script for SHELL (bash, zsh, fish, elvish, powershell) to standard output.
+    #[command(
+        after_help = "Examples:\n  box-docs completions bash > ~/.local/share/bash-completion/completions/box-docs\n  box-docs completions zsh > ~/.zfunc/_box-docs\n  box-docs completions fish > ~/.config/fish/completions/box-docs.fish"
+    )]
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
     },
     /// Print the raw spec entry of a structure or pattern as JSON.
     #[command(after_help = help::get())]
@@ -194,6 +203,14 @@ fn run(cli: &Cli) -> Result<Output, Error> {
         Command::Tools { name: Some(name) } => verbs::tool(name, json),
         Command::Get { table, name } => verbs::get(*table, name),
         Command::Loops { file, at } => verbs::loops(&input::file(file)?, at.as_deref(), json),
+        Command::Completions { shell } => {
+            let mut script = Vec::new();
+            clap_complete::generate(*shell, &mut Cli::command(), "box-docs", &mut script);
+            Ok(Output {
+                stdout: String::from_utf8_lossy(&script).into_owned(),
+                matched: true,
+            })
+        }
     }
 }
 

@@ -1038,3 +1038,33 @@ fn suggestions_rank_by_the_name_typed() {
     let r = run(&["sentence", "RESULT"]);
     assert!(r.stderr.contains("did you mean `result`?"), "{}", r.stderr);
 }
+
+/// `completions SHELL` prints a completion script naming every verb.
+#[test]
+fn completions_print_a_script_for_each_shell() {
+    let verbs = [
+        "sentence",
+        "regex",
+        "parse",
+        "tools",
+        "loops",
+        "get",
+        "completions",
+    ];
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let r = ok(&["completions", shell]);
+        assert!(r.stdout.contains("box-docs"), "{shell}");
+        for verb in verbs {
+            assert!(r.stdout.contains(verb), "{shell}: no {verb}");
+        }
+    }
+    let r = ok(&["completions", "bash"]);
+    assert!(r.stdout.contains("complete -F _box__docs "), "{}", r.stdout);
+    // The script is valid bash.
+    let o = Command::new("bash")
+        .args(["-n", "-c", &r.stdout])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(run(&["completions", "tcsh"]).code, 2);
+}

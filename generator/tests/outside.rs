@@ -268,3 +268,116 @@ fn copy_spec(from: &Path, to: &Path) {
         std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
     }
 }
+
+/// The README's standalone-generator block, run as written: the generator
+/// installed from this repository into a temporary cargo root (`--root`,
+/// offline, a debug build in the shared target directory), then `gen` and
+/// `check --against` from the root of a copy of this repository (its spec,
+/// output, runtime and workspace manifest, committed in a fresh git
+/// repository, so the revision `--against` names exists). `gen` finds
+/// nothing to write (it writes what `cargo xtask gen` writes) and `check`
+/// passes.
+#[test]
+fn the_readme_standalone_generator_commands_run_as_written() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let block = readme
+        .split("### The standalone generator")
+        .nth(1)
+        .unwrap()
+        .split("```sh\n")
+        .nth(1)
+        .unwrap()
+        .split("\n```\n")
+        .next()
+        .unwrap();
+    let commands: Vec<&str> = block
+        .lines()
+        .map(|l| l.split("  #").next().unwrap().trim_end())
+        .collect();
+    assert_eq!(commands[0], "cargo install --path generator", "{block}");
+    assert!(
+        commands[1..]
+            .iter()
+            .all(|c| c.starts_with("agent-sentences-gen ")),
+        "{block}"
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let cargo_root = tmp.path().join("cargo-root");
+    let o = cargo()
+        .current_dir(root())
+        .args(commands[0].split(' ').skip(1))
+        .arg("--root")
+        .arg(&cargo_root)
+        .args(["--debug", "--offline", "--locked", "--quiet"])
+        .env("CARGO_TARGET_DIR", root().join("target/standalone"))
+        .env_remove("RUSTFLAGS")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let bin = cargo_root.join("bin");
+    assert!(bin.join("agent-sentences-gen").is_file());
+
+    let repo = tmp.path().join("repo");
+    for dir in ["schema", "generated", "runtime"] {
+        copy_tree(&root().join(dir), &repo.join(dir));
+    }
+    std::fs::copy(root().join("Cargo.toml"), repo.join("Cargo.toml")).unwrap();
+    let git = |args: &[&str]| {
+        let o = Command::new("git")
+            .current_dir(&repo)
+            .args(args)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.com")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.com")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    git(&["init", "--quiet"]);
+    git(&["add", "-A"]);
+    git(&["commit", "--quiet", "-m", "spec"]);
+    let path = std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .unwrap();
+    for command in &commands[1..] {
+        let words = shlex::split(command).unwrap();
+        let o = Command::new(&words[0])
+            .current_dir(&repo)
+            .args(&words[1..])
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            o.status.success(),
+            "`{command}` failed:\n{stderr}\n{}",
+            String::from_utf8_lossy(&o.stdout)
+        );
+        if words[1] == "gen" {
+            assert!(
+                stderr.contains("0 written, 0 removed (orphans)"),
+                "{stderr}"
+            );
+        }
+    }
+}
+
+/// Copies a directory tree, leaving out build by-products (`target`,
+/// `__pycache__`).
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let name = e.file_name();
+        if name == "target" || name == "__pycache__" {
+            continue;
+        }
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &to.join(&name));
+        } else {
+            std::fs::copy(e.path(), to.join(&name)).unwrap();
+        }
+    }
+}

@@ -13,8 +13,8 @@
 //! 5. `cargo clippy --workspace --all-targets` (the Python binding included,
 //!    with the runtime's `python` feature) and `cargo doc` on the generated
 //!    crate, warnings denied; the doctests (generated crate, README); `cargo
-//!    package` of the published crates (runtime, generated crate, generator
-//!    library and binary);
+//!    publish --dry-run` of the published crates (runtime, generated crate,
+//!    generator library and binary; `cargo package` when offline);
 //! 6. `mypy --strict` on the installed package and on user code, and pytest.
 //!
 //! Every step runs whatever the others did; a summary ends the run, one line
@@ -88,6 +88,22 @@ pub const PACKAGE_ARGS: &[&str] = &[
     "-p",
     "agent-sentences-gen",
 ];
+
+/// The packaging step's name and cargo arguments: `cargo publish --dry-run`
+/// of the published crates, or offline their `cargo package`
+/// ([`PACKAGE_ARGS`]).
+pub fn publish_args(offline: bool) -> (&'static str, Vec<&'static str>) {
+    if offline {
+        (
+            "cargo package (offline: no publish --dry-run)",
+            PACKAGE_ARGS.to_vec(),
+        )
+    } else {
+        let mut args = vec!["publish", "--dry-run"];
+        args.extend(&PACKAGE_ARGS[1..]);
+        ("cargo publish --dry-run", args)
+    }
+}
 
 /// Removes cargo's extracted copies of this repository's own packages from
 /// its registry folders. `cargo package` of several packages verifies each
@@ -303,15 +319,18 @@ pub fn run_all(ctx: &Context, quick: bool, filter: Option<&str>) -> bool {
         // Every crate a user gets from a registry, packaged and verified together
         // (each verification builds against the ones packaged before it, from a
         // local registry cargo makes under target/package).
+        // `cargo publish --dry-run` also asks the registry what a real
+        // upload would (it needs the network); offline (CARGO_NET_OFFLINE,
+        // as CI runs), `cargo package` makes and verifies the same packages.
         forget_packaged_sources();
+        let offline = std::env::var("CARGO_NET_OFFLINE").is_ok_and(|v| v == "true");
+        let (name, args) = publish_args(offline);
         results.push((
-            "cargo package".to_owned(),
+            name.to_owned(),
             run(
-                "cargo package",
+                name,
                 // As every build in target/standalone (generator/tests/outside.rs).
-                cargo()
-                    .args(PACKAGE_ARGS)
-                    .env("CARGO_PROFILE_DEV_DEBUG", "false"),
+                cargo().args(&args).env("CARGO_PROFILE_DEV_DEBUG", "false"),
             ),
         ));
     }
