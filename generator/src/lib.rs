@@ -166,7 +166,8 @@ impl Context {
     /// repository's `runtime/` seen from `<out>/rust` (in this repository,
     /// or when `spec` and `out` are its own: [`repository_of`]), else a
     /// vendored copy; the headers name this command line, or `cargo xtask
-    /// gen` for the repository's own spec and output.
+    /// gen` for this repository's command (whatever its `--out`) and for the
+    /// repository's own spec and output.
     fn options(&self, args: &GenArgs, spec: &Path, out: &Path) -> Options {
         let detected = repository_of(spec, out);
         let root = self.root.as_ref().or(detected.as_ref());
@@ -178,7 +179,7 @@ impl Context {
             }
             (None, None, None) => Runtime::Vendored,
         };
-        let provenance = if detected.is_some() {
+        let provenance = if root.is_some() {
             Provenance::default()
         } else {
             let spec_shown = args

@@ -51,12 +51,13 @@ pub const WHEEL_DIR: &str = "target/wheels";
 /// and installs it into the venv; true when all of it held.
 pub fn install_package(python: &Path) -> bool {
     let _ = std::fs::remove_dir_all(WHEEL_DIR);
-    let out_dir = std::env::current_dir()
-        .map(|d| d.join(WHEEL_DIR))
-        .unwrap_or_else(|_| PathBuf::from(WHEEL_DIR));
+    // Absolute: maturin runs in generated/python.
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let out_dir = cwd.join(WHEEL_DIR);
+    let maturin = cwd.join(venv_bin()).join("maturin");
     let built = run(
         "build the wheel of generated/python (maturin, release; cargo's progress follows)",
-        Command::new(venv_bin().join("maturin"))
+        Command::new(maturin)
             .current_dir("generated/python")
             .args(["build", "--release", "--out"])
             .arg(&out_dir)
@@ -298,4 +299,54 @@ pub fn run_tests(
     };
     out.push(("pytest".to_owned(), ok));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Writes a wheel-shaped zip with these METADATA and entry points.
+    fn wheel(dir: &Path, name: &str, metadata: &str, entry_points: &str) -> PathBuf {
+        let path = dir.join(name);
+        let script = "import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'w') as z:\n    z.writestr('agent_sentences-1.0.0.dist-info/METADATA', sys.argv[2])\n    z.writestr('agent_sentences-1.0.0.dist-info/entry_points.txt', sys.argv[3])\n";
+        let ok = Command::new("python3")
+            .args(["-c", script])
+            .arg(&path)
+            .args([metadata, entry_points])
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "python3 writes the zip");
+        path
+    }
+
+    #[test]
+    fn a_wheel_an_index_refuses_is_named_with_every_reason() {
+        let tmp = std::env::temp_dir().join(format!("xtask-wheel-{}", std::process::id()));
+        std::fs::create_dir_all(&tmp).unwrap();
+        let python = Path::new("python3");
+        let good = wheel(
+            &tmp,
+            "agent_sentences-1.0.0-cp311-abi3-manylinux_2_34_x86_64.whl",
+            "Metadata-Version: 2.4\nLicense-Expression: MIT\n",
+            "[console_scripts]\nagent-sentences-harvest=agent_sentences.harvest:main\n",
+        );
+        assert_eq!(wheel_problems(python, &good), Vec::<String>::new());
+        let bad = wheel(
+            &tmp,
+            "agent_sentences-1.0.0-cp311-abi3-linux_x86_64.whl",
+            "Metadata-Version: 2.1\nLicense: MIT\n",
+            "",
+        );
+        let problems = wheel_problems(python, &bad);
+        let _ = std::fs::remove_dir_all(&tmp);
+        assert_eq!(
+            problems.len(),
+            if cfg!(target_os = "linux") { 3 } else { 2 },
+            "{problems:?}"
+        );
+        assert!(problems.iter().any(|p| p.contains("License-Expression")));
+        assert!(problems
+            .iter()
+            .any(|p| p.contains("agent-sentences-harvest")));
+    }
 }
