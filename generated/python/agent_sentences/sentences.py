@@ -2098,5 +2098,5 @@ def parse(text: str) -> Sentence:
                 best = (e, rank)
     if best is None:
         raise RuntimeError("the spec has no structures")
-    e = best[0]
-    raise ParseError(None, e.structure, e.offset, e.kind)
+    closest = best[0]
+    raise ParseError(None, closest.structure, closest.offset, closest.kind)
