@@ -56,13 +56,41 @@ pub(crate) fn step(name: &str, ok: bool) -> bool {
     ok
 }
 
-/// Runs one step's command, printing it and its outcome; true when it exits 0.
+/// How often a step that prints nothing of its own says it is still running.
+const HEARTBEAT_SECS: u64 = 30;
+
+/// Runs one step's command, printing it and its outcome; true when it exits
+/// 0. While it runs, a line every [`HEARTBEAT_SECS`] says it still does, so
+/// no step is silent for longer (a test binary prints nothing until its
+/// tests end).
 pub(crate) fn run(name: &str, cmd: &mut Command) -> bool {
     eprintln!("== {name}: {cmd:?}");
-    let ok = cmd.status().map(|s| s.success()).unwrap_or_else(|e| {
-        eprintln!("cannot run {name}: {e}");
-        false
-    });
+    let started = Instant::now();
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("cannot run {name}: {e}");
+            return step(name, false);
+        }
+    };
+    let mut next = HEARTBEAT_SECS;
+    let ok = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status.success(),
+            Ok(None) => {
+                std::thread::sleep(std::time::Duration::from_millis(200));
+                let secs = started.elapsed().as_secs();
+                if secs >= next {
+                    eprintln!("== {name}: still running ({secs} s)");
+                    next = secs + HEARTBEAT_SECS;
+                }
+            }
+            Err(e) => {
+                eprintln!("cannot wait for {name}: {e}");
+                break false;
+            }
+        }
+    };
     step(name, ok)
 }
 
