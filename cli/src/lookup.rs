@@ -16,7 +16,8 @@ pub struct UnknownName {
     pub table: &'static str,
     /// The key given.
     pub name: String,
-    /// The valid key nearest to it (fewest edits; the first in spec order on a tie).
+    /// The valid key most like it (Jaro-Winkler at least [`SIMILAR`]; the
+    /// first in spec order on a tie); none when no key is like it.
     pub closest: Option<&'static str>,
     /// Every valid key, in spec order.
     pub valid: Vec<&'static str>,
@@ -76,13 +77,24 @@ impl UnknownName {
     }
 }
 
-/// The valid key with the fewest edits from `name`; ties go to the first in
-/// `valid`.
+/// How similar a suggestion must be to the name typed (Jaro-Winkler, 0 to
+/// 1) to be offered: clap's own threshold for "did you mean" (P213).
+pub const SIMILAR: f64 = 0.7;
+
+/// The valid key most similar to the name typed (Jaro-Winkler similarity of
+/// `name`, ASCII case ignored, to each key), when it is at least
+/// [`SIMILAR`]; ties go to the first in `valid`. A name like none of them
+/// (`nope` among the ops) gets no suggestion (P213).
 pub fn closest(name: &str, valid: &[&'static str]) -> Option<&'static str> {
-    valid
-        .iter()
-        .copied()
-        .min_by_key(|v| strsim::levenshtein(name, v))
+    let typed = name.to_ascii_lowercase();
+    let mut best: Option<(f64, &'static str)> = None;
+    for v in valid {
+        let score = strsim::jaro_winkler(&typed, &v.to_ascii_lowercase());
+        if score >= SIMILAR && best.is_none_or(|(b, _)| score > b) {
+            best = Some((score, v));
+        }
+    }
+    best.map(|(_, v)| v)
 }
 
 fn structure_keys() -> Vec<&'static str> {
@@ -159,18 +171,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn closest_is_the_fewest_edits_and_the_first_on_a_tie() {
+    fn closest_is_the_most_similar_to_the_name_typed_and_the_first_on_a_tie() {
         let valid = ["work_order", "ack", "claim", "no_action"];
         assert_eq!(closest("work_ordr", &valid), Some("work_order"));
         assert_eq!(closest("no-action", &valid), Some("no_action"));
         assert_eq!(closest("ac", &valid), Some("ack"));
+        assert_eq!(closest("CLAIM", &valid), Some("claim"));
         assert_eq!(
-            closest("b", &["a", "c"]),
-            Some("a"),
-            "one edit from each: the first wins"
+            closest("abcx", &["abcy", "abcz"]),
+            Some("abcy"),
+            "as similar to each: the first wins"
         );
-        assert_eq!(closest("b", &["c", "a"]), Some("c"));
+        assert_eq!(closest("abcx", &["abcz", "abcy"]), Some("abcz"));
         assert_eq!(closest("a", &[]), None);
+    }
+
+    #[test]
+    fn a_name_like_no_key_gets_no_suggestion() {
+        // Levenshtein offered `dm.send` (the fewest edits of any op) for `nope`.
+        let ops = ["followup.create", "dm.send", "tools.list", "box.exec"];
+        assert_eq!(closest("nope", &ops), None);
+        assert_eq!(closest("dm.snd", &ops), Some("dm.send"));
+        assert_eq!(closest("tool.list", &ops), Some("tools.list"));
     }
 
     #[test]

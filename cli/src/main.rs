@@ -15,6 +15,7 @@
 mod help;
 mod input;
 mod lookup;
+mod near_miss;
 mod text;
 mod verbs;
 
@@ -22,7 +23,7 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::sync::LazyLock;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
 /// The `--version` text: this tool's version and the spec's.
 static VERSION: LazyLock<String> = LazyLock::new(|| {
@@ -76,7 +77,7 @@ enum Command {
         #[arg(long, requires = "test")]
         search: bool,
     },
-    /// Scan TEXT for every sentence and tool directive, with byte spans (exit 1 when none).
+    /// Scan TEXT for every sentence and tool directive, with byte spans (exit 1 when none; then each near miss: where a structure's marker starts but the text does not fit it, the byte and what was expected there).
     #[command(after_help = help::parse())]
     Parse {
         /// The text to scan; `-` reads standard input.
@@ -106,6 +107,15 @@ enum Command {
         /// Drop the closed loops from the report once the log is read (the report says how many).
         #[arg(long)]
         prune: bool,
+    },
+    /// Print a completion script for SHELL (bash, zsh, fish, elvish, powershell) to standard output.
+    #[command(
+        after_help = "Examples:\n  box-docs completions bash > ~/.local/share/bash-completion/completions/box-docs\n  box-docs completions zsh > ~/.zfunc/_box-docs\n  box-docs completions fish > ~/.config/fish/completions/box-docs.fish"
+    )]
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
     },
     /// Print the raw spec entry of a structure or pattern as JSON.
     #[command(after_help = help::get())]
@@ -197,6 +207,14 @@ fn run(cli: &Cli) -> Result<Output, Error> {
         Command::Get { table, name } => verbs::get(*table, name),
         Command::Loops { file, at, prune } => {
             verbs::loops(&input::bytes(file)?, at.as_deref(), *prune, json)
+        }
+        Command::Completions { shell } => {
+            let mut script = Vec::new();
+            clap_complete::generate(*shell, &mut Cli::command(), "box-docs", &mut script);
+            Ok(Output {
+                stdout: String::from_utf8_lossy(&script).into_owned(),
+                matched: true,
+            })
         }
     }
 }

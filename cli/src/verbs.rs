@@ -11,6 +11,7 @@ use agent_sentences::{FieldInfo, SentenceKind, ValueType};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::near_miss::{self, NearMiss};
 use crate::text::{show, table};
 use crate::{lookup, Error, Output, Table};
 
@@ -415,6 +416,10 @@ struct ParseResult {
     /// With `--resolve`: each directive of `found`, in order, resolved.
     #[serde(skip_serializing_if = "Option::is_none")]
     resolved: Option<Vec<Resolved>>,
+    /// When nothing is found: where a structure's marker starts but the
+    /// text does not fit it, and why (P212).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    near_misses: Vec<NearMiss>,
 }
 
 /// One directive resolved against the op catalogue (`--resolve`).
@@ -491,10 +496,17 @@ fn value_text(v: &Value) -> String {
 pub fn parse(text: &str, diagnostics: bool, resolve: bool, json: bool) -> Output {
     let (found, skipped) = scan::scan_with_diagnostics(text);
     let resolved = resolve.then(|| resolve_all(&found));
+    let near_misses = if found.is_empty() {
+        let spans: Vec<Range<usize>> = skipped.iter().map(|k| k.span.clone()).collect();
+        near_miss::near_misses(text, &spans)
+    } else {
+        Vec::new()
+    };
     let result = ParseResult {
         found,
         skipped: diagnostics.then_some(skipped),
         resolved,
+        near_misses,
     };
     let matched = !result.found.is_empty();
     output(&result, json, matched, |r| {
@@ -547,6 +559,12 @@ pub fn parse(text: &str, diagnostics: bool, resolve: bool, json: bool) -> Output
                 k.span.start, k.span.end, k.reason, k.message
             );
             entries.push((k.span.start, text));
+        }
+        for m in &r.near_misses {
+            entries.push((
+                m.start,
+                format!("near miss at byte {}: {}\n", m.start, m.message),
+            ));
         }
         entries.sort_by_key(|(start, _)| *start);
         let mut s: String = entries.into_iter().map(|(_, text)| text).collect();

@@ -1051,3 +1051,118 @@ fn loops_prune_drops_closed_loops_and_counts_them() {
         (2, &json!(0))
     );
 }
+
+/// A near miss (P212): nothing found, but a structure's marker starts a
+/// text that does not fit it; `parse` names the structure, the byte and
+/// what was expected there, from the library's own `ParseError`.
+#[test]
+fn parse_explains_a_near_miss_with_the_library_s_parse_error() {
+    use agent_sentences::{ParseErrorKind, SentenceKind};
+    let cases = [
+        // An ASCII hyphen for the em dash.
+        (
+            "[WO:7fce46e0] [from super] Audit - check endpoints",
+            SentenceKind::WorkOrder,
+            0,
+        ),
+        // An upper-case id, after some prose.
+        ("on it: [ACK:7FCE46E0]", SentenceKind::Ack, 7),
+        // A lower-case marker.
+        (
+            "[wo:7fce46e0] [from super] Audit — x",
+            SentenceKind::WorkOrder,
+            0,
+        ),
+        ("[RESULT] OK", SentenceKind::ResultSentence, 0),
+    ];
+    for (text, kind, start) in cases {
+        let e = kind.parse(&text[start..]).unwrap_err();
+        let offset = start + e.offset;
+        let ParseErrorKind::NoMatch { expected } = &e.kind else {
+            panic!("{text}: {e}")
+        };
+        let r = run(&["parse", text]);
+        assert_eq!(r.code, 1, "{text}: {}", r.stderr);
+        let line = format!(
+            "near miss at byte {start}: not a `{}` sentence: the text stopped fitting at byte {offset}: expected {expected}\n",
+            kind.key()
+        );
+        assert_eq!(r.stdout, format!("{line}nothing found\n"), "{text}");
+        let v = run(&["parse", "--json", text]).json();
+        assert_eq!(
+            v["near_misses"],
+            json!([{
+                "start": start,
+                "structure": kind.key(),
+                "offset": offset,
+                "kind": "no_match",
+                "expected": expected,
+                "message": line.split_once(": ").unwrap().1.trim_end(),
+            }]),
+            "{text}"
+        );
+    }
+    // The hyphen: the byte of the `-`'s line end, where `—` was expected.
+    let r = run(&[
+        "parse",
+        "--json",
+        "[WO:7fce46e0] [from super] Audit - check endpoints",
+    ]);
+    assert_eq!(r.json()["near_misses"][0]["expected"], "`—`");
+    // A sentence the scanner leaves out (in a code span) is no near miss;
+    // text with no marker has none.
+    for text in [
+        "just prose, `[CLAIM 7f]` in code",
+        "[WORKFLOW] nothing here",
+    ] {
+        let r = run(&["parse", text]);
+        assert_eq!(
+            (r.code, r.stdout.as_str()),
+            (1, "nothing found\n"),
+            "{text}"
+        );
+    }
+}
+
+/// Suggestions rank by similarity to the name typed (P213): `nope` is like
+/// no op, so none is offered; a misspelt op is.
+#[test]
+fn suggestions_rank_by_the_name_typed() {
+    let r = run(&["tools", "nope"]);
+    assert_eq!(r.code, 2);
+    assert!(!r.stderr.contains("did you mean"), "{}", r.stderr);
+    let r = run(&["tools", "dm.snd"]);
+    assert!(r.stderr.contains("did you mean `dm.send`?"), "{}", r.stderr);
+    let r = run(&["sentence", "RESULT"]);
+    assert!(r.stderr.contains("did you mean `result`?"), "{}", r.stderr);
+}
+
+/// `completions SHELL` prints a completion script naming every verb.
+#[test]
+fn completions_print_a_script_for_each_shell() {
+    let verbs = [
+        "sentence",
+        "regex",
+        "parse",
+        "tools",
+        "loops",
+        "get",
+        "completions",
+    ];
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let r = ok(&["completions", shell]);
+        assert!(r.stdout.contains("box-docs"), "{shell}");
+        for verb in verbs {
+            assert!(r.stdout.contains(verb), "{shell}: no {verb}");
+        }
+    }
+    let r = ok(&["completions", "bash"]);
+    assert!(r.stdout.contains("complete -F _box__docs "), "{}", r.stdout);
+    // The script is valid bash.
+    let o = Command::new("bash")
+        .args(["-n", "-c", &r.stdout])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(run(&["completions", "tcsh"]).code, 2);
+}

@@ -64,7 +64,7 @@ use std::path::Path;
 
 pub use diagnostic::{Diagnostic, Report, Severity};
 pub use files::{Drift, DriftKind, Mode, SyncError};
-pub use options::{Options, REPO_RUNTIME_PATH, RUNTIME_VERSION};
+pub use options::{Options, Provenance, Runtime, REPO_RUNTIME_PATH, RUNTIME_VERSION};
 pub use pycheck::Python;
 
 /// Everything the generator produces from one spec.

@@ -152,6 +152,9 @@ fn the_reference_parser_agrees_with_every_vector_on_the_real_spec() {
     assert!(fails.is_empty(), "{}", fails.join("\n"));
 }
 
+/// The test below, as `cargo xtask test` filters it.
+const TEST: &str = "a_pattern_change_reaches_every_output";
+
 #[test]
 fn a_pattern_change_reaches_every_output_and_fails_a_vector_in_both_languages() {
     let real = generate(&root().join("schema")).unwrap();
@@ -215,7 +218,9 @@ fn a_pattern_change_reaches_every_output_and_fails_a_vector_in_both_languages() 
     // parsed in Python and the edit changes no structure, only a pattern.
     let out = tempfile::tempdir().unwrap();
     edited.sync(out.path(), Mode::Write).unwrap();
-    common::copy_installed_native_module(&common::python(), &out.path().join("python"));
+    if !common::copy_installed_native_module(&common::python(), &out.path().join("python"), TEST) {
+        return;
+    }
     let (ok, log) = python_vectors(Some(&out.path().join("python")));
     assert!(
         !ok && log.contains(&format!("sentences/{VECTOR}: expected the error")),

@@ -6,8 +6,11 @@
 //! says how relative paths resolve and how paths are shown:
 //!
 //! - [`Context::standalone`]: paths are relative to the current directory,
-//!   and the generated crate names the runtime by version only, unless
-//!   `--runtime-path` is given;
+//!   the generated crate reaches a copy of the runtime written beside it
+//!   (`<out>/runtime`, [`Runtime::Vendored`]) unless `--runtime-version` or
+//!   `--runtime-path` is given, and the headers name the command line; with
+//!   this repository's own spec and output directory it writes what
+//!   `cargo xtask gen` writes ([`repository_of`], P210);
 //! - [`Context::repository`]: the defaults (`schema`, `generated`) are this
 //!   repository's, paths given on the command line are relative to the
 //!   directory the command was run from, paths are shown relative to the
@@ -21,8 +24,8 @@ use std::path::{Component, Path, PathBuf};
 
 use agent_sentences_codegen::compat::{self, Comparison};
 use agent_sentences_codegen::{
-    generate_with, lint_and_generate_with, Diagnostic, Drift, DriftKind, Mode, Options, Python,
-    Report, Severity, SyncError,
+    generate_with, lint_and_generate_with, Diagnostic, Drift, DriftKind, Mode, Options, Provenance,
+    Python, Report, Runtime, Severity, SyncError,
 };
 use clap::{Args, ValueEnum};
 
@@ -49,9 +52,9 @@ pub struct GenArgs {
     pub out: Option<PathBuf>,
     /// The runtime crate's directory, relative to `<out>/rust` (or
     /// absolute), written into the generated Cargo.toml beside the runtime's
-    /// version. Default: in this repository, its `runtime/`; standalone,
-    /// none (the runtime comes from a registry by version).
-    #[arg(long, value_name = "PATH")]
+    /// version. Default: in this repository, its `runtime/`; standalone, a
+    /// copy of the runtime written under `<out>/runtime` (no registry needed).
+    #[arg(long, value_name = "PATH", conflicts_with = "runtime_version")]
     pub runtime_path: Option<String>,
     /// gen: write into an output directory that holds files but no manifest
     /// (`.agent-sentences-manifest`, which gen writes), and over files or
@@ -60,6 +63,27 @@ pub struct GenArgs {
     /// check ignores it.
     #[arg(long)]
     pub force: bool,
+    /// Name the runtime by this version requirement only (e.g. `0.1`), for a
+    /// crate that takes `agent-sentences-runtime` from a registry; no copy is
+    /// written.
+    #[arg(long, value_name = "VERSION", value_parser = version_requirement)]
+    pub runtime_version: Option<String>,
+}
+
+/// Accepts a cargo version requirement's characters (`0.1`, `^0.1.2`,
+/// `>=0.1, <0.3`); cargo itself judges the rest.
+fn version_requirement(s: &str) -> Result<String, String> {
+    let ok = s.chars().any(|c| c.is_ascii_digit())
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || " .,*^~=<>-+".contains(c));
+    if ok {
+        Ok(s.to_owned())
+    } else {
+        Err(format!(
+            "`{s}` is not a version requirement (e.g. `{}` or `0.1`)",
+            agent_sentences_codegen::RUNTIME_VERSION
+        ))
+    }
 }
 
 /// Arguments of `check`.
@@ -79,7 +103,7 @@ pub struct CheckArgs {
     #[arg(long, default_value = "python3")]
     pub python: String,
     /// Also compare the spec with an earlier one: a directory holding the
-    /// earlier spec files, or a git revision (`main`, `v1.0.0`, `HEAD~1`)
+    /// earlier spec files, or a git revision (`main`, `HEAD`, `HEAD~1`, a tag)
     /// whose copy of the spec directory is read with `git show`. Breaking
     /// changes without a major version bump fail the check; additive ones
     /// without a minor bump warn.
@@ -145,19 +169,35 @@ impl Context {
         }
     }
 
-    /// The generated crate's `--runtime-path` when none is given: the
-    /// repository's `runtime/` seen from `<out>/rust`; standalone, none.
-    fn default_runtime_path(&self, out: &Path) -> Option<String> {
-        let root = self.root.as_ref()?;
-        Some(relative_path(&out.join("rust"), &root.join("runtime")))
-    }
-
-    fn options(&self, args: &GenArgs, out: &Path) -> Options {
+    /// The output options: the runtime as the arguments name it, else the
+    /// repository's `runtime/` seen from `<out>/rust` (in this repository,
+    /// or when `spec` and `out` are its own: [`repository_of`]), else a
+    /// vendored copy; the headers name this command line, or `cargo xtask
+    /// gen` for this repository's command (whatever its `--out`) and for the
+    /// repository's own spec and output.
+    fn options(&self, args: &GenArgs, spec: &Path, out: &Path) -> Options {
+        let detected = repository_of(spec, out);
+        let root = self.root.as_ref().or(detected.as_ref());
+        let runtime = match (&args.runtime_path, &args.runtime_version, root) {
+            (Some(p), _, _) => Runtime::Path(p.clone()),
+            (None, Some(v), _) => Runtime::Version(v.clone()),
+            (None, None, Some(root)) => {
+                Runtime::Path(relative_path(&out.join("rust"), &root.join("runtime")))
+            }
+            (None, None, None) => Runtime::Vendored,
+        };
+        let provenance = if root.is_some() {
+            Provenance::default()
+        } else {
+            let spec_shown = args
+                .spec
+                .as_ref()
+                .map_or_else(|| "schema".to_owned(), |s| shown(s));
+            Provenance::new(&self.fix_command(args), &spec_shown)
+        };
         Options {
-            runtime_path: args
-                .runtime_path
-                .clone()
-                .or_else(|| self.default_runtime_path(out)),
+            runtime,
+            provenance,
         }
     }
 
@@ -177,8 +217,31 @@ impl Context {
         if args.force {
             cmd.push_str(" --force");
         }
+        if let Some(v) = &args.runtime_version {
+            cmd.push_str(&format!(" --runtime-version {}", shell_word(v)));
+        }
         cmd
     }
+}
+
+/// The root of this repository (the generator's own) when `spec` and `out`
+/// are its `schema/` and `generated/` (both absolute and normalized): a
+/// directory whose `Cargo.toml` is a workspace with the member
+/// `generated/rust`, and whose `runtime/Cargo.toml` is the runtime's. The
+/// standalone generator then writes what `cargo xtask gen` writes (P210):
+/// the runtime by the repository's path, the headers naming `cargo xtask
+/// gen`, so the README's command and the repository's agree.
+pub fn repository_of(spec: &Path, out: &Path) -> Option<PathBuf> {
+    let root = out.parent()?;
+    if out.file_name()? != "generated" || spec != root.join("schema") {
+        return None;
+    }
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).ok()?;
+    let runtime = std::fs::read_to_string(root.join("runtime/Cargo.toml")).ok()?;
+    let ours = manifest.contains("[workspace]")
+        && manifest.contains("\"generated/rust\"")
+        && runtime.contains("name = \"agent-sentences-runtime\"");
+    ours.then(|| root.to_owned())
 }
 
 fn current_dir() -> PathBuf {
@@ -274,7 +337,7 @@ pub fn run_gen(ctx: &Context, args: &GenArgs) -> bool {
         return false;
     }
     let (spec_s, out_s) = (ctx.show(&spec), ctx.show(&out));
-    let generated = match generate_with(&spec_s, &ctx.options(args, &out)) {
+    let generated = match generate_with(&spec_s, &ctx.options(args, &spec, &out)) {
         Ok(g) => g,
         Err(report) => {
             print_report(&report);
@@ -474,7 +537,8 @@ pub fn run_check(ctx: &Context, args: &CheckArgs) -> bool {
     };
     let (spec_s, out_s) = (ctx.show(&spec), ctx.show(&out));
     let label = shown(&out_s);
-    let (report, generated) = lint_and_generate_with(&spec_s, &python, &ctx.options(p, &out));
+    let (report, generated) =
+        lint_and_generate_with(&spec_s, &python, &ctx.options(p, &spec, &out));
     // --deny-warnings: no finding that `/known_findings` does not acknowledge (P93).
     let mut ok = !(report.has_errors() || (args.deny_warnings && report.has_new_warnings()));
     let drift: Option<Vec<Drift>> = match &generated {

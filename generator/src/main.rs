@@ -3,12 +3,14 @@
 //! ```sh
 //! cargo install --path generator
 //! agent-sentences-gen gen --spec schema --out generated
-//! agent-sentences-gen check --spec schema --out generated --against main
+//! agent-sentences-gen check --spec schema --out generated --against HEAD
 //! ```
 //!
-//! `--spec` and `--out` are relative to the current directory. It writes
-//! what `cargo xtask gen` writes, except that the generated crate names the
-//! runtime by version only unless `--runtime-path` is given.
+//! `--spec` and `--out` are relative to the current directory. Elsewhere
+//! than this repository it writes the runtime it carries beside the
+//! generated crate (`<out>/runtime`) unless `--runtime-version` or
+//! `--runtime-path` is given; with this repository's `schema` and
+//! `generated` it writes what `cargo xtask gen` writes.
 
 use std::process::ExitCode;
 

@@ -66,6 +66,19 @@ fn file_count() -> usize {
         .len()
 }
 
+/// How many files the standalone generator writes from the real spec
+/// outside this repository: the above and the vendored runtime's.
+fn standalone_file_count() -> usize {
+    let options = agent_sentences_codegen::Options {
+        runtime: agent_sentences_codegen::Runtime::Vendored,
+        ..Default::default()
+    };
+    agent_sentences_codegen::generate_with(&root().join("schema"), &options)
+        .unwrap_or_else(|r| panic!("{r}"))
+        .files
+        .len()
+}
+
 #[test]
 fn paths_are_relative_to_the_current_directory_and_errors_name_the_path_tried() {
     let tmp = tempfile::tempdir().unwrap();
@@ -76,7 +89,7 @@ fn paths_are_relative_to_the_current_directory_and_errors_name_the_path_tried() 
     assert!(
         stderr.ends_with(&format!(
             "{} written, 0 removed (orphans), 0 unchanged, under gen\n",
-            file_count()
+            standalone_file_count()
         )),
         "{stderr}"
     );
@@ -84,15 +97,52 @@ fn paths_are_relative_to_the_current_directory_and_errors_name_the_path_tried() 
         stderr.contains("wrote gen/rust/Cargo.toml (new)\n"),
         "{stderr}"
     );
-    // No --runtime-path: the runtime comes from a registry, by version only.
+    // No runtime named: the copy the generator carries, written beside the crate.
     let manifest = std::fs::read_to_string(tmp.path().join("gen/rust/Cargo.toml")).unwrap();
     assert!(
         manifest.contains(&format!(
-            "agent-sentences-runtime = {{ version = \"{}\" }}\n",
+            "agent-sentences-runtime = {{ version = \"{}\", path = \"../runtime\" }}\n",
             agent_sentences_codegen::RUNTIME_VERSION
         )),
         "{manifest}"
     );
+    assert!(
+        stderr.contains("wrote gen/runtime/src/lib.rs (new)\n"),
+        "{stderr}"
+    );
+    // --runtime-version: the registry's crate by that requirement; the copy
+    // is then an orphan, removed.
+    let o = run(
+        tmp.path(),
+        &[
+            "gen",
+            "--spec",
+            "spec",
+            "--out",
+            "gen",
+            "--runtime-version",
+            "0.1",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    let manifest = std::fs::read_to_string(tmp.path().join("gen/rust/Cargo.toml")).unwrap();
+    assert!(
+        manifest.contains("agent-sentences-runtime = { version = \"0.1\" }\n"),
+        "{manifest}"
+    );
+    assert!(
+        !tmp.path().join("gen/runtime/src/lib.rs").exists(),
+        "{stderr}"
+    );
+    let o = run(
+        tmp.path(),
+        &["gen", "--out", "gen", "--runtime-version", "latest"],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("`latest` is not a version requirement"));
+    let o = run(tmp.path(), &["gen", "--spec", "spec", "--out", "gen"]);
+    assert!(o.status.success());
 
     // Again: nothing changes; an orphan (a file an earlier gen listed in
     // its manifest, still marked) is removed and counted apart, and a file
@@ -104,7 +154,7 @@ fn paths_are_relative_to_the_current_directory_and_errors_name_the_path_tried() 
     std::fs::write(tmp.path().join("gen/rust/src/mine.rs"), "x\n").unwrap();
     let o = run(tmp.path(), &["gen", "--spec", "spec", "--out", "gen"]);
     let stderr = String::from_utf8_lossy(&o.stderr);
-    let expected = format!("left gen/rust/src/mine.rs (not written by gen: a regular file of 2 byte(s))\nremoved gen/rust/src/old.rs (orphan: the spec no longer produces it)\n0 written, 1 removed (orphans), {} unchanged, 1 left (not written by gen), under gen\n", file_count());
+    let expected = format!("left gen/rust/src/mine.rs (not written by gen: a regular file of 2 byte(s))\nremoved gen/rust/src/old.rs (orphan: the spec no longer produces it)\n0 written, 1 removed (orphans), {} unchanged, 1 left (not written by gen), under gen\n", standalone_file_count());
     assert!(stderr.ends_with(&expected), "{stderr}");
     assert_eq!(std::fs::read_to_string(&manifest).unwrap(), listed);
     std::fs::remove_file(tmp.path().join("gen/rust/src/mine.rs")).unwrap();

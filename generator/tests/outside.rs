@@ -1,14 +1,16 @@
-//! Acceptance: the generated crate builds and passes its tests (unit,
-//! integration and doctests) in a directory outside this workspace, as a
-//! user's checkout would hold it, depending on the runtime crate alone (by
-//! path here, as a registry user would by version).
+//! Acceptance: what a new user gets from `agent-sentences-gen gen` into an
+//! empty directory outside this workspace builds and passes its tests
+//! (unit, integration and doctests) with no registry and no
+//! `--runtime-path`: the generator writes the runtime it carries beside the
+//! generated crate (P210). With this repository's own spec and output, the
+//! standalone generator writes what `cargo xtask gen` writes.
 //!
-//! The build is offline (every crate is in `~/.cargo/registry`), pins this
-//! repository's `Cargo.lock`, and reuses one target directory under the
-//! workspace's (`target/standalone`, which `codegen/tests/add_structure.rs`
-//! and `cargo xtask test`'s packaging step share: they build the same
-//! dependencies with the same features), so only the first build compiles
-//! the dependencies.
+//! The build is offline (every crate is in `~/.cargo/registry`; with no
+//! `Cargo.lock`, cargo resolves from what is there, as a user's first build
+//! does), and reuses one target directory under the workspace's
+//! (`target/standalone`, which `codegen/tests/add_structure.rs` and `cargo
+//! xtask test`'s packaging step share: they build the same dependencies with
+//! the same features), so only the first build compiles the dependencies.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -35,28 +37,9 @@ fn cargo() -> Command {
 /// for `cargo package`.
 const STANDALONE_DEBUG: &str = "false";
 
-#[test]
-fn the_generated_crate_builds_and_tests_outside_the_workspace() {
-    let tmp = tempfile::tempdir().unwrap();
-    assert!(
-        !tmp.path().starts_with(root()),
-        "the temporary directory must be outside the workspace"
-    );
-    let runtime = root().join("runtime");
-    // Relative --out, from the current directory (the temporary one).
-    let o = Command::new(env!("CARGO_BIN_EXE_agent-sentences-gen"))
-        .current_dir(tmp.path())
-        .args(["gen", "--spec"])
-        .arg(root().join("schema"))
-        .args(["--out", "out", "--runtime-path"])
-        .arg(&runtime)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let krate = tmp.path().join("out/rust");
-    let manifest = std::fs::read_to_string(krate.join("Cargo.toml")).unwrap();
-    assert!(!manifest.contains("workspace"), "{manifest}");
-    let deps: Vec<&str> = manifest
+/// The `[dependencies]` names of a generated manifest.
+fn dependency_names(manifest: &str) -> Vec<&str> {
+    manifest
         .split("\n[dependencies]\n")
         .nth(1)
         .unwrap()
@@ -66,8 +49,24 @@ fn the_generated_crate_builds_and_tests_outside_the_workspace() {
         .lines()
         .filter(|l| !l.starts_with('#'))
         .map(|l| l.split(" = ").next().unwrap())
-        .collect();
-    assert_eq!(deps, ["agent-sentences-runtime", "schemars"], "{manifest}");
+        .collect()
+}
+
+/// `--runtime-path` names the runtime by that path beside its version (no copy).
+#[test]
+fn a_runtime_path_is_written_into_the_manifest_and_nothing_is_vendored() {
+    let tmp = tempfile::tempdir().unwrap();
+    let runtime = root().join("runtime");
+    let o = Command::new(env!("CARGO_BIN_EXE_agent-sentences-gen"))
+        .current_dir(tmp.path())
+        .args(["gen", "--spec"])
+        .arg(root().join("schema"))
+        .args(["--out", "out", "--runtime-path"])
+        .arg(&runtime)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let manifest = std::fs::read_to_string(tmp.path().join("out/rust/Cargo.toml")).unwrap();
     assert!(
         manifest.contains(&format!(
             "agent-sentences-runtime = {{ version = \"{}\", path = {:?} }}",
@@ -76,7 +75,84 @@ fn the_generated_crate_builds_and_tests_outside_the_workspace() {
         )),
         "{manifest}"
     );
-    std::fs::copy(root().join("Cargo.lock"), krate.join("Cargo.lock")).unwrap();
+    assert!(!tmp.path().join("out/runtime").exists());
+}
+
+/// The README's repository command (`agent-sentences-gen gen --spec schema
+/// --out generated`, from the root) writes what `cargo xtask gen` writes:
+/// its `check` finds `generated/` up to date, manifests and headers alike.
+#[test]
+fn the_standalone_generator_writes_this_repository_s_output_as_cargo_xtask_gen_does() {
+    let o = Command::new(env!("CARGO_BIN_EXE_agent-sentences-gen"))
+        .current_dir(root())
+        .args([
+            "check",
+            "--spec",
+            "schema",
+            "--out",
+            "generated",
+            "--python",
+            "off",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(stderr.contains("generated is up to date"), "{stderr}");
+}
+
+#[test]
+fn the_generated_crate_builds_and_tests_outside_the_workspace() {
+    let tmp = tempfile::tempdir().unwrap();
+    assert!(
+        !tmp.path().starts_with(root()),
+        "the temporary directory must be outside the workspace"
+    );
+    // A new user's command: relative --out, from the current directory (the
+    // temporary one), no runtime named.
+    let o = Command::new(env!("CARGO_BIN_EXE_agent-sentences-gen"))
+        .current_dir(tmp.path())
+        .args(["gen", "--spec"])
+        .arg(root().join("schema"))
+        .args(["--out", "out"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let krate = tmp.path().join("out/rust");
+    let manifest = std::fs::read_to_string(krate.join("Cargo.toml")).unwrap();
+    assert!(!manifest.contains("workspace"), "{manifest}");
+    assert_eq!(
+        dependency_names(&manifest),
+        ["agent-sentences-runtime", "schemars"],
+        "{manifest}"
+    );
+    assert!(
+        manifest.contains(&format!(
+            "agent-sentences-runtime = {{ version = \"{}\", path = \"../runtime\" }}",
+            agent_sentences_codegen::RUNTIME_VERSION,
+        )),
+        "{manifest}"
+    );
+    // The headers name the command that wrote them, not this repository's.
+    let command = format!(
+        "agent-sentences-gen gen --spec {} --out out",
+        root().join("schema").display()
+    );
+    for file in [
+        "rust/Cargo.toml",
+        "rust/src/lib.rs",
+        "runtime/src/lib.rs",
+        "python/pyproject.toml",
+    ] {
+        let text = std::fs::read_to_string(tmp.path().join("out").join(file)).unwrap();
+        let first = text.lines().next().unwrap();
+        assert!(
+            first.contains(&format!("@generated by `{command}`")),
+            "{file}: {first}"
+        );
+    }
+    assert!(!manifest.contains("cargo xtask"), "{manifest}");
+    assert!(!krate.join("Cargo.lock").exists());
 
     let started = std::time::Instant::now();
     let o = cargo()
@@ -190,5 +266,118 @@ fn copy_spec(from: &Path, to: &Path) {
     for e in std::fs::read_dir(from).unwrap() {
         let e = e.unwrap();
         std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+    }
+}
+
+/// The README's standalone-generator block, run as written: the generator
+/// installed from this repository into a temporary cargo root (`--root`,
+/// offline, a debug build in the shared target directory), then `gen` and
+/// `check --against` from the root of a copy of this repository (its spec,
+/// output, runtime and workspace manifest, committed in a fresh git
+/// repository, so the revision `--against` names exists). `gen` finds
+/// nothing to write (it writes what `cargo xtask gen` writes) and `check`
+/// passes.
+#[test]
+fn the_readme_standalone_generator_commands_run_as_written() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let block = readme
+        .split("### The standalone generator")
+        .nth(1)
+        .unwrap()
+        .split("```sh\n")
+        .nth(1)
+        .unwrap()
+        .split("\n```\n")
+        .next()
+        .unwrap();
+    let commands: Vec<&str> = block
+        .lines()
+        .map(|l| l.split("  #").next().unwrap().trim_end())
+        .collect();
+    assert_eq!(commands[0], "cargo install --path generator", "{block}");
+    assert!(
+        commands[1..]
+            .iter()
+            .all(|c| c.starts_with("agent-sentences-gen ")),
+        "{block}"
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let cargo_root = tmp.path().join("cargo-root");
+    let o = cargo()
+        .current_dir(root())
+        .args(commands[0].split(' ').skip(1))
+        .arg("--root")
+        .arg(&cargo_root)
+        .args(["--debug", "--offline", "--locked", "--quiet"])
+        .env("CARGO_TARGET_DIR", root().join("target/standalone"))
+        .env_remove("RUSTFLAGS")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let bin = cargo_root.join("bin");
+    assert!(bin.join("agent-sentences-gen").is_file());
+
+    let repo = tmp.path().join("repo");
+    for dir in ["schema", "generated", "runtime"] {
+        copy_tree(&root().join(dir), &repo.join(dir));
+    }
+    std::fs::copy(root().join("Cargo.toml"), repo.join("Cargo.toml")).unwrap();
+    let git = |args: &[&str]| {
+        let o = Command::new("git")
+            .current_dir(&repo)
+            .args(args)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.com")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.com")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    git(&["init", "--quiet"]);
+    git(&["add", "-A"]);
+    git(&["commit", "--quiet", "-m", "spec"]);
+    let path = std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .unwrap();
+    for command in &commands[1..] {
+        let words = shlex::split(command).unwrap();
+        let o = Command::new(&words[0])
+            .current_dir(&repo)
+            .args(&words[1..])
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            o.status.success(),
+            "`{command}` failed:\n{stderr}\n{}",
+            String::from_utf8_lossy(&o.stdout)
+        );
+        if words[1] == "gen" {
+            assert!(
+                stderr.contains("0 written, 0 removed (orphans)"),
+                "{stderr}"
+            );
+        }
+    }
+}
+
+/// Copies a directory tree, leaving out build by-products (`target`,
+/// `__pycache__`).
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let name = e.file_name();
+        if name == "target" || name == "__pycache__" {
+            continue;
+        }
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &to.join(&name));
+        } else {
+            std::fs::copy(e.path(), to.join(&name)).unwrap();
+        }
     }
 }

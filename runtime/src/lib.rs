@@ -26,6 +26,7 @@ pub mod ops;
 #[allow(unsafe_code)]
 pub mod python;
 pub mod scan;
+pub mod vendor;
 
 /// The `regex` crate the generated patterns compile with (re-exported for generated code).
 pub use regex;
@@ -292,6 +293,20 @@ impl Step {
             .get_or_init(|| Regex::new(self.pattern).ok())
             .as_ref()
     }
+}
+
+/// How many leading characters of `text` spell the start of the protocol
+/// tag `tag` (`[RESULT ]`, `[WO:]`), ASCII case ignored: the tie-break of
+/// `Sentence::parse`'s `closest` among structures that fitted equally long
+/// prefixes, so the structure whose marker was typed is named
+/// (`[RESULT] OK` is closest to `result`, not to `claim`, whose pattern
+/// also reads `[RESULT`). Counted in characters, as Python counts them, so
+/// both languages name the same structure.
+pub fn tag_affinity(tag: &str, text: &str) -> usize {
+    tag.chars()
+        .zip(text.chars())
+        .take_while(|(a, b)| a.eq_ignore_ascii_case(b))
+        .count()
 }
 
 /// Where `text` stops fitting a pattern split into `steps`: the end of the

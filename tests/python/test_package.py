@@ -186,3 +186,12 @@ def test_pip_builds_an_abi3_wheel(tmp_path: Path) -> None:
         names = set(z.namelist())
     assert {"agent_sentences/py.typed", "agent_sentences/_native.pyi", "agent_sentences/scanner.py"} <= names
     assert any(n.startswith("agent_sentences/_native.") and n.endswith((".so", ".pyd")) for n in names), names
+
+
+def test_the_harvest_is_installed_as_a_console_script() -> None:
+    # P214: `agent-sentences-harvest` beside the interpreter the package is installed for.
+    (script,) = [e for e in importlib.metadata.entry_points(group="console_scripts") if e.name == "agent-sentences-harvest"]
+    assert script.value == "agent_sentences.harvest:main"
+    path = Path(sys.executable).parent / ("agent-sentences-harvest.exe" if os.name == "nt" else "agent-sentences-harvest")
+    done = subprocess.run([str(path), "--help"], capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and "--out" in done.stdout, done.stderr

@@ -5,9 +5,10 @@
 //! 2. the pinned tools of `tests/python/requirements.txt` installed into it
 //!    with pip, only when the file changed since the last install (a copy of
 //!    it is kept as `.tools/venv/requirements.installed`);
-//! 3. the generated package built and installed into it from source, as a
-//!    user's `pip install generated/python` does (maturin compiles its native
-//!    module, `agent_sentences._native`, in release mode into `target/`);
+//! 3. the generated package's wheel built with maturin (its native module,
+//!    `agent_sentences._native`, compiled in release mode into `target/`,
+//!    cargo's progress shown), checked as a package index would take it, and
+//!    installed into the venv;
 //! 4. `mypy --strict` on the installed package and on `tests/python/typed_usage.py`
 //!    (code written as a user's);
 //! 5. `pytest` on `tests/python/`, against the installed package.
@@ -40,12 +41,51 @@ fn venv_path() -> std::ffi::OsString {
     std::env::join_paths(paths).unwrap_or_default()
 }
 
-/// Builds the generated package from source and installs it into the venv
-/// (no build isolation: maturin comes from the pinned tools, not from the
-/// network); true when it installed.
+/// Where the wheel of the generated package is built.
+pub const WHEEL_DIR: &str = "target/wheels";
+
+/// Builds the generated package's wheel with maturin (cargo's progress
+/// shown as it compiles, so the minutes of a release build on a loaded
+/// machine are not silent), checks that a package index accepts it (a
+/// manylinux tag, PEP 639 licence metadata, the harvest's console script),
+/// and installs it into the venv; true when all of it held.
 pub fn install_package(python: &Path) -> bool {
+    let _ = std::fs::remove_dir_all(WHEEL_DIR);
+    // Absolute: maturin runs in generated/python.
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let out_dir = cwd.join(WHEEL_DIR);
+    let maturin = cwd.join(venv_bin()).join("maturin");
+    let built = run(
+        "build the wheel of generated/python (maturin, release; cargo's progress follows)",
+        Command::new(maturin)
+            .current_dir("generated/python")
+            .args(["build", "--release", "--out"])
+            .arg(&out_dir)
+            .env("PATH", venv_path()),
+    );
+    if !built {
+        return false;
+    }
+    let wheel = match std::fs::read_dir(WHEEL_DIR).map(|d| {
+        d.flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "whl"))
+            .collect::<Vec<_>>()
+    }) {
+        Ok(w) if w.len() == 1 => w[0].clone(),
+        other => {
+            eprintln!("expected one wheel under {WHEEL_DIR}: {other:?}");
+            return step("wheel a package index accepts", false);
+        }
+    };
+    if !step(
+        "wheel a package index accepts",
+        wheel_problems(python, &wheel).is_empty(),
+    ) {
+        return false;
+    }
     run(
-        "build and install generated/python (maturin, release)",
+        "install the wheel into .tools/venv",
         Command::new(python)
             .args([
                 "-m",
@@ -53,13 +93,68 @@ pub fn install_package(python: &Path) -> bool {
                 "install",
                 "--disable-pip-version-check",
                 "--quiet",
-                "--no-build-isolation",
                 "--no-deps",
                 "--force-reinstall",
-                "generated/python",
             ])
+            .arg(&wheel)
             .env("PATH", venv_path()),
     )
+}
+
+/// What keeps a package index from accepting `wheel`, each problem printed:
+/// a platform tag other than manylinux/musllinux on Linux (the bare
+/// `linux_*` tag is refused), no PEP 639 `License-Expression: MIT`, no
+/// `agent-sentences-harvest` console script.
+fn wheel_problems(python: &Path, wheel: &Path) -> Vec<String> {
+    let mut problems = Vec::new();
+    let name = wheel.file_name().unwrap_or_default().to_string_lossy();
+    let platform = name
+        .trim_end_matches(".whl")
+        .rsplit('-')
+        .next()
+        .unwrap_or("");
+    if cfg!(target_os = "linux")
+        && !(platform.contains("manylinux") || platform.contains("musllinux"))
+    {
+        problems.push(format!(
+            "{name}: platform tag `{platform}` is not manylinux: a package index refuses it"
+        ));
+    }
+    // The wheel's METADATA and entry_points.txt, read with Python's zipfile.
+    let read = |suffix: &str| -> String {
+        Command::new(python)
+            .args([
+                "-c",
+                "import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\nprint(''.join(z.read(n).decode() for n in z.namelist() if n.endswith(sys.argv[2])))",
+            ])
+            .arg(wheel)
+            .arg(suffix)
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+            .unwrap_or_default()
+    };
+    let metadata = read(".dist-info/METADATA");
+    if !metadata
+        .lines()
+        .any(|l| l.trim() == "License-Expression: MIT")
+    {
+        problems.push(format!(
+            "{name}: METADATA has no PEP 639 `License-Expression: MIT`"
+        ));
+    }
+    let entry_points = read(".dist-info/entry_points.txt");
+    if !entry_points
+        .lines()
+        .any(|l| l.replace(' ', "") == "agent-sentences-harvest=agent_sentences.harvest:main")
+    {
+        problems.push(format!(
+            "{name}: no `agent-sentences-harvest` console script"
+        ));
+    }
+    for p in &problems {
+        eprintln!("{p}");
+    }
+    problems
 }
 
 fn venv_python() -> PathBuf {
@@ -114,7 +209,8 @@ pub fn ensure_tools() -> Option<PathBuf> {
             "pip",
             "install",
             "--disable-pip-version-check",
-            "--quiet",
+            "--progress-bar",
+            "off",
             "-r",
             REQUIREMENTS,
         ]),
@@ -203,4 +299,54 @@ pub fn run_tests(
     };
     out.push(("pytest".to_owned(), ok));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Writes a wheel-shaped zip with these METADATA and entry points.
+    fn wheel(dir: &Path, name: &str, metadata: &str, entry_points: &str) -> PathBuf {
+        let path = dir.join(name);
+        let script = "import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'w') as z:\n    z.writestr('agent_sentences-1.0.0.dist-info/METADATA', sys.argv[2])\n    z.writestr('agent_sentences-1.0.0.dist-info/entry_points.txt', sys.argv[3])\n";
+        let ok = Command::new("python3")
+            .args(["-c", script])
+            .arg(&path)
+            .args([metadata, entry_points])
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "python3 writes the zip");
+        path
+    }
+
+    #[test]
+    fn a_wheel_an_index_refuses_is_named_with_every_reason() {
+        let tmp = std::env::temp_dir().join(format!("xtask-wheel-{}", std::process::id()));
+        std::fs::create_dir_all(&tmp).unwrap();
+        let python = Path::new("python3");
+        let good = wheel(
+            &tmp,
+            "agent_sentences-1.0.0-cp311-abi3-manylinux_2_34_x86_64.whl",
+            "Metadata-Version: 2.4\nLicense-Expression: MIT\n",
+            "[console_scripts]\nagent-sentences-harvest=agent_sentences.harvest:main\n",
+        );
+        assert_eq!(wheel_problems(python, &good), Vec::<String>::new());
+        let bad = wheel(
+            &tmp,
+            "agent_sentences-1.0.0-cp311-abi3-linux_x86_64.whl",
+            "Metadata-Version: 2.1\nLicense: MIT\n",
+            "",
+        );
+        let problems = wheel_problems(python, &bad);
+        let _ = std::fs::remove_dir_all(&tmp);
+        assert_eq!(
+            problems.len(),
+            if cfg!(target_os = "linux") { 3 } else { 2 },
+            "{problems:?}"
+        );
+        assert!(problems.iter().any(|p| p.contains("License-Expression")));
+        assert!(problems
+            .iter()
+            .any(|p| p.contains("agent-sentences-harvest")));
+    }
 }

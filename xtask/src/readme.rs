@@ -49,8 +49,9 @@ fn bin_dir() -> PathBuf {
 /// the result (or, with `check`, compares). True on success.
 pub fn run(check: bool) -> bool {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    eprintln!("== building box-docs to rerun the README's console blocks");
     let built = Command::new(&cargo)
-        .args(["build", "--quiet", "-p", "box-docs"])
+        .args(["build", "-p", "box-docs"])
         .status()
         .is_ok_and(|s| s.success());
     if !built {

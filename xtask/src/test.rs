@@ -13,8 +13,8 @@
 //! 5. `cargo clippy --workspace --all-targets` (the Python binding included,
 //!    with the runtime's `python` feature) and `cargo doc` on the generated
 //!    crate, warnings denied; the doctests (generated crate, README); `cargo
-//!    package` of the published crates (runtime, generated crate, generator
-//!    library and binary);
+//!    publish --dry-run` of the published crates (runtime, generated crate,
+//!    generator library and binary; `cargo package` when offline);
 //! 6. `mypy --strict` on the installed package and on user code, and pytest.
 //!
 //! Every step runs whatever the others did; a summary ends the run, one line
@@ -56,13 +56,41 @@ pub(crate) fn step(name: &str, ok: bool) -> bool {
     ok
 }
 
-/// Runs one step's command, printing it and its outcome; true when it exits 0.
+/// How often a step that prints nothing of its own says it is still running.
+const HEARTBEAT_SECS: u64 = 30;
+
+/// Runs one step's command, printing it and its outcome; true when it exits
+/// 0. While it runs, a line every [`HEARTBEAT_SECS`] says it still does, so
+/// no step is silent for longer (a test binary prints nothing until its
+/// tests end).
 pub(crate) fn run(name: &str, cmd: &mut Command) -> bool {
     eprintln!("== {name}: {cmd:?}");
-    let ok = cmd.status().map(|s| s.success()).unwrap_or_else(|e| {
-        eprintln!("cannot run {name}: {e}");
-        false
-    });
+    let started = Instant::now();
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("cannot run {name}: {e}");
+            return step(name, false);
+        }
+    };
+    let mut next = HEARTBEAT_SECS;
+    let ok = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status.success(),
+            Ok(None) => {
+                std::thread::sleep(std::time::Duration::from_millis(200));
+                let secs = started.elapsed().as_secs();
+                if secs >= next {
+                    eprintln!("== {name}: still running ({secs} s)");
+                    next = secs + HEARTBEAT_SECS;
+                }
+            }
+            Err(e) => {
+                eprintln!("cannot wait for {name}: {e}");
+                break false;
+            }
+        }
+    };
     step(name, ok)
 }
 
@@ -76,7 +104,6 @@ pub const PACKAGE_TARGET_DIR: &str = "target/standalone";
 /// crate, the generator library and the standalone generator.
 pub const PACKAGE_ARGS: &[&str] = &[
     "package",
-    "--quiet",
     "--allow-dirty",
     "--target-dir",
     PACKAGE_TARGET_DIR,
@@ -89,6 +116,33 @@ pub const PACKAGE_ARGS: &[&str] = &[
     "-p",
     "agent-sentences-gen",
 ];
+
+/// The packaging step's name and cargo arguments: `cargo publish --dry-run`
+/// of the published crates, or offline their `cargo package`
+/// ([`PACKAGE_ARGS`]).
+pub fn publish_args(offline: bool) -> (&'static str, Vec<&'static str>) {
+    if offline {
+        (
+            "cargo package (offline: no publish --dry-run)",
+            PACKAGE_ARGS.to_vec(),
+        )
+    } else {
+        let mut args = vec!["publish", "--dry-run"];
+        args.extend(&PACKAGE_ARGS[1..]);
+        ("cargo publish --dry-run", args)
+    }
+}
+
+/// Whether the registry answers (`cargo search`, one result): when it does
+/// not, a failed `cargo publish --dry-run` is retried as `cargo package`.
+fn registry_reachable() -> bool {
+    cargo()
+        .args(["search", "--limit", "1", "serde"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
 
 /// Removes cargo's extracted copies of this repository's own packages from
 /// its registry folders. `cargo package` of several packages verifies each
@@ -180,6 +234,11 @@ fn hand_written_packages() -> Vec<String> {
         .collect()
 }
 
+/// The environment variable under which a test that needs the installed
+/// Python package fails without it instead of reporting itself skipped
+/// (`codegen/tests/common`).
+pub const REQUIRE_PYTHON: &str = "AGENT_SENTENCES_REQUIRE_PYTHON";
+
 /// The environment variable that sets the near-miss size of
 /// `tests/python/test_near_miss.py` and `tests/downstream/tests/near_miss.rs`.
 pub const NEAR_MISS_BYTES: &str = "AGENT_SENTENCES_NEAR_MISS_BYTES";
@@ -204,12 +263,14 @@ pub fn run_all(ctx: &Context, quick: bool, filter: Option<&str>) -> bool {
             out: None,
             runtime_path: None,
             force: false,
+            runtime_version: None,
         },
         format: Format::Human,
         deny_warnings: true,
         python: "python3".to_owned(),
         against: None,
     };
+    eprintln!("== lint and drift check: `cargo xtask check --deny-warnings` (the spec read, checked and generated in memory)");
     results.push((
         "lint and drift check".to_owned(),
         step("lint and drift check", run_check(ctx, &check)),
@@ -251,6 +312,9 @@ pub fn run_all(ctx: &Context, quick: bool, filter: Option<&str>) -> bool {
         test.arg(f);
     }
     test.envs(env.iter().copied());
+    // The tests whose Python part needs the package installed above run it
+    // in full (without this, a plain `cargo test` skips that part).
+    test.env(REQUIRE_PYTHON, "1");
     results.push(("cargo test".to_owned(), run("cargo test", &mut test)));
     if full {
         results.push((
@@ -272,7 +336,7 @@ pub fn run_all(ctx: &Context, quick: bool, filter: Option<&str>) -> bool {
             run(
                 "rustdoc on the generated crate",
                 cargo()
-                    .args(["doc", "--quiet", "--no-deps", "-p", "agent-sentences"])
+                    .args(["doc", "--no-deps", "-p", "agent-sentences"])
                     .env("RUSTDOCFLAGS", "-D warnings"),
             ),
         ));
@@ -284,7 +348,6 @@ pub fn run_all(ctx: &Context, quick: bool, filter: Option<&str>) -> bool {
                 "doctests",
                 cargo().args([
                     "test",
-                    "--quiet",
                     "--doc",
                     "-p",
                     "agent-sentences",
@@ -296,17 +359,28 @@ pub fn run_all(ctx: &Context, quick: bool, filter: Option<&str>) -> bool {
         // Every crate a user gets from a registry, packaged and verified together
         // (each verification builds against the ones packaged before it, from a
         // local registry cargo makes under target/package).
+        // `cargo publish --dry-run` also asks the registry what a real
+        // upload would (it needs the network); offline (CARGO_NET_OFFLINE,
+        // or the registry unreachable), `cargo package` makes and verifies
+        // the same packages.
         forget_packaged_sources();
-        results.push((
-            "cargo package".to_owned(),
-            run(
-                "cargo package",
-                // As every build in target/standalone (generator/tests/outside.rs).
-                cargo()
-                    .args(PACKAGE_ARGS)
-                    .env("CARGO_PROFILE_DEV_DEBUG", "false"),
-            ),
-        ));
+        let offline = std::env::var("CARGO_NET_OFFLINE").is_ok_and(|v| v == "true");
+        let package = |offline: bool| {
+            let (name, args) = publish_args(offline);
+            // As every build in target/standalone (generator/tests/outside.rs).
+            let ok = run(
+                name,
+                cargo().args(&args).env("CARGO_PROFILE_DEV_DEBUG", "false"),
+            );
+            (name.to_owned(), ok)
+        };
+        let (mut name, mut ok) = package(offline);
+        if !ok && !offline && !registry_reachable() {
+            eprintln!("the registry is unreachable: `cargo package` makes and verifies the same packages offline");
+            forget_packaged_sources();
+            (name, ok) = package(true);
+        }
+        results.push((name, ok));
     }
     if let Some(python) = python {
         results.extend(crate::python::run_tests(python, full, filter, &env));

@@ -7,12 +7,13 @@ pub mod header;
 pub mod python;
 pub mod rust;
 pub mod schema;
+pub mod vendor;
 
 use std::collections::BTreeMap;
 
 use crate::load::Spec;
 use crate::lower::Model;
-use crate::options::Options;
+use crate::options::{Options, Runtime};
 
 pub use header::{JSON_COMMENT, MD_HEADER, PY_HEADER, RUST_HEADER, TOML_HEADER};
 
@@ -58,9 +59,10 @@ pub fn emit_all(spec: &Spec, model: &Model, options: &Options) -> BTreeMap<Strin
     );
     files.insert(
         "rust/Cargo.toml".to_owned(),
-        rust::cargo_toml(model, options.runtime_path.as_deref()),
+        rust::cargo_toml(model, &options.runtime),
     );
     files.insert("rust/src/lib.rs".to_owned(), rust::lib_rs(model));
+    files.insert("rust/README.md".to_owned(), rust::readme_md(model));
     files.insert(
         "rust/tests/spec_examples.rs".to_owned(),
         rust::spec_examples_rs(model),
@@ -120,11 +122,15 @@ pub fn emit_all(spec: &Spec, model: &Model, options: &Options) -> BTreeMap<Strin
     }
     files.insert(
         "python/native/Cargo.toml".to_owned(),
-        python::native_cargo_toml(model, options.runtime_path.as_deref()),
+        python::native_cargo_toml(model, &options.runtime),
     );
     files.insert(
         "python/native/src/lib.rs".to_owned(),
         python::native_lib_rs(model),
     );
+    header::restamp(&mut files, &options.provenance);
+    if options.runtime == Runtime::Vendored {
+        files.extend(vendor::runtime_files(&options.provenance));
+    }
     files
 }

@@ -17,6 +17,7 @@ use tera::{Context, Tera};
 use crate::emit::header::{PY_HEADER, RUST_HEADER};
 use crate::ident;
 use crate::lower::{FieldIr, FieldTy, Model, SentenceIr};
+use crate::options::Runtime;
 use crate::template::Piece;
 
 /// The templates, by name, as compiled into the generator.
@@ -535,17 +536,17 @@ pub fn native_pyi(model: &Model) -> String {
 }
 
 /// `generated/python/native/Cargo.toml`: the PyO3 binding crate maturin
-/// builds into `agent_sentences._native`. `runtime_path` is the runtime's
-/// path as the generated Rust crate's manifest writes it (relative to
-/// `<out>/rust`, or absolute; `None`: by version only, P103); this crate lies
-/// one folder deeper.
-pub fn native_cargo_toml(model: &Model, runtime_path: Option<&str>) -> String {
-    let version =
-        serde_json::to_string(agent_sentences_runtime::VERSION).expect("a str serializes");
-    let runtime = match runtime_path {
+/// builds into `agent_sentences._native`. The runtime is named as the
+/// generated Rust crate's manifest names it ([`Runtime::dependency`]: a path
+/// relative to `<out>/rust`, or absolute; by version only, P103); this crate
+/// lies one folder deeper.
+pub fn native_cargo_toml(model: &Model, runtime: &Runtime) -> String {
+    let (version, path) = runtime.dependency();
+    let version = serde_json::to_string(&version).expect("a str serializes");
+    let runtime = match path {
         Some(p) => {
-            let p = if std::path::Path::new(p).is_absolute() {
-                p.to_owned()
+            let p = if std::path::Path::new(&p).is_absolute() {
+                p
             } else {
                 format!("../{p}")
             };

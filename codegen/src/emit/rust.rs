@@ -7,9 +7,10 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::emit::docs::rustdoc;
-use crate::emit::header::{RUST_HEADER, TOML_HEADER};
+use crate::emit::header::{MD_HEADER, RUST_HEADER, TOML_HEADER};
 use crate::lower::{FieldIr, FieldTy, Model, PatternIr, SentenceIr};
 use crate::model::GroupType;
+use crate::options::Runtime;
 use crate::template::Piece;
 
 /// A string literal token, raw (`r"…"`) when that reads better.
@@ -62,6 +63,19 @@ pub const CRATE_EDITION: &str = "2021";
 pub const CRATE_RUST_VERSION: &str = "1.85";
 /// See [`CRATE_EDITION`].
 pub const CRATE_LICENSE: &str = "MIT";
+/// The repository the generated crate's manifest names (the workspace's
+/// `repository`).
+pub const CRATE_REPOSITORY: &str = "https://github.com/agent-sentences/agent-sentences";
+
+/// `generated/rust/README.md`: the crate's README for its registry page
+/// (the manifest's `readme`): the spec it is generated from and how to use it.
+pub fn readme_md(model: &Model) -> String {
+    format!(
+        "{MD_HEADER}\n# agent-sentences\n\nTyped sentence structures, parsers and renderers of \"{title}\" (spec version {version}),\ngenerated from the spec: one type per structure with `FromStr` (`parse`) and\n`Display` (`render`), `Sentence` for any structure, and `scan::scan` for every\nsentence and tool directive in free text, with byte spans. A `ParseError` names\nthe structure expected, the byte where the text stopped fitting and what was\nexpected there.\n\n```rust\nlet any: agent_sentences::Sentence = \"[ACK:7fce46e0] [from 646]\".parse().unwrap();\nassert_eq!(any.kind().key(), \"ack\");\n```\n\nIt depends on one crate, `agent-sentences-runtime`. Licensed under {CRATE_LICENSE}.\n",
+        title = model.title,
+        version = model.version
+    )
+}
 
 /// A TOML basic string holding `s` (JSON's escapes are TOML's).
 fn toml_str(s: &str) -> String {
@@ -69,17 +83,19 @@ fn toml_str(s: &str) -> String {
 }
 
 /// `generated/rust/Cargo.toml`: a self-contained manifest (no workspace
-/// inheritance) whose version is the spec's. The runtime is named by the
-/// version the generator was built with (`agent_sentences_runtime::VERSION`)
-/// and, when `runtime_path` is given, also by that path relative to the
-/// crate's directory, as prost names prost-types: the path is used in a
-/// checkout, the version from a registry (`cargo package` drops the path).
-pub fn cargo_toml(model: &Model, runtime_path: Option<&str>) -> String {
-    let runtime_version = toml_str(agent_sentences_runtime::VERSION);
-    let runtime = match runtime_path {
+/// inheritance) whose version is the spec's. The runtime is named as
+/// [`Runtime::dependency`] says: by the version the generator was built with
+/// (`agent_sentences_runtime::VERSION`) or the one the user named, and, for
+/// a path or a vendored copy, also by that path relative to the crate's
+/// directory, as prost names prost-types: the path is used in a checkout, the
+/// version from a registry (`cargo package` drops the path).
+pub fn cargo_toml(model: &Model, runtime: &Runtime) -> String {
+    let (version, path) = runtime.dependency();
+    let runtime_version = toml_str(&version);
+    let runtime = match path {
         Some(path) => format!(
             "{{ version = {runtime_version}, path = {} }}",
-            toml_str(path)
+            toml_str(&path)
         ),
         None => format!("{{ version = {runtime_version} }}"),
     };
@@ -92,6 +108,8 @@ description = "Typed sentence structures, parsers and renderers of the agent mes
 edition = "{CRATE_EDITION}"
 rust-version = "{CRATE_RUST_VERSION}"
 license = "{CRATE_LICENSE}"
+repository = "{CRATE_REPOSITORY}"
+readme = "README.md"
 documentation = "https://docs.rs/agent-sentences"
 keywords = ["agents", "protocol", "parser", "codegen"]
 categories = ["parser-implementations"]
@@ -1189,10 +1207,13 @@ fn sentence_enum(model: &Model, schemars: &TokenStream, examples: bool) -> Token
         quote! {
             match #v::parse(text) {
                 Ok(x) => return Ok(Sentence::#v(x)),
-                Err(e) => match &best {
-                    Some(b) if b.offset >= e.offset => {}
-                    _ => best = Some(e),
-                },
+                Err(e) => {
+                    let rank = (e.offset, agent_sentences_runtime::tag_affinity(SentenceKind::#v.tag(), text));
+                    match &best {
+                        Some((_, b)) if *b >= rank => {}
+                        _ => best = Some((e, rank)),
+                    }
+                }
             }
         }
     });
@@ -1212,12 +1233,14 @@ fn sentence_enum(model: &Model, schemars: &TokenStream, examples: bool) -> Token
             /// # Errors
             /// [`ParseError`] with `structure: None` and `closest` set to the
             /// structure that fitted the longest prefix, with its offset and
-            /// reason.
+            /// reason; among equally long ones, the one whose protocol tag
+            /// the text starts with the most of (`tag_affinity`), then the
+            /// first in spec order.
             #parse_example
             pub fn parse(text: &str) -> Result<Sentence, ParseError> {
-                let mut best: Option<ParseError> = None;
+                let mut best: Option<(ParseError, (usize, usize))> = None;
                 #(#tries)*
-                let best = best.expect("at least one structure");
+                let (best, _) = best.expect("at least one structure");
                 Err(ParseError { structure: None, closest: best.structure, offset: best.offset, kind: best.kind })
             }
 

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final, Literal, TypeVar, Union
 
-from . import patterns
+from . import _native, patterns
 from .errors import FixedMismatch, Integer, Json, NoMatch, ParseError, RepeatMismatch, UnexpectedGroup, byte_offset
 from .strict_json import JsonError, JsonObject, clone_object, parse_object, render_object
 
@@ -2083,16 +2083,20 @@ def parse(text: str) -> Sentence:
     Structures are tried in spec order; the first that fits the whole text
     wins. Raises :class:`~agent_sentences.errors.ParseError` with
     ``structure=None`` and ``closest`` set to the structure that fitted the
-    longest prefix (the first such in spec order), with its offset and reason.
+    longest prefix, with its offset and reason; among equally long ones, the
+    one whose protocol tag the text starts with the most of (ASCII case
+    ignored), then the first in spec order, as Rust's ``Sentence::parse``.
     """
     _check_text(None, text)
-    best: ParseError | None = None
-    for parser in PARSERS.values():
+    best: tuple[ParseError, tuple[int, int]] | None = None
+    for kind in KINDS:
         try:
-            return parser(text)
+            return PARSERS[kind.key](text)
         except ParseError as e:
-            if best is None or e.offset > best.offset:
-                best = e
+            rank = (e.offset, _native.tag_affinity(kind.tag, text))
+            if best is None or rank > best[1]:
+                best = (e, rank)
     if best is None:
         raise RuntimeError("the spec has no structures")
-    raise ParseError(None, best.structure, best.offset, best.kind)
+    closest = best[0]
+    raise ParseError(None, closest.structure, closest.offset, closest.kind)

@@ -6296,7 +6296,9 @@ impl Sentence {
     /// # Errors
     /// [`ParseError`] with `structure: None` and `closest` set to the
     /// structure that fitted the longest prefix, with its offset and
-    /// reason.
+    /// reason; among equally long ones, the one whose protocol tag
+    /// the text starts with the most of (`tag_affinity`), then the
+    /// first in spec order.
     ///
     /// ```
     /// use agent_sentences::{Sentence, SentenceKind};
@@ -6307,134 +6309,229 @@ impl Sentence {
     /// # Ok::<(), agent_sentences::ParseError>(())
     /// ```
     pub fn parse(text: &str) -> Result<Sentence, ParseError> {
-        let mut best: Option<ParseError> = None;
+        let mut best: Option<(ParseError, (usize, usize))> = None;
         match WorkOrder::parse(text) {
             Ok(x) => return Ok(Sentence::WorkOrder(x)),
             Err(e) => {
+                let rank = (
+                    e.offset,
+                    agent_sentences_runtime::tag_affinity(
+                        SentenceKind::WorkOrder.tag(),
+                        text,
+                    ),
+                );
                 match &best {
-                    Some(b) if b.offset >= e.offset => {}
-                    _ => best = Some(e),
+                    Some((_, b)) if *b >= rank => {}
+                    _ => best = Some((e, rank)),
                 }
             }
         }
         match Ack::parse(text) {
             Ok(x) => return Ok(Sentence::Ack(x)),
             Err(e) => {
+                let rank = (
+                    e.offset,
+                    agent_sentences_runtime::tag_affinity(SentenceKind::Ack.tag(), text),
+                );
                 match &best {
-                    Some(b) if b.offset >= e.offset => {}
-                    _ => best = Some(e),
+                    Some((_, b)) if *b >= rank => {}
+                    _ => best = Some((e, rank)),
                 }
             }
         }
         match Claim::parse(text) {
             Ok(x) => return Ok(Sentence::Claim(x)),
             Err(e) => {
+                let rank = (
+                    e.offset,
+                    agent_sentences_runtime::tag_affinity(
+                        SentenceKind::Claim.tag(),
+                        text,
+                    ),
+                );
                 match &best {
-                    Some(b) if b.offset >= e.offset => {}
-                    _ => best = Some(e),
+                    Some((_, b)) if *b >= rank => {}
+                    _ => best = Some((e, rank)),
                 }
             }
         }
         match ResultSentence::parse(text) {
             Ok(x) => return Ok(Sentence::ResultSentence(x)),
             Err(e) => {
+                let rank = (
+                    e.offset,
+                    agent_sentences_runtime::tag_affinity(
+                        SentenceKind::ResultSentence.tag(),
+                        text,
+                    ),
+                );
                 match &best {
-                    Some(b) if b.offset >= e.offset => {}
-                    _ => best = Some(e),
+                    Some((_, b)) if *b >= rank => {}
+                    _ => best = Some((e, rank)),
                 }
             }
         }
         match Decline::parse(text) {
             Ok(x) => return Ok(Sentence::Decline(x)),
             Err(e) => {
+                let rank = (
+                    e.offset,
+                    agent_sentences_runtime::tag_affinity(
+                        SentenceKind::Decline.tag(),
+                        text,
+                    ),
+                );
                 match &best {
-                    Some(b) if b.offset >= e.offset => {}
-                    _ => best = Some(e),
+                    Some((_, b)) if *b >= rank => {}
+                    _ => best = Some((e, rank)),
                 }
             }
         }
         match NoAction::parse(text) {
             Ok(x) => return Ok(Sentence::NoAction(x)),
             Err(e) => {
+                let rank = (
+                    e.offset,
+                    agent_sentences_runtime::tag_affinity(
+                        SentenceKind::NoAction.tag(),
+                        text,
+                    ),
+                );
                 match &best {
-                    Some(b) if b.offset >= e.offset => {}
-                    _ => best = Some(e),
+                    Some((_, b)) if *b >= rank => {}
+                    _ => best = Some((e, rank)),
                 }
             }
         }
         match ToolCall::parse(text) {
             Ok(x) => return Ok(Sentence::ToolCall(x)),
             Err(e) => {
+                let rank = (
+                    e.offset,
+                    agent_sentences_runtime::tag_affinity(
+                        SentenceKind::ToolCall.tag(),
+                        text,
+                    ),
+                );
                 match &best {
-                    Some(b) if b.offset >= e.offset => {}
-                    _ => best = Some(e),
+                    Some((_, b)) if *b >= rank => {}
+                    _ => best = Some((e, rank)),
                 }
             }
         }
         match JobMarker::parse(text) {
             Ok(x) => return Ok(Sentence::JobMarker(x)),
             Err(e) => {
+                let rank = (
+                    e.offset,
+                    agent_sentences_runtime::tag_affinity(
+                        SentenceKind::JobMarker.tag(),
+                        text,
+                    ),
+                );
                 match &best {
-                    Some(b) if b.offset >= e.offset => {}
-                    _ => best = Some(e),
+                    Some((_, b)) if *b >= rank => {}
+                    _ => best = Some((e, rank)),
                 }
             }
         }
         match Nudge::parse(text) {
             Ok(x) => return Ok(Sentence::Nudge(x)),
             Err(e) => {
+                let rank = (
+                    e.offset,
+                    agent_sentences_runtime::tag_affinity(
+                        SentenceKind::Nudge.tag(),
+                        text,
+                    ),
+                );
                 match &best {
-                    Some(b) if b.offset >= e.offset => {}
-                    _ => best = Some(e),
+                    Some((_, b)) if *b >= rank => {}
+                    _ => best = Some((e, rank)),
                 }
             }
         }
         match FleetAlert::parse(text) {
             Ok(x) => return Ok(Sentence::FleetAlert(x)),
             Err(e) => {
+                let rank = (
+                    e.offset,
+                    agent_sentences_runtime::tag_affinity(
+                        SentenceKind::FleetAlert.tag(),
+                        text,
+                    ),
+                );
                 match &best {
-                    Some(b) if b.offset >= e.offset => {}
-                    _ => best = Some(e),
+                    Some((_, b)) if *b >= rank => {}
+                    _ => best = Some((e, rank)),
                 }
             }
         }
         match ContractFooter::parse(text) {
             Ok(x) => return Ok(Sentence::ContractFooter(x)),
             Err(e) => {
+                let rank = (
+                    e.offset,
+                    agent_sentences_runtime::tag_affinity(
+                        SentenceKind::ContractFooter.tag(),
+                        text,
+                    ),
+                );
                 match &best {
-                    Some(b) if b.offset >= e.offset => {}
-                    _ => best = Some(e),
+                    Some((_, b)) if *b >= rank => {}
+                    _ => best = Some((e, rank)),
                 }
             }
         }
         match Directive::parse(text) {
             Ok(x) => return Ok(Sentence::Directive(x)),
             Err(e) => {
+                let rank = (
+                    e.offset,
+                    agent_sentences_runtime::tag_affinity(
+                        SentenceKind::Directive.tag(),
+                        text,
+                    ),
+                );
                 match &best {
-                    Some(b) if b.offset >= e.offset => {}
-                    _ => best = Some(e),
+                    Some((_, b)) if *b >= rank => {}
+                    _ => best = Some((e, rank)),
                 }
             }
         }
         match RuntimeContext::parse(text) {
             Ok(x) => return Ok(Sentence::RuntimeContext(x)),
             Err(e) => {
+                let rank = (
+                    e.offset,
+                    agent_sentences_runtime::tag_affinity(
+                        SentenceKind::RuntimeContext.tag(),
+                        text,
+                    ),
+                );
                 match &best {
-                    Some(b) if b.offset >= e.offset => {}
-                    _ => best = Some(e),
+                    Some((_, b)) if *b >= rank => {}
+                    _ => best = Some((e, rank)),
                 }
             }
         }
         match SubagentUpdate::parse(text) {
             Ok(x) => return Ok(Sentence::SubagentUpdate(x)),
             Err(e) => {
+                let rank = (
+                    e.offset,
+                    agent_sentences_runtime::tag_affinity(
+                        SentenceKind::SubagentUpdate.tag(),
+                        text,
+                    ),
+                );
                 match &best {
-                    Some(b) if b.offset >= e.offset => {}
-                    _ => best = Some(e),
+                    Some((_, b)) if *b >= rank => {}
+                    _ => best = Some((e, rank)),
                 }
             }
         }
-        let best = best.expect("at least one structure");
+        let (best, _) = best.expect("at least one structure");
         Err(ParseError {
             structure: None,
             closest: best.structure,

@@ -156,6 +156,14 @@ fn tools_list() -> PyResult<String> {
     serde_json::to_string(&agent_sentences::ops::tools_list()).map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))
 }
 
+/// How many leading characters of `text` spell the start of the protocol
+/// tag `tag`, ASCII case ignored: `parse`'s tie-break for `closest`
+/// (`agent_sentences_runtime::tag_affinity`).
+#[pyfunction]
+fn tag_affinity(tag: &str, text: &str) -> usize {
+    agent_sentences_runtime::tag_affinity(tag, text)
+}
+
 /// The module: the functions above, `JsonError`, and `LIMITS` (the spec's
 /// `(max_depth, max_bytes)` as the Rust crate holds them).
 #[pymodule]
@@ -169,6 +177,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(harvest_lines, m)?)?;
     m.add_function(wrap_pyfunction!(scan_json, m)?)?;
     m.add_function(wrap_pyfunction!(parse_object, m)?)?;
+    m.add_function(wrap_pyfunction!(tag_affinity, m)?)?;
     m.add_function(wrap_pyfunction!(tracker, m)?)?;
     m.add_function(wrap_pyfunction!(restore, m)?)?;
     m.add_function(wrap_pyfunction!(loops_report, m)?)?;
