@@ -193,7 +193,12 @@ impl Context {
                 .spec
                 .as_ref()
                 .map_or_else(|| "schema".to_owned(), |s| shown(s));
-            Provenance::new(&self.fix_command(args), &spec_shown)
+            // `--force` changes what gen may replace, not what it writes.
+            let unforced = GenArgs {
+                force: false,
+                ..args.clone()
+            };
+            Provenance::new(&self.fix_command(&unforced), &spec_shown)
         };
         Options {
             runtime,
