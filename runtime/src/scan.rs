@@ -58,8 +58,8 @@ use regex_automata::{Anchored, Input};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::context::{Breaker, Context, Fence, TextRun, BOM};
 use crate::json::{scan_object, Limits};
-use crate::markdown::{Breaker, Context, Fence, TextRun, BOM};
 use crate::{AutomataGroups, Cap, Groups, ParseError};
 
 /// The groups of a match read in two parts: the capture pass over the
@@ -233,6 +233,11 @@ pub enum SkipReason {
     /// Two keys of one object that are equal after NFKC normalization once
     /// invisible characters are removed (P155, P164).
     LookalikeKeys,
+    /// A candidate that some CommonMark reader shows as text and that not
+    /// every reader shows as text of the same block, or a directive fence
+    /// that not every reader reads alike (P172): the message names each
+    /// reader and what it shows there (`comrak: html_block`).
+    HiddenBy,
 }
 
 impl fmt::Display for SkipReason {
@@ -249,6 +254,7 @@ impl fmt::Display for SkipReason {
             SkipReason::NotPlainText => "not-plain-text",
             SkipReason::InvisibleCharacter => "invisible-character",
             SkipReason::LookalikeKeys => "lookalike-keys",
+            SkipReason::HiddenBy => "hidden-by",
         })
     }
 }
@@ -1213,7 +1219,7 @@ impl<S: 'static> Run<'_, S> {
 
     fn all(&mut self) {
         let ctx = Context::of(self.full, &self.s.fence_words);
-        // What pulldown-cmark found, in the order of the text.
+        // What every reader shows, in the order of the text.
         let mut parts: Vec<(usize, Part<'_>)> = ctx
             .runs
             .iter()
@@ -1231,10 +1237,87 @@ impl<S: 'static> Run<'_, S> {
                 Part::Run(run) => {
                     let from = resume.max(run.span.start);
                     if from < run.span.end {
-                        resume = self.text_run(run, from);
+                        resume = self.text_run(run, from, run.span.end);
                     }
                 }
             }
+        }
+        self.hidden(&ctx);
+    }
+
+    /// Reports what some reader shows as text and the readers do not agree
+    /// on (P172): each candidate that starts there, read as that reader
+    /// shows it, and each disputed directive fence. Nothing found there runs.
+    fn hidden(&mut self, ctx: &Context) {
+        if ctx.unshared.is_empty() && ctx.disputed.is_empty() {
+            return;
+        }
+        let mut covered: std::collections::BTreeMap<usize, usize> = self
+            .found
+            .iter()
+            .map(|f| (f.span.start, f.span.end))
+            .chain(self.skipped.iter().map(|s| (s.span.start, s.span.end)))
+            .collect();
+        let mut reports: Vec<Skipped> = Vec::new();
+        for f in &ctx.disputed {
+            reports.push(Skipped {
+                span: f.span.clone(),
+                reason: SkipReason::HiddenBy,
+                message: format!(
+                    "the readers do not read the same directive fence here ({})",
+                    ctx.shown_at(f.span.start)
+                ),
+            });
+        }
+        self.shell = None;
+        self.bidi = None;
+        for u in &ctx.unshared {
+            let (f0, s0) = (self.found.len(), self.skipped.len());
+            self.text_run(&u.run, u.span.start, u.span.end);
+            let found = self.found.split_off(f0);
+            let skipped = self.skipped.split_off(s0);
+            let what = found
+                .into_iter()
+                .map(|f| {
+                    let kind = match f.item {
+                        Item::Sentence { .. } => "a sentence".to_owned(),
+                        Item::Directive { .. } => "a call".to_owned(),
+                    };
+                    (f.span, kind)
+                })
+                .chain(skipped.into_iter().map(|s| {
+                    let kind = format!("a broken candidate ({}: {})", s.reason, s.message);
+                    (s.span, kind)
+                }));
+            for (span, kind) in what {
+                let at = span.start;
+                if covered
+                    .range(..=at)
+                    .next_back()
+                    .is_some_and(|(_, &end)| end > at)
+                {
+                    continue;
+                }
+                covered.insert(span.start, span.end);
+                let shown = ctx.shown_at(at);
+                let placed = if shown.matches(": text").count() > 1 {
+                    ", which place it in different blocks"
+                } else {
+                    ""
+                };
+                reports.push(Skipped {
+                    span,
+                    reason: SkipReason::HiddenBy,
+                    message: format!(
+                        "{kind} that {} shows as text, not every reader ({shown}){placed}",
+                        Context::reader_name(u.reader),
+                    ),
+                });
+            }
+        }
+        if !reports.is_empty() {
+            self.skipped.extend(reports);
+            self.skipped.sort_by_key(|s| s.span.start);
         }
     }
 
@@ -1269,9 +1352,10 @@ impl<S: 'static> Run<'_, S> {
         }
     }
 
-    /// Reads the text run `run` from `from`; returns where scanning resumes
-    /// (past the run when a sentence's free text runs on to its block's end).
-    fn text_run(&mut self, run: &TextRun, from: usize) -> usize {
+    /// Reads the text run `run` for candidates that start from `from` to
+    /// `until`; returns where scanning resumes (past the run when a
+    /// sentence's free text runs on to its block's end).
+    fn text_run(&mut self, run: &TextRun, from: usize, until: usize) -> usize {
         let end = run.span.end;
         self.text = &self.full[..end];
         self.bytes = self.text.as_bytes();
@@ -1281,7 +1365,7 @@ impl<S: 'static> Run<'_, S> {
         self.block_end = run.block_end;
         self.unclosed = [usize::MAX; 2];
         let mut pos = from;
-        while pos < end {
+        while pos < until {
             if let Some(next) = self.line_start(pos) {
                 pos = next;
                 continue;
@@ -1289,7 +1373,7 @@ impl<S: 'static> Run<'_, S> {
             // (A candidate right at `pos`, as in runs of brackets, skips the call.)
             let i = match self.bytes[pos] {
                 b'[' | b'\n' | b'\r' => pos,
-                _ => match memchr::memchr3(b'[', b'\n', b'\r', &self.bytes[pos..]) {
+                _ => match memchr::memchr3(b'[', b'\n', b'\r', &self.bytes[pos..until]) {
                     Some(i) => pos + i,
                     None => break,
                 },

@@ -84,6 +84,7 @@ SkipReason = Literal[
     "not-plain-text",
     "invisible-character",
     "lookalike-keys",
+    "hidden-by",
 ]
 """Why a directive candidate was skipped, as Rust's ``SkipReason`` serializes:
 
@@ -106,7 +107,11 @@ SkipReason = Literal[
   another default-ignorable code point, U+2028 or U+2029) written in the op
   or the arguments, or a bidi control before the call in its paragraph;
 - ``lookalike-keys``: two keys of one object equal after NFKC normalization
-  once invisible characters are removed.
+  once invisible characters are removed;
+- ``hidden-by``: a candidate that some CommonMark reader shows as text and
+  not every reader shows as text of the same block, or a directive fence not
+  every reader reads alike; the message names each reader and what it shows
+  there (``comrak: html_block``).
 """
 SKIP_REASONS: Final[tuple[SkipReason, ...]] = get_args(SkipReason)
 """Every :data:`SkipReason`."""
