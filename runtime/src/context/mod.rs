@@ -148,6 +148,13 @@ pub fn both_paths(text: &str, fence_words: &[&str]) -> [String; 2] {
     [show(&read), show(&quick)]
 }
 
+/// Whether [`Context::of`] takes the trivial path on `text` (tests count
+/// how often the comparison of [`both_paths`] covers it).
+#[doc(hidden)]
+pub fn is_trivial(text: &str) -> bool {
+    may_hold_candidates(text) && trivial::runs(text).is_some()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
