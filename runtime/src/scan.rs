@@ -238,6 +238,10 @@ pub enum SkipReason {
     /// that not every reader reads alike (P172): the message names each
     /// reader and what it shows there (`comrak: html_block`).
     HiddenBy,
+    /// A curl command that starts a block (a list item's, a heading's, a
+    /// table cell's text) on a line where Markdown markup precedes it: only
+    /// a line that starts with `curl` is a directive (P156, P176).
+    CurlNotAtLineStart,
 }
 
 impl fmt::Display for SkipReason {
@@ -255,6 +259,7 @@ impl fmt::Display for SkipReason {
             SkipReason::InvisibleCharacter => "invisible-character",
             SkipReason::LookalikeKeys => "lookalike-keys",
             SkipReason::HiddenBy => "hidden-by",
+            SkipReason::CurlNotAtLineStart => "curl-not-at-line-start",
         })
     }
 }
@@ -1397,6 +1402,22 @@ impl<S: 'static> Run<'_, S> {
         }
         let line = p == 0 || matches!(b[p - 1], b'\n' | b'\r') || &self.full[..p] == BOM;
         if !line {
+            // A block whose text starts with a curl command on a line that
+            // holds something before it (a list marker, a heading's `#`, a
+            // table's `|`): shown as text, but no line a shell runs (P176).
+            if pos == self.block_start
+                && has_at(self.bytes, pos, b"curl")
+                && self.bytes.get(pos + 4).is_some_and(|&c| is_blank(c))
+            {
+                let end = self.line_end(pos);
+                let end = end - usize::from(end > pos && self.bytes[end - 1] == b'\r');
+                self.skipped.push(Skipped {
+                    span: pos..end,
+                    reason: SkipReason::CurlNotAtLineStart,
+                    message: "a curl command that starts its block but not its line (Markdown markup is before it on the line): only a line that starts with curl is a directive".into(),
+                });
+                return Some(end.max(pos + 1));
+            }
             return None;
         }
         let at = pos

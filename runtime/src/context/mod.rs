@@ -155,6 +155,18 @@ pub fn is_trivial(text: &str) -> bool {
     may_hold_candidates(text) && trivial::runs(text).is_some()
 }
 
+/// Each reader's runs and the meet's, for debugging a disagreement.
+#[doc(hidden)]
+pub fn describe(text: &str) -> String {
+    let ctx = Context::read(text, &[]);
+    let mut out = String::new();
+    for (r, reading) in READERS.iter().zip(&ctx.readings) {
+        out.push_str(&format!("{}: {:?}\n", r.name(), reading.runs));
+    }
+    out.push_str(&format!("meet: {:?}\n", ctx.runs));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
