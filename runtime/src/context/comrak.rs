@@ -118,7 +118,7 @@ impl Reader for Comrak {
                 }
                 NodeValue::SoftBreak | NodeValue::LineBreak => {
                     if start && quoted == 0 {
-                        b.shown(r, false);
+                        b.line_break(r);
                     }
                 }
                 NodeValue::Code(_) => {
@@ -266,7 +266,7 @@ fn shown_as_written(b: &mut RunBuilder<'_>, text: &str, r: Range<usize>, literal
     let src = text.as_bytes();
     let lit = literal.as_bytes();
     if &src[r.clone()] == lit {
-        return b.shown(r, true);
+        return b.text(r);
     }
     let (mut i, mut j) = (r.start, 0);
     let mut piece = i;
@@ -285,7 +285,7 @@ fn shown_as_written(b: &mut RunBuilder<'_>, text: &str, r: Range<usize>, literal
             if let Some(len) = entity_len(&src[i..r.end]) {
                 if !lit[j..].starts_with(&src[i..i + len]) {
                     if i > piece {
-                        b.shown(piece..i, true);
+                        b.text(piece..i);
                     }
                     b.inline(&(i..i + len), Breaker::Entity);
                     // The characters it names (one or two).
@@ -307,7 +307,7 @@ fn shown_as_written(b: &mut RunBuilder<'_>, text: &str, r: Range<usize>, literal
         }
         // Parted: nothing from here on is shown as written.
         if i > piece {
-            b.shown(piece..i, true);
+            b.text(piece..i);
         }
         b.inline(&(i..r.end), Breaker::Other);
         return;
@@ -316,7 +316,7 @@ fn shown_as_written(b: &mut RunBuilder<'_>, text: &str, r: Range<usize>, literal
         return b.inline(&(piece..r.end), Breaker::Other);
     }
     if i > piece {
-        b.shown(piece..r.end, true);
+        b.text(piece..r.end);
     }
 }
 

@@ -42,7 +42,7 @@ impl Reader for Pulldown {
             match event {
                 Event::Text(t) if quoted == 0 => {
                     if *t == text[r.clone()] {
-                        b.shown(r, true);
+                        b.text(r);
                     } else {
                         b.inline(&r, Breaker::Entity);
                     }
@@ -53,7 +53,7 @@ impl Reader for Pulldown {
                         body.end = r.end;
                     }
                 }
-                Event::SoftBreak | Event::HardBreak if quoted == 0 => b.shown(r, false),
+                Event::SoftBreak | Event::HardBreak if quoted == 0 => b.line_break(r),
                 Event::Code(_) => {
                     b.inline(&r, Breaker::CodeSpan);
                     out.regions.push(Region {

@@ -208,6 +208,13 @@ pub(crate) trait Reader: Sync {
     fn read(&self, text: &str, from: usize, fence_words: &[&str]) -> Reading;
 }
 
+/// What [`RunBuilder::shown`] is given: text, or a line break.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Piece {
+    Text,
+    LineBreak,
+}
+
 /// Collects a reader's text runs, block by block: the shared bookkeeping of
 /// the readers (each feeds it what its parser reports).
 pub(crate) struct RunBuilder<'t> {
@@ -259,10 +266,19 @@ impl<'t> RunBuilder<'t> {
         self.block_end = 0;
     }
 
-    /// Text shown as written at `r` (or a line break, `text: false`): it
-    /// joins the run being read when only blanks or an escape's backslash
-    /// lie between them.
-    pub(crate) fn shown(&mut self, r: Range<usize>, text: bool) {
+    /// Text shown as written at `r`: it joins the run being read when only
+    /// blanks or an escape's backslash lie between them.
+    pub(crate) fn text(&mut self, r: Range<usize>) {
+        self.shown(r, Piece::Text);
+    }
+
+    /// A line break at `r`: it joins the run being read as [`Self::text`]
+    /// does, and starts none.
+    pub(crate) fn line_break(&mut self, r: Range<usize>) {
+        self.shown(r, Piece::LineBreak);
+    }
+
+    fn shown(&mut self, r: Range<usize>, what: Piece) {
         self.extend(&r);
         if let Some(open) = &mut self.open {
             let gap = self.text.get(open.end..r.start).unwrap_or("\u{0}");
@@ -272,7 +288,7 @@ impl<'t> RunBuilder<'t> {
             }
             self.close(Breaker::Other);
         }
-        if text {
+        if what == Piece::Text {
             self.open = Some(r);
         }
     }
