@@ -235,14 +235,7 @@ impl<S: 'static> Run<'_, S> {
                 && has_at(self.bytes, pos, b"curl")
                 && self.bytes.get(pos + 4).is_some_and(|&c| is_blank(c))
             {
-                let end = self.line_end(pos);
-                let end = end - usize::from(end > pos && self.bytes[end - 1] == b'\r');
-                self.skipped.push(Skipped {
-                    span: pos..end,
-                    reason: SkipReason::CurlNotAtLineStart,
-                    message: "a curl command that starts its block but not its line (Markdown markup is before it on the line): only a line that starts with curl is a directive".into(),
-                });
-                return Some(end.max(pos + 1));
+                return Some(self.curl_not_at_line_start(pos));
             }
             return None;
         }
@@ -257,7 +250,36 @@ impl<S: 'static> Run<'_, S> {
         {
             return self.curl(at);
         }
+        // A line whose text shows `curl` after markup or a prompt only (no
+        // letter before it: `1. curl …`, `$ curl …`): no line a shell runs
+        // as written, reported (P176).
+        let b = self.bytes;
+        let q = at
+            + b[at..]
+                .iter()
+                .take_while(|&&c| !c.is_ascii_alphabetic() && !matches!(c, b'\n' | b'\r'))
+                .count();
+        if q > at
+            && q >= self.curl_end
+            && has_at(b, q, b"curl")
+            && b.get(q + 4).is_some_and(|&c| is_blank(c))
+        {
+            return Some(self.curl_not_at_line_start(q));
+        }
         None
+    }
+
+    /// Reports the curl command at `at`, which does not start its line
+    /// (P176); returns where scanning resumes: its line's end.
+    pub(super) fn curl_not_at_line_start(&mut self, at: usize) -> usize {
+        let end = self.line_end(at);
+        let end = end - usize::from(end > at && self.bytes[end - 1] == b'\r');
+        self.skipped.push(Skipped {
+            span: at..end,
+            reason: SkipReason::CurlNotAtLineStart,
+            message: "a curl command that does not start its line (Markdown markup or a prompt is before it): only a line that starts with curl is a directive".into(),
+        });
+        end.max(at + 1)
     }
 
     /// A curl command starting at `at` (line start, after blanks). Every curl
