@@ -87,6 +87,10 @@ fn the_trivial_path_is_the_readers_context_on_generated_texts() {
         " ",
         "(see above)",
         "\"quoted\" ",
+        "in_m ",
+        "\u{dc}ber ",
+        "x | y ",
+        "\u{2713} ",
         "{\"k\": [1, 2]}",
         "é ",
         "— ",
@@ -124,6 +128,15 @@ fn the_trivial_path_is_the_readers_context_on_generated_texts() {
         "Reply: ",
         "[",
         "]",
+        "a_ ",
+        " _b",
+        "_x_ ",
+        "a__b ",
+        "\u{a0}",
+        "\u{3000}",
+        "- | -\n",
+        "a\n--- | ---\n",
+        "\n\u{feff}x",
     ]
     .iter()
     .map(|s| (*s).to_owned())

@@ -3,12 +3,15 @@
 //! of text, from its first byte to its last that is not a space (P174).
 //!
 //! It holds for a text whose bytes and lines leave no room for Markdown: no
-//! byte that starts inline markup (`*`, `_`, `~`, `` ` ``, `<`, `>`, `&`,
-//! `\`, `|`), no `![`, `](`, `][` or `]:`, no control byte other than LF,
-//! and every line either blank (spaces only) or starting, unindented, with an
-//! ASCII letter or one of `[`, `(`, `"`, `'`, `{`: no such line starts a
-//! block other than a paragraph or interrupts one. Anything else goes to the
-//! readers; a test compares the two paths over the vectors and the scan pool.
+//! byte that starts inline markup (`*`, `~`, `` ` ``, `<`, `>`, `&`, `\`), an
+//! `_` only between two ASCII letters or digits (it can then neither open nor
+//! close emphasis), no `![`, `](`, `][` or `]:`, no control byte other than
+//! LF, no byte order mark at the start, and every line either blank (spaces
+//! only) or starting, unindented, with an ASCII letter, a non-ASCII
+//! character or one of `[`, `(`, `"`, `'`, `{`: no such line starts a block
+//! other than a paragraph or interrupts one (so no line is a table's
+//! delimiter row, and `|` is text). Anything else goes to the readers; a test
+//! compares the two paths over the vectors and generated texts.
 
 use super::reader::{Breaker, TextRun};
 
@@ -20,7 +23,7 @@ const fn inner_bytes() -> [bool; 256] {
         t[c] = true;
         c += 1;
     }
-    let banned = b"*_~`<>&\\|\x7f";
+    let banned = b"*~`<>&\\\x7f";
     let mut k = 0;
     while k < banned.len() {
         t[banned[k] as usize] = false;
@@ -37,6 +40,11 @@ const fn first_bytes() -> [bool; 256] {
     while c <= b'z' {
         t[c as usize] = true;
         t[(c - 32) as usize] = true;
+        c += 1;
+    }
+    let mut c = 0x80;
+    while c < 256 {
+        t[c] = true;
         c += 1;
     }
     let more = b"[(\"'{";
@@ -57,6 +65,20 @@ pub(crate) fn runs(text: &str) -> Option<Vec<TextRun>> {
     let b = text.as_bytes();
     if !b.iter().all(|&c| INNER[usize::from(c)]) {
         return None;
+    }
+    if text.starts_with(super::BOM) {
+        return None;
+    }
+    let word = |k: usize| b.get(k).is_some_and(u8::is_ascii_alphanumeric);
+    // A run of `_` needs a letter or digit on both sides.
+    let mut k = 0;
+    while let Some(f) = memchr::memchr(b'_', &b[k..]) {
+        let start = k + f;
+        let end = start + b[start..].iter().take_while(|&&c| c == b'_').count();
+        if !(start > 0 && word(start - 1) && word(end)) {
+            return None;
+        }
+        k = end;
     }
     for pair in [&b"!["[..], b"](", b"][", b"]:"] {
         if memchr::memmem::find(b, pair).is_some() {
