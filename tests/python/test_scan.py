@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import random
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any, Callable
 
@@ -119,6 +121,54 @@ def test_flood_spans_are_bytes_far_into_the_text() -> None:
         (unit * (len(found) - 1) + 10, unit * (len(found) - 1) + 20),
     ]
     assert found[-1].span.char_start == len("é✓🔥 [CLAIM a1] ") * (len(found) - 1) + 4
+
+
+# Issue 25's superlinear shapes, at 1 MiB, whatever code serves them: each
+# took quadratic time in the Markdown context (at 1 MiB, minutes). Nested `[`
+# closed by collapsed references `][]`, with one definition of the label, then
+# a call in a paragraph of its own, which every reader shows as text.
+def nested_collapsed_references() -> str:
+    k = MIB // 4
+    return "[" * k + "a" + "][]" * k + "\n\n[a]: /u\n\nthen [TOOL t.c1 {}]\n"
+
+
+# Many list markers on one line, then a call: a list item nested 512K deep.
+def list_markers_on_one_line() -> str:
+    return "- " * (MIB // 2) + "[TOOL t.c1 {}]\n"
+
+
+def test_nested_collapsed_references_at_one_mebibyte() -> None:
+    text = nested_collapsed_references()
+    found, skipped = A.scan_with_diagnostics(text)
+    assert [(f.item.op, f.span.end) for f in found] == [("t.c1", len(text) - 1)]
+    assert skipped == []
+
+
+def test_list_markers_on_one_line_at_one_mebibyte() -> None:
+    # The call is run, or reported (a reader may not show text that deep): never lost.
+    text = list_markers_on_one_line()
+    found, skipped = A.scan_with_diagnostics(text)
+    assert [f.item.op for f in found] + [s.span.end for s in skipped] in (["t.c1"], [len(text) - 1])
+
+
+def test_a_run_of_brackets_at_32_mebibytes_in_linear_memory() -> None:
+    # One scan of 32 MiB of `[` in a child process: nothing found, and the
+    # process's peak resident memory above its resident memory before the scan
+    # (the text already built) at most 8 times the input (it was 65 times).
+    child = (
+        "import agent_sentences as A\n"
+        "def status(field):\n"
+        "    line = next(l for l in open('/proc/self/status') if l.startswith(field))\n"
+        "    return int(line.split()[1]) * 1024\n"
+        "text = '[' * (32 << 20) + '\\n\\nthen [TOOL t.c1 {}]\\n'\n"
+        "before = status('VmRSS:')\n"
+        "found, skipped = A.scan_with_diagnostics(text)\n"
+        "print(len(found), len(skipped), status('VmHWM:') - before)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, check=True)
+    found, skipped, peak = (int(x) for x in out.stdout.split())
+    assert (found, skipped) == (1, 0)
+    assert peak <= 8 * (32 << 20), f"peak {peak / (32 << 20):.1f} times the input"
 
 
 SURROGATE = re.compile("[\ud800-\udfff]")

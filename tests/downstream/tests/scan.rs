@@ -600,6 +600,48 @@ fn floods_at_one_mebibyte() {
     );
 }
 
+/// Issue 25's superlinear shapes, at 1 MiB, whatever code serves them (each
+/// took quadratic time in the Markdown context; at 1 MiB, minutes), and the
+/// run of `[` at 32 MiB: the result is asserted, not the time.
+#[test]
+fn markdown_shapes_that_were_quadratic_at_one_mebibyte() {
+    // Nested `[` closed by collapsed references `][]`, one definition of the
+    // label, then a call in a paragraph of its own: every reader shows it.
+    let k = MIB / 4;
+    let text = format!(
+        "{}a{}\n\n[a]: /u\n\nthen [TOOL t.c1 {{}}]\n",
+        "[".repeat(k),
+        "][]".repeat(k)
+    );
+    let (found, skipped) = scan_with_diagnostics(&text);
+    assert_eq!(
+        found.iter().map(|f| f.span.end).collect::<Vec<_>>(),
+        [text.len() - 1]
+    );
+    assert!(skipped.is_empty(), "{skipped:?}");
+    // Many list markers on one line, then a call (a list item 512K deep): run,
+    // or reported, never lost.
+    let text = format!("{}[TOOL t.c1 {{}}]\n", "- ".repeat(MIB / 2));
+    let (found, skipped) = scan_with_diagnostics(&text);
+    let ends: Vec<usize> = found
+        .iter()
+        .map(|f| f.span.end)
+        .chain(skipped.iter().map(|s| s.span.end))
+        .collect();
+    assert_eq!(ends, [text.len() - 1]);
+}
+
+#[test]
+fn a_run_of_brackets_at_32_mebibytes() {
+    let text = format!("{}\n\nthen [TOOL t.c1 {{}}]\n", "[".repeat(32 * MIB));
+    let (found, skipped) = scan_with_diagnostics(&text);
+    assert_eq!(
+        found.iter().map(|f| f.span.end).collect::<Vec<_>>(),
+        [text.len() - 1]
+    );
+    assert!(skipped.is_empty(), "{skipped:?}");
+}
+
 #[test]
 fn the_directives_doc_says_what_the_scanner_does_with_a_payload_without_args() {
     // DIRECTIVES.md once said a missing `args` meant `{}`, which no scanner did.
