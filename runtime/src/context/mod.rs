@@ -3,7 +3,7 @@
 //!
 //! The context is the agreement of independent CommonMark readers that
 //! report source positions (P170): `Context::of` = normalize
-//! (`normalize.rs`) → every reader in [`READERS`] (`reader.rs`, one file a
+//! (`normalize.rs`) → every reader in `READERS` (`reader.rs`, one file a
 //! reader) → their meet (`meet.rs`). A byte is live only where every reader
 //! shows it as text of the same block; a directive fence counts only where
 //! every reader reads the same fenced block outside every container. No rule
@@ -17,7 +17,7 @@
 //! A text whose rendering is trivial (`trivial.rs`) skips the readers: its
 //! context is read from its lines, and is the readers' own (P174).
 //!
-//! All offsets are **byte** offsets into the text given to [`Context::of`],
+//! All offsets are **byte** offsets into the text given to `Context::of`,
 //! half-open.
 
 mod comrak;
