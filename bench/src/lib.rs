@@ -287,7 +287,7 @@ pub fn markdown_hostile() -> Vec<Hostile> {
                     size,
                 ),
             ),
-            // Hostile review (helper-10): one paragraph of calls in link text
+            // Hostile review: one paragraph of calls in link text
             // and calls beside them, not ASCII; each link's call threw away
             // the paragraph's bidi search before.
             (
