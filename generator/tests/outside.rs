@@ -31,7 +31,7 @@ fn cargo() -> Command {
 /// `codegen/tests/add_structure.rs` and in `cargo xtask test`'s packaging
 /// step): none. Faster, and it makes a dependency built for a build script
 /// (whose profile has no debug info) the same build as one for a library,
-/// so the generator's dependencies compile once for the README's route and
+/// so the generator's dependencies compile once for the guide's route and
 /// for `cargo package`.
 const STANDALONE_DEBUG: &str = "false";
 
@@ -132,12 +132,13 @@ fn the_generated_crate_builds_and_tests_outside_the_workspace() {
     );
 }
 
-/// The README's `build.rs` route, as a crate outside the workspace: its
-/// `build.rs` and `src/lib.rs` are the README's block, its dependencies the
-/// README's two (by path here). It must build without a warning.
+/// The `build.rs` route of `docs/guide/rust.md`, as a crate outside the
+/// workspace: its `build.rs` and `src/lib.rs` are the guide's block, its
+/// dependencies the guide's two (by path here). It must build without a
+/// warning.
 #[test]
 fn the_readme_build_script_route_builds_without_warnings_outside_the_workspace() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(root().join("docs/guide/rust.md")).unwrap();
     let block = readme
         .split("```rust,ignore\n")
         .nth(1)
@@ -167,7 +168,7 @@ fn the_readme_build_script_route_builds_without_warnings_outside_the_workspace()
         ),
     )
     .unwrap();
-    // The README lists exactly these two.
+    // The guide lists exactly these two.
     assert!(
         readme.contains("agent-sentences-runtime = \"0.1\"")
             && readme.contains("agent-sentences-codegen = \"0.1\"")

@@ -491,3 +491,48 @@ fn every_page_with_rust_examples_runs_them_as_doctests() {
         "pages with ```rust examples that tests/downstream/src/lib.rs does not include: {missing:?}"
     );
 }
+
+/// The `$ ` commands of every `console` block of a page.
+fn console_commands(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut in_block = false;
+    for line in text.lines() {
+        if !in_block {
+            in_block = line == "```console";
+        } else if line == "```" {
+            in_block = false;
+        } else if let Some(cmd) = line.strip_prefix("$ ") {
+            out.push(cmd.to_owned());
+        }
+    }
+    out
+}
+
+#[test]
+fn every_box_docs_line_of_the_readme_is_a_session_that_runs() {
+    let pages = doc_pages();
+    let run: BTreeSet<String> = pages
+        .iter()
+        .flat_map(|(_, text)| console_commands(text))
+        .collect();
+    let readme = &pages.iter().find(|(p, _)| p == "README.md").unwrap().1;
+    let mut in_sh = false;
+    let mut lines = Vec::new();
+    for line in readme.lines() {
+        if !in_sh {
+            in_sh = line == "```sh";
+        } else if line == "```" {
+            in_sh = false;
+        } else if line.starts_with("box-docs ") {
+            // A comment after the command is two or more blanks and `#`.
+            let cmd = line.split("  #").next().unwrap().trim_end();
+            lines.push(cmd.to_owned());
+        }
+    }
+    assert!(lines.len() >= 5, "the README shows the box-docs one-liners");
+    let missing: Vec<_> = lines.iter().filter(|l| !run.contains(*l)).collect();
+    assert!(
+        missing.is_empty(),
+        "box-docs lines of the README that no console block runs: {missing:?}"
+    );
+}
