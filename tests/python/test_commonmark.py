@@ -266,7 +266,7 @@ KNOWN = Path(__file__).with_name("commonmark_disagreements.json")
 case where pulldown-cmark and markdown-it-py read the same CommonMark
 differently (nested containers, lazy lines, definitions inside containers):
 recorded with the reference's reading and a minimised text, so that a new one
-fails the test and a fixed one must be removed (README, P158)."""
+fails the test and a fixed one must be removed (P158, docs/decisions/commonmark-differential.md)."""
 
 
 def _known_disagreements() -> dict[tuple[int, int | None], dict[str, Any]]:
