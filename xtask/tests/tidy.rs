@@ -536,3 +536,63 @@ fn every_box_docs_line_of_the_readme_is_a_session_that_runs() {
         "box-docs lines of the README that no console block runs: {missing:?}"
     );
 }
+
+/// The targets of the inline links `[text](target)` of a Markdown text,
+/// outside code spans and fenced blocks.
+fn link_targets(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut in_fence = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            in_fence = !in_fence;
+            continue;
+        }
+        if in_fence {
+            continue;
+        }
+        // Code spans hold no links: drop them.
+        let prose: String = line.split('`').step_by(2).collect::<Vec<_>>().join(" ");
+        let mut rest = prose.as_str();
+        while let Some(at) = rest.find("](") {
+            let after = &rest[at + 2..];
+            let Some(end) = after.find(')') else { break };
+            out.push(after[..end].to_owned());
+            rest = &after[end..];
+        }
+    }
+    out
+}
+
+#[test]
+fn links_between_the_documents_point_at_files_that_exist() {
+    let mut broken = Vec::new();
+    for (path, text) in tree() {
+        let is_doc = path == "README.md"
+            || path == "BENCHMARKS.md"
+            || (path.starts_with("docs/") && path.ends_with(".md"));
+        if !is_doc {
+            continue;
+        }
+        let dir = root().join(&path).parent().unwrap().to_owned();
+        for target in link_targets(&text) {
+            if target.contains("://") || target.starts_with('#') || target.starts_with("mailto:") {
+                continue;
+            }
+            let file = target.split('#').next().unwrap();
+            if !dir.join(file).exists() {
+                broken.push(format!("{path}: ({target})"));
+            }
+        }
+    }
+    assert!(
+        broken.is_empty(),
+        "links to nothing:\n{}",
+        broken.join("\n")
+    );
+}
+
+#[test]
+fn link_targets_skip_code() {
+    let text = "see [a](x.md) and `[b](y.md)`\n```\n[c](z.md)\n```\n[d](w.md#p1)";
+    assert_eq!(link_targets(text), ["x.md", "w.md#p1"]);
+}
