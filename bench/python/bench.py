@@ -207,7 +207,7 @@ def main() -> None:
     hostile = []
     # One throwaway child run first: the first child process of a run measured up to
     # twice as slow as the same case run again.
-    # The pure-Python scanner's hostile times are in BENCHMARKS.md's earlier runs.
+    # The pure-Python scanner's hostile times are in the earlier runs under bench/runs/.
     hostile_impls = [name for name in impls if name != "pure"]
     for name in hostile_impls:
         _timed_case(spec_dir, baseline_dir, name, corpus["hostile"][0]["text"], timeout)

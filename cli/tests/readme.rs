@@ -1,8 +1,9 @@
-//! Keeps the README honest: every `console` block in it is a shell session
-//! (`$ command` lines, each followed by what it prints); this test runs each
-//! command with bash, the built `box-docs` first on `PATH`, and compares what
-//! it prints (stdout and stderr together) with what the README shows.
-//! `cargo xtask readme` rewrites the README's output from the binary.
+//! Keeps the README and the guide honest: every `console` block in
+//! `README.md` and `docs/guide/*.md` is a shell session (`$ command` lines,
+//! each followed by what it prints); this test runs each command with bash,
+//! the built `box-docs` first on `PATH`, and compares what it prints (stdout
+//! and stderr together) with what the page shows. `cargo xtask readme`
+//! rewrites the pages' output from the binary.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -12,6 +13,20 @@ fn repo_root() -> PathBuf {
         .parent()
         .expect("cli/ lives in the repository")
         .to_owned()
+}
+
+/// The pages whose console blocks are sessions: the README and the guide,
+/// relative to the repository root, in name order.
+fn pages(root: &Path) -> Vec<PathBuf> {
+    let mut pages: Vec<PathBuf> = std::fs::read_dir(root.join("docs/guide"))
+        .expect("docs/guide/ exists")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .map(|p| p.strip_prefix(root).unwrap().to_owned())
+        .collect();
+    pages.sort();
+    pages.insert(0, PathBuf::from("README.md"));
+    pages
 }
 
 /// `(command, expected output)` for every `$ ` line of every `console` block.
@@ -55,11 +70,16 @@ fn parsing_sessions_splits_commands_from_their_output() {
 #[test]
 fn readme_shows_the_real_output_of_every_command() {
     let root = repo_root();
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let sessions = sessions(&readme);
+    let mut sessions = Vec::new();
+    for page in pages(&root) {
+        let text = std::fs::read_to_string(root.join(&page)).unwrap();
+        for (cmd, expected) in self::sessions(&text) {
+            sessions.push((page.display().to_string(), cmd, expected));
+        }
+    }
     assert!(
         sessions.len() >= 12,
-        "the README shows only {} box-docs commands",
+        "the README and the guide show only {} box-docs commands",
         sessions.len()
     );
     let bin_dir = Path::new(env!("CARGO_BIN_EXE_box-docs")).parent().unwrap();
@@ -68,7 +88,7 @@ fn readme_shows_the_real_output_of_every_command() {
     ))
     .unwrap();
     let mut wrong = Vec::new();
-    for (cmd, expected) in &sessions {
+    for (page, cmd, expected) in &sessions {
         assert!(
             cmd.contains("box-docs"),
             "console blocks are for box-docs: `{cmd}`"
@@ -83,13 +103,13 @@ fn readme_shows_the_real_output_of_every_command() {
         let actual = String::from_utf8(out.stdout).unwrap();
         if &actual != expected {
             wrong.push(format!(
-                "$ {cmd}\n--- README\n{expected}--- actual\n{actual}"
+                "{page}: $ {cmd}\n--- {page}\n{expected}--- actual\n{actual}"
             ));
         }
     }
     assert!(
         wrong.is_empty(),
-        "the README's output differs from the binary's (`cargo xtask readme` rewrites it):\n{}",
+        "the documented output differs from the binary's (`cargo xtask readme` rewrites it):\n{}",
         wrong.join("\n")
     );
 }

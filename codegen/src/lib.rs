@@ -1,7 +1,12 @@
 //! The generator of the agent messaging protocol's code and docs.
 //!
-//! The spec under `schema/` (`structures.json`, `regex_patterns.json`) goes
-//! through four stages, each in its own module:
+//! The spec under `schema/` goes through four stages, each in its own
+//! module. Its files: `structures.json` (the owner's structures),
+//! `regex_patterns.json` (the patterns, their typed groups and examples,
+//! bindings and acknowledged findings), `directives.json` (the tool directive
+//! grammar), and, each optional, `ops.json` (the op catalogue), `loops.json`
+//! (how the loop tracker reads the sentences) and `envelope.json` (the prompt
+//! envelope); [`load`] names them.
 //!
 //! 1. [`load`]: read the files and validate them against the serde model ([`model`]);
 //! 2. [`check`]: cross-check references, fields, templates, patterns and examples,

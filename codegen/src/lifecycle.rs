@@ -2,7 +2,8 @@
 //! state graph, for the Mermaid diagram of the docs.
 //!
 //! The owner writes each structure's transition as free text. This module
-//! reads the shapes the spec uses and nothing more (README decision P30):
+//! reads the shapes the spec uses and nothing more (decision P30,
+//! `docs/decisions/generated-docs.md`):
 //!
 //! - `a -> b -> c`: a path; each arrow is an edge (`a → b`, `b → c`);
 //! - `a/b -> c`: a step of alternatives; the arrow goes from each of them;

@@ -5,7 +5,7 @@
 //! to a [`MachineIr`] ([`lower`], stage 3) that the Rust emitter writes as the
 //! generated crate's `loops` module and the docs as a table.
 //!
-//! How the transitions are read (README decisions P130–P137):
+//! How the transitions are read (decisions P130–P137, `docs/decisions/loops.md`):
 //! - the opener's path (`open -> acknowledged -> running -> closed`) names
 //!   the state a new loop is in (its first) and the machine's states;
 //! - every other structure of `/loop_id` has a two-step path

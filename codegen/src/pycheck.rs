@@ -230,7 +230,7 @@ pub fn check(spec: &Spec, python: &Python) -> Vec<Diagnostic> {
                         py.pos.unwrap_or(0)
                     ),
                 )
-                .with_hint("write it in the dialect both engines accept (see README, P2 and P10)"),
+                .with_hint("write it in the dialect both engines accept (see docs/decisions/sentences.md, P2 and P10)"),
             );
             continue;
         }

@@ -1,5 +1,5 @@
-//! A structure added to a copy of the spec, as the README's "Adding a
-//! structure" says, with no other change: the lint finds nothing new, the
+//! A structure added to a copy of the spec, as `docs/guide/adding-a-structure.md`
+//! says, with no other change: the lint finds nothing new, the
 //! generator writes it into every output, the Rust crate generated from the
 //! copy compiles and passes its own generated tests (every spec example,
 //! the new one included, parsed, rendered and round-tripped), the Python

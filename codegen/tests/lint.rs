@@ -498,7 +498,7 @@ fn python_rejects() -> Case {
             pointer: "/patterns/short_hex/pattern",
             at: "\"(?P<hex>[0-9a-f]{6,12})^*\"",
             message: "Python 3.11.7's `re` rejects the pattern at character 24: nothing to repeat",
-            hint: Some("write it in the dialect both engines accept (see README, P2 and P10)"),
+            hint: Some("write it in the dialect both engines accept (see docs/decisions/sentences.md, P2 and P10)"),
         }],
         gone: vec![],
     }

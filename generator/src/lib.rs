@@ -233,9 +233,9 @@ impl Context {
 /// are its `schema/` and `generated/` (both absolute and normalized): a
 /// directory whose `Cargo.toml` is a workspace with the member
 /// `generated/rust`, and whose `runtime/Cargo.toml` is the runtime's. The
-/// standalone generator then writes what `cargo xtask gen` writes (P210):
+/// standalone generator then writes what `cargo xtask gen` writes (P211):
 /// the runtime by the repository's path, the headers naming `cargo xtask
-/// gen`, so the README's command and the repository's agree.
+/// gen`, so the guide's command and the repository's agree.
 pub fn repository_of(spec: &Path, out: &Path) -> Option<PathBuf> {
     let root = out.parent()?;
     if out.file_name()? != "generated" || spec != root.join("schema") {

@@ -33,7 +33,7 @@ fn cargo() -> Command {
 /// `codegen/tests/add_structure.rs` and in `cargo xtask test`'s packaging
 /// step): none. Faster, and it makes a dependency built for a build script
 /// (whose profile has no debug info) the same build as one for a library,
-/// so the generator's dependencies compile once for the README's route and
+/// so the generator's dependencies compile once for the guide's route and
 /// for `cargo package`.
 const STANDALONE_DEBUG: &str = "false";
 
@@ -78,7 +78,7 @@ fn a_runtime_path_is_written_into_the_manifest_and_nothing_is_vendored() {
     assert!(!tmp.path().join("out/runtime").exists());
 }
 
-/// The README's repository command (`agent-sentences-gen gen --spec schema
+/// The guide's repository command (`agent-sentences-gen gen --spec schema
 /// --out generated`, from the root) writes what `cargo xtask gen` writes:
 /// its `check` finds `generated/` up to date, manifests and headers alike.
 #[test]
@@ -208,12 +208,13 @@ fn the_generated_crate_builds_and_tests_outside_the_workspace() {
     );
 }
 
-/// The README's `build.rs` route, as a crate outside the workspace: its
-/// `build.rs` and `src/lib.rs` are the README's block, its dependencies the
-/// README's two (by path here). It must build without a warning.
+/// The `build.rs` route of `docs/guide/rust.md`, as a crate outside the
+/// workspace: its `build.rs` and `src/lib.rs` are the guide's block, its
+/// dependencies the guide's two (by path here). It must build without a
+/// warning.
 #[test]
 fn the_readme_build_script_route_builds_without_warnings_outside_the_workspace() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(root().join("docs/guide/rust.md")).unwrap();
     let block = readme
         .split("```rust,ignore\n")
         .nth(1)
@@ -243,7 +244,7 @@ fn the_readme_build_script_route_builds_without_warnings_outside_the_workspace()
         ),
     )
     .unwrap();
-    // The README lists exactly these two.
+    // The guide lists exactly these two.
     assert!(
         readme.contains("agent-sentences-runtime = \"0.1\"")
             && readme.contains("agent-sentences-codegen = \"0.1\"")
@@ -269,19 +270,19 @@ fn copy_spec(from: &Path, to: &Path) {
     }
 }
 
-/// The README's standalone-generator block, run as written: the generator
-/// installed from this repository into a temporary cargo root (`--root`,
-/// offline, a debug build in the shared target directory), then `gen` and
-/// `check --against` from the root of a copy of this repository (its spec,
-/// output, runtime and workspace manifest, committed in a fresh git
-/// repository, so the revision `--against` names exists). `gen` finds
-/// nothing to write (it writes what `cargo xtask gen` writes) and `check`
-/// passes.
+/// The guide's standalone-generator block (`docs/guide/rust.md`), run as
+/// written: the generator installed from this repository into a temporary
+/// cargo root (`--root`, offline, a debug build in the shared target
+/// directory), then `gen` and `check --against` from the root of a copy of
+/// this repository (its spec, output, runtime and workspace manifest,
+/// committed in a fresh git repository, so the revision `--against` names
+/// exists). `gen` finds nothing to write (it writes what `cargo xtask gen`
+/// writes) and `check` passes.
 #[test]
 fn the_readme_standalone_generator_commands_run_as_written() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let block = readme
-        .split("### The standalone generator")
+    let guide = std::fs::read_to_string(root().join("docs/guide/rust.md")).unwrap();
+    let block = guide
+        .split("## The standalone generator")
         .nth(1)
         .unwrap()
         .split("```sh\n")

@@ -7,7 +7,7 @@
 //! `lifecycle_transition`) and turns each scanned sentence into a
 //! [`LoopEvent`] (its structure and loop id); nothing here knows a structure.
 //!
-//! # Rules (README decisions P130–P137)
+//! # Rules (decisions P130–P137, `docs/decisions/loops.md`)
 //! - The opener's sentence (a work order) opens a loop in the machine's
 //!   initial state; its id names the loop. Every other event names a loop by
 //!   id in the same id space (`[WO:id]`, `[ACK:id]`, `[CLAIM id]`,

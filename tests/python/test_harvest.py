@@ -87,7 +87,7 @@ def test_the_schema_is_the_documented_one() -> None:
     assert tuple(s.names) == ROW == tuple(c[0] for c in hv.COLUMNS)
     assert s.metadata == {b"agent_sentences.harvest.schema_version": b"1"}
     doc = hv.__doc__ or ""
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "guide" / "harvest.md").read_text()
     for name, kind, _ in hv.COLUMNS:
         assert f"\n{name:<12}  {kind:<8}  " in doc, name
         assert f"| `{name}` | {kind} |" in readme, name

@@ -173,7 +173,7 @@ def test_the_installed_package_is_typed_abi3_and_versioned() -> None:
 
 
 def test_pip_builds_an_abi3_wheel(tmp_path: Path) -> None:
-    # What the README shows; cargo reuses the release build the install made.
+    # What docs/guide/python.md shows; cargo reuses the release build the install made.
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--quiet", "--disable-pip-version-check", "--no-deps", "--no-build-isolation", "-w", str(tmp_path), str(PACKAGE)],
         check=True,

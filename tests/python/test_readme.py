@@ -1,5 +1,6 @@
-"""The README's Python examples (its ```pycon blocks) run as doctests against
-the installed package, so the README shows what the package does."""
+"""The Python examples of the README and the guide (their ```pycon blocks) run
+as doctests against the installed package, so the documentation shows what the
+package does."""
 
 from __future__ import annotations
 
@@ -9,16 +10,20 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 BLOCK = re.compile(r"^```pycon\n(.*?)^```", re.S | re.M)
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs" / "guide").glob("*.md"))]
 
 
-def test_readme_python_examples_run() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    blocks = BLOCK.findall(readme)
-    assert len(blocks) >= 2, "the README has Python examples"
+def test_documentation_python_examples_run() -> None:
     parser = doctest.DocTestParser()
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
-    for i, block in enumerate(blocks):
-        test = parser.get_doctest(block, {}, f"README.md pycon block {i + 1}", "README.md", 0)
-        runner.run(test)
+    pages_with_examples = 0
+    for page in PAGES:
+        name = str(page.relative_to(ROOT))
+        blocks = BLOCK.findall(page.read_text(encoding="utf-8"))
+        pages_with_examples += bool(blocks)
+        for i, block in enumerate(blocks):
+            test = parser.get_doctest(block, {}, f"{name} pycon block {i + 1}", name, 0)
+            runner.run(test)
     results = runner.summarize(verbose=False)
-    assert results.attempted >= 10 and results.failed == 0, results
+    assert pages_with_examples >= 6, "the README and the guide have Python examples"
+    assert results.attempted >= 20 and results.failed == 0, results

@@ -5,6 +5,10 @@
 //! of one 16 MiB text; and the harvest (`bench/python/harvest_bench.py`):
 //! throughput against `scan_many` on the same texts, peak memory from 100 MB
 //! to 1 GB of input (`HARVEST_SIZES=100,1000` in MB).
+//!
+//! The report goes to `target/bench/report.md`; with `--record`, also to
+//! `bench/runs/<date>-<commit>/report.md`, the project's record of runs
+//! (BENCHMARKS.md summarises the latest).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -472,4 +476,91 @@ fn issue_12(t: &mut String, bytes: f64, prose_bytes: f64) -> Result<(), String> 
         );
     }
     Ok(())
+}
+
+/// The folder of a recorded run: `bench/runs/<YYYY-MM-DD>-<commit>`, the
+/// commit suffixed `-dirty` when the tree held uncommitted changes.
+pub fn run_dir(date: &str, commit: &str, dirty: bool) -> std::path::PathBuf {
+    let suffix = if dirty { "-dirty" } else { "" };
+    Path::new("bench/runs").join(format!("{date}-{commit}{suffix}"))
+}
+
+/// The UTC calendar date (`YYYY-MM-DD`) of a time in seconds since the Unix
+/// epoch (Howard Hinnant's `civil_from_days`).
+pub fn utc_date(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+/// Keeps a run's report under `bench/runs/<date>-<commit>/report.md`, with a
+/// header saying when, on which commit and with which command it ran.
+pub fn record(report: &str) -> Result<(), String> {
+    let git = |args: &[&str]| -> Result<String, String> {
+        let out = Command::new("git")
+            .args(args)
+            .output()
+            .map_err(|e| format!("cannot run git: {e}"))?;
+        if !out.status.success() {
+            return Err(format!("git {} failed", args.join(" ")));
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+    };
+    let commit = git(&["rev-parse", "--short=7", "HEAD"])?;
+    let dirty = !git(&["status", "--porcelain", "--untracked-files=no"])?.is_empty();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_err(|e| e.to_string())?;
+    let date = utc_date(now.as_secs());
+    let time = format!(
+        "{:02}:{:02}",
+        now.as_secs() / 3600 % 24,
+        now.as_secs() / 60 % 60
+    );
+    let dir = run_dir(&date, &commit, dirty);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let sizes = std::env::var("HARVEST_SIZES").unwrap_or_else(|_| "100,1000".to_owned());
+    let text = format!(
+        "# Benchmark run, {date} {time} UTC, commit {commit}{}\n\n\
+         `HARVEST_SIZES={sizes} cargo xtask bench --record`; its report, as printed:\n\n{}\n",
+        if dirty {
+            " with uncommitted changes"
+        } else {
+            ""
+        },
+        report.trim_end()
+    );
+    let path = dir.join("report.md");
+    std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    eprintln!("recorded the run in {}", path.display());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_recorded_run_is_named_by_its_utc_date_and_commit() {
+        assert_eq!(utc_date(0), "1970-01-01");
+        // 2026-12-02 02:11:11 UTC, and the last second of a leap day.
+        assert_eq!(utc_date(1_796_177_471), "2026-12-02");
+        assert_eq!(utc_date(951_868_799), "2000-02-29");
+        assert_eq!(
+            run_dir("2026-12-02", "12c674d", false),
+            Path::new("bench/runs/2026-12-02-12c674d")
+        );
+        assert_eq!(
+            run_dir("2026-12-02", "12c674d", true),
+            Path::new("bench/runs/2026-12-02-12c674d-dirty")
+        );
+    }
 }

@@ -3,7 +3,10 @@
 //! - `cargo xtask gen`: check the spec and write `generated/` (only files that change).
 //! - `cargo xtask check`: lint the spec and compare `generated/` with what the
 //!   spec produces (and with `--against`, the spec with an earlier one); writes nothing.
-//! - `cargo xtask readme`: rewrite the `box-docs` output the README shows.
+//! - `cargo xtask readme`: rewrite the `box-docs` output the README and the
+//!   guide show.
+//! - `cargo xtask bench [--record]`: the benchmarks (BENCHMARKS.md); with
+//!   `--record` the report is also kept under `bench/runs/`.
 //!
 //! Both are `agent_sentences_gen`'s, the standalone generator's, with this
 //! repository's defaults.
@@ -54,12 +57,18 @@ enum Command {
     /// Benchmark the Rust scanner, the generated Python package and the seed
     /// approach on one corpus, and print one table (also written to
     /// target/bench/report.md).
-    Bench,
-    /// Rewrite the output shown in README.md's `console` blocks from the
-    /// `box-docs` binary (built first), so a spec change that changes what
-    /// it prints is regenerated too; --check only compares.
+    Bench {
+        /// Also keep the report as a run of the project's record:
+        /// bench/runs/<date>-<commit>/report.md (see BENCHMARKS.md).
+        #[arg(long)]
+        record: bool,
+    },
+    /// Rewrite the output shown in the `console` blocks of README.md and
+    /// docs/guide/*.md from the `box-docs` binary (built first), so a spec
+    /// change that changes what it prints is regenerated too; --check only
+    /// compares.
     Readme {
-        /// Write nothing; fail when the README's output is stale.
+        /// Write nothing; fail when a page's output is stale.
         #[arg(long)]
         check: bool,
     },
@@ -100,8 +109,15 @@ fn main() -> ExitCode {
         Command::Check(args) => exit(run_check(&ctx, &args)),
         Command::Test { quick, filter } => exit(test::run_all(&ctx, quick, filter.as_deref())),
         Command::Readme { check } => exit(readme::run(check)),
-        Command::Bench => exit(match python::ensure_tools() {
+        Command::Bench { record } => exit(match python::ensure_tools() {
             Some(py) => bench::run_all(&py)
+                .and_then(|report| {
+                    if record {
+                        bench::record(&report)
+                    } else {
+                        Ok(())
+                    }
+                })
                 .map_err(|e| eprintln!("error: {e}"))
                 .is_ok(),
             None => false,

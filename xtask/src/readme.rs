@@ -1,14 +1,15 @@
-//! `cargo xtask readme`: rewrites the output shown in the README's `console`
-//! blocks from the `box-docs` binary itself.
+//! `cargo xtask readme`: rewrites the output shown in the `console` blocks of
+//! the README and the guide (`docs/guide/*.md`) from the `box-docs` binary
+//! itself.
 //!
 //! Every `console` block is a shell session: `$ command` lines, each followed
 //! by what it prints. The command runs with bash from the repository root,
 //! the freshly built `box-docs` first on `PATH`, stdout and stderr together;
 //! what it prints replaces the lines after it. So a spec change (a structure
 //! added, a purpose reworded) that changes what `box-docs` prints is one
-//! command away from a README that shows it; `cli/tests/readme.rs` runs the
-//! same sessions and fails, naming this command, when the README is stale.
-//! `--check` writes nothing and fails when the README would change.
+//! command away from pages that show it; `cli/tests/readme.rs` runs the
+//! same sessions and fails, naming this command, when a page is stale.
+//! `--check` writes nothing and fails when a page would change.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -45,8 +46,23 @@ fn bin_dir() -> PathBuf {
         .join("debug")
 }
 
-/// Builds `box-docs`, reruns every console block of `README.md` and writes
-/// the result (or, with `check`, compares). True on success.
+/// The pages whose console blocks are sessions: the README, then the guide's
+/// pages in name order (paths relative to the repository root).
+pub fn pages() -> Vec<PathBuf> {
+    let mut pages: Vec<PathBuf> = std::fs::read_dir("docs/guide")
+        .map(|dir| {
+            dir.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|e| e == "md"))
+                .collect()
+        })
+        .unwrap_or_default();
+    pages.sort();
+    pages.insert(0, PathBuf::from("README.md"));
+    pages
+}
+
+/// Builds `box-docs`, reruns every console block of the README and the
+/// guide and writes the result (or, with `check`, compares). True on success.
 pub fn run(check: bool) -> bool {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     eprintln!("== building box-docs to rerun the README's console blocks");
@@ -63,37 +79,46 @@ pub fn run(check: bool) -> bool {
         &std::env::var_os("PATH").unwrap_or_default(),
     )))
     .expect("PATH entries hold no separator");
-    let readme_path = Path::new("README.md");
-    let Ok(readme) = std::fs::read_to_string(readme_path) else {
-        eprintln!("error: cannot read README.md");
+    let mut ok = true;
+    for page in pages() {
+        ok &= run_page(&page, &path, check);
+    }
+    ok
+}
+
+/// Reruns the console blocks of one page; true when it is (or is now) current.
+fn run_page(page: &Path, path: &std::ffi::OsStr, check: bool) -> bool {
+    let name = page.display();
+    let Ok(text) = std::fs::read_to_string(page) else {
+        eprintln!("error: cannot read {name}");
         return false;
     };
     let mut commands = 0;
-    let new = rewrite(&readme, |cmd| {
+    let new = rewrite(&text, |cmd| {
         commands += 1;
         let out = Command::new("bash")
             .arg("-c")
             .arg(format!("{{ {cmd} ; }} 2>&1"))
-            .env("PATH", &path)
+            .env("PATH", path)
             .output()
             .expect("bash runs");
         String::from_utf8_lossy(&out.stdout).into_owned()
     });
-    if new == readme {
-        eprintln!("README.md: the output of its {commands} box-docs commands is current");
+    if new == text {
+        if commands > 0 {
+            eprintln!("{name}: the output of its {commands} box-docs commands is current");
+        }
         return true;
     }
     if check {
-        eprintln!(
-            "README.md: the output of its box-docs commands is stale: run `cargo xtask readme`"
-        );
+        eprintln!("{name}: the output of its box-docs commands is stale: run `cargo xtask readme`");
         return false;
     }
-    if let Err(e) = std::fs::write(readme_path, new) {
-        eprintln!("error: cannot write README.md: {e}");
+    if let Err(e) = std::fs::write(page, new) {
+        eprintln!("error: cannot write {name}: {e}");
         return false;
     }
-    eprintln!("README.md: rewrote the output of its {commands} box-docs commands");
+    eprintln!("{name}: rewrote the output of its {commands} box-docs commands");
     true
 }
 

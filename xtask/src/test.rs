@@ -2,7 +2,8 @@
 //!
 //! 1. the spec lint and the drift check (`cargo xtask check --deny-warnings`:
 //!    a warning `/known_findings` does not acknowledge fails, P93);
-//!    Then the README's `box-docs` output (`cargo xtask readme --check`);
+//!    Then the `box-docs` output of the README and the guide (`cargo xtask
+//!    readme --check`);
 //! 2. `cargo fmt --check` on every package but the generated ones (the
 //!    generator formats those);
 //! 3. the Python package built and installed into `.tools/venv` (`python.rs`),
@@ -12,14 +13,14 @@
 //!    binary runs, whichever fails;
 //! 5. `cargo clippy --workspace --all-targets` (the Python binding included,
 //!    with the runtime's `python` feature) and `cargo doc` on the generated
-//!    crate, warnings denied; the doctests (generated crate, README); `cargo
-//!    publish --dry-run` of the published crates (runtime, generated crate,
-//!    generator library and binary; `cargo package` when offline);
+//!    crate, warnings denied; the doctests (generated crate, README, guide);
+//!    `cargo publish --dry-run` of the published crates (runtime, generated
+//!    crate, generator library and binary; `cargo package` when offline);
 //! 6. `mypy --strict` on the installed package and on user code, and pytest.
 //!
 //! Every step runs whatever the others did; a summary ends the run, one line
-//! per step. `--quick` and a name filter make the inner loop (README, "The
-//! two commands").
+//! per step. `--quick` and a name filter make the inner loop
+//! (docs/guide/check.md, "Running the tests").
 
 use std::path::Path;
 use std::process::Command;
@@ -275,11 +276,12 @@ pub fn run_all(ctx: &Context, quick: bool, filter: Option<&str>) -> bool {
         "lint and drift check".to_owned(),
         step("lint and drift check", run_check(ctx, &check)),
     ));
-    // The README's `box-docs` sessions, held to the binary (and so to the
-    // spec) as generated/ is: `cargo xtask readme` rewrites them.
+    // The `box-docs` sessions of the README and the guide, held to the
+    // binary (and so to the spec) as generated/ is: `cargo xtask readme`
+    // rewrites them.
     results.push((
-        "README box-docs output".to_owned(),
-        step("README box-docs output", crate::readme::run(true)),
+        "box-docs output in the docs".to_owned(),
+        step("box-docs output in the docs", crate::readme::run(true)),
     ));
     if full {
         let mut fmt = cargo();
@@ -341,7 +343,8 @@ pub fn run_all(ctx: &Context, quick: bool, filter: Option<&str>) -> bool {
             ),
         ));
         // `--all-targets` leaves doctests out: the generated crate's entry
-        // points and the README's Rust examples (included by tests/downstream).
+        // points and the Rust examples of the README and the guide (included
+        // by tests/downstream).
         results.push((
             "doctests".to_owned(),
             run(

@@ -90,7 +90,7 @@ pub struct SentenceDoc<'a> {
     pub ir: &'a SentenceIr,
     /// The fields with their enum values.
     pub field_docs: Vec<FieldDoc<'a>>,
-    /// The owner's example's text after the sentence (README decision P8),
+    /// The owner's example's text after the sentence (decision P8, `docs/decisions/sentences.md`),
     /// trimmed; `None` when the example is the sentence.
     pub trailing_prose: Option<&'a str>,
     /// `lifecycle_transition` read by [`lifecycle::parse`].

@@ -4,9 +4,10 @@
 //!   expected `found` and `skipped` of every `tests/vectors/scan/*.json` from
 //!   the Rust scanner (review the diff by hand before committing it);
 //! - `… --example scan_vectors -- --stdin` reads a JSON array of texts on
-//!   standard input and prints, for each, `{"found": […], "skipped": […]}`
-//!   (for comparing the Python port with Rust on many generated texts:
-//!   `tests/python/differential.py`).
+//!   standard input and prints, for each, `{"found": […], "skipped": […]}`:
+//!   the Rust scanner's answers for any texts, in the vectors' form (to
+//!   compare two builds of the scanner on many generated texts, or to write
+//!   a new vector's expectation).
 //!
 //! A skipped candidate's message is the scanner's own and compared exactly in
 //! both languages, except where it is the strict JSON reader's wording (P25:

@@ -113,6 +113,28 @@ pub fn scan_invariants(text: &str) -> Result<(), String> {
 }
 
 /// The README's Rust examples, run as doctests (`cargo test --doc -p downstream-example`).
+/// Every page of `docs/guide/` with Rust examples is included below too
+/// (`xtask/tests/tidy.rs` fails on one that is not).
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]
 pub struct ReadmeExamples;
+
+/// `docs/guide/rust.md`'s Rust examples, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/guide/rust.md")]
+pub struct GuideRustExamples;
+
+/// `docs/guide/loops.md`'s Rust examples, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/guide/loops.md")]
+pub struct GuideLoopsExamples;
+
+/// `docs/guide/ops.md`'s Rust examples, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/guide/ops.md")]
+pub struct GuideOpsExamples;
+
+/// `docs/guide/envelope.md`'s Rust examples, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/guide/envelope.md")]
+pub struct GuideEnvelopeExamples;

@@ -163,9 +163,12 @@ fn render_is_wrap_without_the_check() {
 }
 
 #[test]
-fn the_readme_shows_the_example_as_wrap_renders_it() {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+fn the_guide_shows_the_example_as_wrap_renders_it() {
+    let readme = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/guide/envelope.md"
+    ))
+    .unwrap();
     let file = spec("envelope.json");
     let text = envelope::wrap(
         file["example"]["message"].as_str().unwrap(),
@@ -174,6 +177,6 @@ fn the_readme_shows_the_example_as_wrap_renders_it() {
     .unwrap();
     assert!(
         readme.contains(&format!("```text\n{text}\n```")),
-        "README's envelope example is stale:\n{text}"
+        "docs/guide/envelope.md's envelope example is stale:\n{text}"
     );
 }
