@@ -369,6 +369,9 @@ pub fn run_all(python: &Path) -> Result<String, String> {
     Ok(t)
 }
 
+/// Bytes per iteration and mean seconds of one benchmark.
+type BytesSecs = (f64, f64);
+
 /// The bytes per iteration of one criterion benchmark (its throughput).
 fn criterion_bytes(id: &str) -> Result<f64, String> {
     let path = Path::new("target/criterion")
@@ -425,7 +428,7 @@ fn markdown_context(t: &mut String) -> Result<(), String> {
     );
     let _ = writeln!(t, "| | {} |", corpora.join(" | "));
     let _ = writeln!(t, "| --- |{}", " ---: |".repeat(corpora.len()));
-    let mut rows: Vec<(&str, Vec<Option<(f64, f64)>>)> = Vec::new();
+    let mut rows: Vec<(&str, Vec<Option<BytesSecs>>)> = Vec::new();
     for (name, what) in [
         ("scan (Markdown context)", "scan"),
         (
