@@ -17,10 +17,11 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+#[doc(hidden)]
+pub mod context;
 pub mod envelope;
 pub mod json;
 pub mod loops;
-mod markdown;
 pub mod ops;
 #[cfg(feature = "python")]
 #[allow(unsafe_code)]

@@ -84,6 +84,8 @@ SkipReason = Literal[
     "not-plain-text",
     "invisible-character",
     "lookalike-keys",
+    "hidden-by",
+    "curl-not-at-line-start",
 ]
 """Why a directive candidate was skipped, as Rust's ``SkipReason`` serializes:
 
@@ -106,7 +108,14 @@ SkipReason = Literal[
   another default-ignorable code point, U+2028 or U+2029) written in the op
   or the arguments, or a bidi control before the call in its paragraph;
 - ``lookalike-keys``: two keys of one object equal after NFKC normalization
-  once invisible characters are removed.
+  once invisible characters are removed;
+- ``hidden-by``: a candidate that some CommonMark reader shows as text and
+  not every reader shows as text of the same block, or a directive fence not
+  every reader reads alike; the message names each reader and what it shows
+  there (``comrak: html_block``);
+- ``curl-not-at-line-start``: a curl command that starts a block (a list
+  item's, a heading's, a table cell's text) on a line where Markdown markup
+  precedes it: only a line that starts with ``curl`` is a directive.
 """
 SKIP_REASONS: Final[tuple[SkipReason, ...]] = get_args(SkipReason)
 """Every :data:`SkipReason`."""

@@ -24,19 +24,17 @@
 //! # Ok::<(), agent_sentences::ParseError>(())
 //! ```
 #![forbid(unsafe_code)]
+pub use agent_sentences_runtime::json::JsonError;
+use agent_sentences_runtime::regex::Regex;
+use agent_sentences_runtime::serde::{Deserialize, Serialize};
+use agent_sentences_runtime::{field_capture, stop_point, Groups, Step};
+pub use agent_sentences_runtime::{ParseError, ParseErrorKind};
 use std::fmt;
 use std::str::FromStr;
 use std::sync::LazyLock;
-use agent_sentences_runtime::regex::Regex;
-use agent_sentences_runtime::serde::{Deserialize, Serialize};
-pub use agent_sentences_runtime::json::JsonError;
-pub use agent_sentences_runtime::{ParseError, ParseErrorKind};
-use agent_sentences_runtime::{field_capture, stop_point, Groups, Step};
 /// A JSON object of tool arguments, keys in their original order.
-pub type JsonObject = agent_sentences_runtime::serde_json::Map<
-    String,
-    agent_sentences_runtime::serde_json::Value,
->;
+pub type JsonObject =
+    agent_sentences_runtime::serde_json::Map<String, agent_sentences_runtime::serde_json::Value>;
 /// A text that is none of an enumeration's values (case-sensitive).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownValue(pub String);
@@ -104,10 +102,10 @@ pub struct FieldInfo {
 }
 /// The spec's patterns: source strings (flags inline), compiled regexes and metadata.
 pub mod patterns {
-    use std::sync::LazyLock;
+    use super::ValueType;
     use agent_sentences_runtime::regex::Regex;
     use agent_sentences_runtime::serde::Serialize;
-    use super::ValueType;
+    use std::sync::LazyLock;
     /// Parses a work order: \[WO:\<id>\] \[from \<sender>\] \<title> — \<body>. The body runs to the end of the text, across lines.
     ///
     /// Named groups:
@@ -120,9 +118,8 @@ pub mod patterns {
     pub const WORK_ORDER: &str = r#"(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t\r\n]*(?P<body>[^\t\n\r ]+(?:[\t\n\r ]+[^\t\n\r ]+)*)[\t\n\r ]*"#;
     /// [`WORK_ORDER`], compiled once on first use (search semantics: use `captures` to find it anywhere in a text).
     pub fn work_order() -> &'static Regex {
-        static RE: LazyLock<Regex> = LazyLock::new(|| {
-            Regex::new(WORK_ORDER).expect("the generator compiled this pattern")
-        });
+        static RE: LazyLock<Regex> =
+            LazyLock::new(|| Regex::new(WORK_ORDER).expect("the generator compiled this pattern"));
         &RE
     }
     /// Parses an acknowledgement: \[ACK:\<id>\] with an optional \[from \<sender>\]. Also accepts \[ACK \<id>\], the form the contract footer asks for.
@@ -135,9 +132,8 @@ pub mod patterns {
     pub const ACK: &str = r#"\[ACK(?::|[ \t]+)(?P<dm_id>[a-f0-9-]+)\](?:[ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\])?"#;
     /// [`ACK`], compiled once on first use (search semantics: use `captures` to find it anywhere in a text).
     pub fn ack() -> &'static Regex {
-        static RE: LazyLock<Regex> = LazyLock::new(|| {
-            Regex::new(ACK).expect("the generator compiled this pattern")
-        });
+        static RE: LazyLock<Regex> =
+            LazyLock::new(|| Regex::new(ACK).expect("the generator compiled this pattern"));
         &RE
     }
     /// Matches a bare lifecycle verb marker: \[ACK\|CLAIM\|RESULT\|DECLINE\|NO-ACTION \<id>\].
@@ -147,12 +143,12 @@ pub mod patterns {
     /// - `job_id` (String): Target job, work order, or swarm slot.
     ///
     /// Flags are inline at the start, so the same string compiles in Python `re` and Rust `regex`. Source: `/patterns/verb` in `schema/regex_patterns.json`.
-    pub const VERB: &str = r#"\[(?P<verb>ACK|CLAIM|RESULT|DECLINE|NO-ACTION)[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\]"#;
+    pub const VERB: &str =
+        r#"\[(?P<verb>ACK|CLAIM|RESULT|DECLINE|NO-ACTION)[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\]"#;
     /// [`VERB`], compiled once on first use (search semantics: use `captures` to find it anywhere in a text).
     pub fn verb() -> &'static Regex {
-        static RE: LazyLock<Regex> = LazyLock::new(|| {
-            Regex::new(VERB).expect("the generator compiled this pattern")
-        });
+        static RE: LazyLock<Regex> =
+            LazyLock::new(|| Regex::new(VERB).expect("the generator compiled this pattern"));
         &RE
     }
     /// Parses a decline: \[DECLINE \<id>\] \<reason>. The verb marker of `verb` followed by the reason, to the end of the line.
@@ -162,12 +158,12 @@ pub mod patterns {
     /// - `reason` (String): Why the work is declined; one line.
     ///
     /// Flags are inline at the start, so the same string compiles in Python `re` and Rust `regex`. Source: `/patterns/decline` in `schema/regex_patterns.json`.
-    pub const DECLINE: &str = r#"\[DECLINE[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?P<reason>[^ \t\r\n][^\r\n]*)"#;
+    pub const DECLINE: &str =
+        r#"\[DECLINE[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?P<reason>[^ \t\r\n][^\r\n]*)"#;
     /// [`DECLINE`], compiled once on first use (search semantics: use `captures` to find it anywhere in a text).
     pub fn decline() -> &'static Regex {
-        static RE: LazyLock<Regex> = LazyLock::new(|| {
-            Regex::new(DECLINE).expect("the generator compiled this pattern")
-        });
+        static RE: LazyLock<Regex> =
+            LazyLock::new(|| Regex::new(DECLINE).expect("the generator compiled this pattern"));
         &RE
     }
     /// Parses a no-action reply: \[NO-ACTION \<id>\] \<reason>. The verb marker of `verb` followed by the reason, to the end of the line.
@@ -177,12 +173,12 @@ pub mod patterns {
     /// - `reason` (String): Why no action was needed; one line.
     ///
     /// Flags are inline at the start, so the same string compiles in Python `re` and Rust `regex`. Source: `/patterns/no_action` in `schema/regex_patterns.json`.
-    pub const NO_ACTION: &str = r#"\[NO-ACTION[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?P<reason>[^ \t\r\n][^\r\n]*)"#;
+    pub const NO_ACTION: &str =
+        r#"\[NO-ACTION[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?P<reason>[^ \t\r\n][^\r\n]*)"#;
     /// [`NO_ACTION`], compiled once on first use (search semantics: use `captures` to find it anywhere in a text).
     pub fn no_action() -> &'static Regex {
-        static RE: LazyLock<Regex> = LazyLock::new(|| {
-            Regex::new(NO_ACTION).expect("the generator compiled this pattern")
-        });
+        static RE: LazyLock<Regex> =
+            LazyLock::new(|| Regex::new(NO_ACTION).expect("the generator compiled this pattern"));
         &RE
     }
     /// Parses a result: \[RESULT \<id>\] \[\<status>\] \<summary>. The summary runs across lines up to the next `[RESULT ` marker or the end of the text.
@@ -196,9 +192,8 @@ pub mod patterns {
     pub const RESULT: &str = r#"(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)))[\t\n\r ]*"#;
     /// [`RESULT`], compiled once on first use (search semantics: use `captures` to find it anywhere in a text).
     pub fn result() -> &'static Regex {
-        static RE: LazyLock<Regex> = LazyLock::new(|| {
-            Regex::new(RESULT).expect("the generator compiled this pattern")
-        });
+        static RE: LazyLock<Regex> =
+            LazyLock::new(|| Regex::new(RESULT).expect("the generator compiled this pattern"));
         &RE
     }
     /// Parses an in-band tool directive: \[TOOL\|EXEC \<op> \<args>\]. The arguments must be one JSON object; the scanner finds its end by balanced braces, not by the first `}]`.
@@ -212,9 +207,8 @@ pub mod patterns {
     pub const TOOL_CALL: &str = r#"(?s)\[(?P<engine>TOOL|EXEC)[ \t\r\n]+(?P<op>[A-Za-z0-9_.-]+)[ \t\r\n]+(?P<args>\{.*\})[ \t\r\n]*\]"#;
     /// [`TOOL_CALL`], compiled once on first use (search semantics: use `captures` to find it anywhere in a text).
     pub fn tool_call() -> &'static Regex {
-        static RE: LazyLock<Regex> = LazyLock::new(|| {
-            Regex::new(TOOL_CALL).expect("the generator compiled this pattern")
-        });
+        static RE: LazyLock<Regex> =
+            LazyLock::new(|| Regex::new(TOOL_CALL).expect("the generator compiled this pattern"));
         &RE
     }
     /// Matches a job tracking marker: \[JOB \<id>\], where an id ending in /\<n> names swarm slot n.
@@ -224,12 +218,12 @@ pub mod patterns {
     /// - `slot` (Integer): Swarm slot number: the digits after the last slash of the job ID, when there is one.
     ///
     /// Flags are inline at the start, so the same string compiles in Python `re` and Rust `regex`. Source: `/patterns/job_tag` in `schema/regex_patterns.json`.
-    pub const JOB_TAG: &str = r#"\[JOB[ \t]+(?P<job_id>[A-Za-z0-9_.-]+(?:/(?P<slot>0|[1-9][0-9]{0,8}))?)\]"#;
+    pub const JOB_TAG: &str =
+        r#"\[JOB[ \t]+(?P<job_id>[A-Za-z0-9_.-]+(?:/(?P<slot>0|[1-9][0-9]{0,8}))?)\]"#;
     /// [`JOB_TAG`], compiled once on first use (search semantics: use `captures` to find it anywhere in a text).
     pub fn job_tag() -> &'static Regex {
-        static RE: LazyLock<Regex> = LazyLock::new(|| {
-            Regex::new(JOB_TAG).expect("the generator compiled this pattern")
-        });
+        static RE: LazyLock<Regex> =
+            LazyLock::new(|| Regex::new(JOB_TAG).expect("the generator compiled this pattern"));
         &RE
     }
     /// Parses a follow-up SLA nudge: \[NUDGE \<id>\] \[nudge \<count>/\<max>\] Deadline \<time>\[: \<prompt>\].
@@ -245,9 +239,8 @@ pub mod patterns {
     pub const NUDGE: &str = r#"\[NUDGE[ \t]+(?P<loop_id>[A-Za-z0-9_/-]+)\][ \t]+\[nudge[ \t]+(?P<count>0|[1-9][0-9]{0,8})/(?P<max_nudges>0|[1-9][0-9]{0,8})\][ \t]+Deadline[ \t]+(?P<deadline_utc>[^ \t\r\n:]+(?::[^ \t\r\n:]+)*(?:[ \t]+[^ \t\r\n:]+(?::[^ \t\r\n:]+)*)*)(?::[ \t]+(?P<prompt>[^ \t\r\n][^\r\n]*))?"#;
     /// [`NUDGE`], compiled once on first use (search semantics: use `captures` to find it anywhere in a text).
     pub fn nudge() -> &'static Regex {
-        static RE: LazyLock<Regex> = LazyLock::new(|| {
-            Regex::new(NUDGE).expect("the generator compiled this pattern")
-        });
+        static RE: LazyLock<Regex> =
+            LazyLock::new(|| Regex::new(NUDGE).expect("the generator compiled this pattern"));
         &RE
     }
     /// Parses an alert broadcast: \[fleet-alert\] \<SEVERITY>: \<message>, the message to the end of the line.
@@ -260,9 +253,8 @@ pub mod patterns {
     pub const FLEET_ALERT: &str = r#"\[fleet-alert\][ \t]+(?P<severity>[A-Z][A-Z0-9_-]*):[ \t]+(?P<message>[^ \t\r\n][^\r\n]*)"#;
     /// [`FLEET_ALERT`], compiled once on first use (search semantics: use `captures` to find it anywhere in a text).
     pub fn fleet_alert() -> &'static Regex {
-        static RE: LazyLock<Regex> = LazyLock::new(|| {
-            Regex::new(FLEET_ALERT).expect("the generator compiled this pattern")
-        });
+        static RE: LazyLock<Regex> =
+            LazyLock::new(|| Regex::new(FLEET_ALERT).expect("the generator compiled this pattern"));
         &RE
     }
     /// RFC 4122 UUID version 4 detector (lower- or upper-case hex).
@@ -274,9 +266,8 @@ pub mod patterns {
     pub const UUID: &str = "(?P<uuid>[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12})";
     /// [`UUID`], compiled once on first use (search semantics: use `captures` to find it anywhere in a text).
     pub fn uuid() -> &'static Regex {
-        static RE: LazyLock<Regex> = LazyLock::new(|| {
-            Regex::new(UUID).expect("the generator compiled this pattern")
-        });
+        static RE: LazyLock<Regex> =
+            LazyLock::new(|| Regex::new(UUID).expect("the generator compiled this pattern"));
         &RE
     }
     /// 6–12 character lower-case hex IDs.
@@ -288,9 +279,8 @@ pub mod patterns {
     pub const SHORT_HEX: &str = "(?P<hex>[0-9a-f]{6,12})";
     /// [`SHORT_HEX`], compiled once on first use (search semantics: use `captures` to find it anywhere in a text).
     pub fn short_hex() -> &'static Regex {
-        static RE: LazyLock<Regex> = LazyLock::new(|| {
-            Regex::new(SHORT_HEX).expect("the generator compiled this pattern")
-        });
+        static RE: LazyLock<Regex> =
+            LazyLock::new(|| Regex::new(SHORT_HEX).expect("the generator compiled this pattern"));
         &RE
     }
     /// Parses a subagent status notice: \[SUBAGENT-UPDATE\] Subagent '\<title>' (\<short id>) has posted new output.
@@ -315,12 +305,12 @@ pub mod patterns {
     /// - `slot` (Integer): The worker slot number.
     ///
     /// Flags are inline at the start, so the same string compiles in Python `re` and Rust `regex`. Source: `/patterns/swarm_slot` in `schema/regex_patterns.json`.
-    pub const SWARM_SLOT: &str = r#"\[JOB[ \t]+(?P<swarm_id>swarm-[0-9a-z]+)/(?P<slot>0|[1-9][0-9]{0,8})\]"#;
+    pub const SWARM_SLOT: &str =
+        r#"\[JOB[ \t]+(?P<swarm_id>swarm-[0-9a-z]+)/(?P<slot>0|[1-9][0-9]{0,8})\]"#;
     /// [`SWARM_SLOT`], compiled once on first use (search semantics: use `captures` to find it anywhere in a text).
     pub fn swarm_slot() -> &'static Regex {
-        static RE: LazyLock<Regex> = LazyLock::new(|| {
-            Regex::new(SWARM_SLOT).expect("the generator compiled this pattern")
-        });
+        static RE: LazyLock<Regex> =
+            LazyLock::new(|| Regex::new(SWARM_SLOT).expect("the generator compiled this pattern"));
         &RE
     }
     /// Parses the conversational contract footer. The template repeats {id} five times; the five groups all map to the field `id` and must capture the same text.
@@ -350,9 +340,8 @@ pub mod patterns {
     pub const DIRECTIVE: &str = r#"\[Directive:[ \t]*(?P<directive>(?:[^ \t\[\]\r\n]|\[[^\[\]\r\n]*\])(?:[^\[\]\r\n]|\[[^\[\]\r\n]*\])*)\]"#;
     /// [`DIRECTIVE`], compiled once on first use (search semantics: use `captures` to find it anywhere in a text).
     pub fn directive() -> &'static Regex {
-        static RE: LazyLock<Regex> = LazyLock::new(|| {
-            Regex::new(DIRECTIVE).expect("the generator compiled this pattern")
-        });
+        static RE: LazyLock<Regex> =
+            LazyLock::new(|| Regex::new(DIRECTIVE).expect("the generator compiled this pattern"));
         &RE
     }
     /// Parses a runtime context link: \[Runtime Context: \<url>\].
@@ -361,7 +350,8 @@ pub mod patterns {
     /// - `url` (String): The thread URL or Web UI link (scheme://…, no spaces or `]`).
     ///
     /// Flags are inline at the start, so the same string compiles in Python `re` and Rust `regex`. Source: `/patterns/runtime_context` in `schema/regex_patterns.json`.
-    pub const RUNTIME_CONTEXT: &str = r#"\[Runtime Context:[ \t]*(?P<url>[A-Za-z][A-Za-z0-9+.-]*://[^ \t\r\n\]]+)\]"#;
+    pub const RUNTIME_CONTEXT: &str =
+        r#"\[Runtime Context:[ \t]*(?P<url>[A-Za-z][A-Za-z0-9+.-]*://[^ \t\r\n\]]+)\]"#;
     /// [`RUNTIME_CONTEXT`], compiled once on first use (search semantics: use `captures` to find it anywhere in a text).
     pub fn runtime_context() -> &'static Regex {
         static RE: LazyLock<Regex> = LazyLock::new(|| {
@@ -507,9 +497,9 @@ pub mod patterns {
     fn swarm_slot_full() -> &'static Regex {
         static RE: LazyLock<Regex> = LazyLock::new(|| {
             Regex::new(
-                    r#"\A(?:\[JOB[ \t]+(?P<swarm_id>swarm-[0-9a-z]+)/(?P<slot>0|[1-9][0-9]{0,8})\])\z"#,
-                )
-                .expect("the generator compiled this pattern")
+                r#"\A(?:\[JOB[ \t]+(?P<swarm_id>swarm-[0-9a-z]+)/(?P<slot>0|[1-9][0-9]{0,8})\])\z"#,
+            )
+            .expect("the generator compiled this pattern")
         });
         &RE
     }
@@ -2660,18 +2650,7 @@ pub mod patterns {
 /// One of the five canonical lifecycle verbs.
 ///
 /// Source: group `verb` of `/patterns/verb` in `schema/regex_patterns.json`.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    Serialize,
-    Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(crate = "agent_sentences_runtime::serde")]
 pub enum Verb {
@@ -2733,18 +2712,7 @@ impl FromStr for Verb {
 /// Optional explicit status keyword; it must be followed by a space, so `OKAY` is summary text.
 ///
 /// Source: group `status` of `/patterns/result` in `schema/regex_patterns.json`.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    Serialize,
-    Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(crate = "agent_sentences_runtime::serde")]
 pub enum Status {
@@ -2806,18 +2774,7 @@ impl FromStr for Status {
 /// TOOL or EXEC.
 ///
 /// Source: group `engine` of `/patterns/tool_call` in `schema/regex_patterns.json`.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    Serialize,
-    Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(crate = "agent_sentences_runtime::serde")]
 pub enum Engine {
@@ -2916,7 +2873,10 @@ impl WorkOrder {
             Step::new(r#"\A(?:(?ms)^\[WO:)"#, "`[WO:`"),
             Step::new(r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+))"#, "<wo_id>"),
             Step::new(r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\])"#, "`]`"),
-            Step::new(r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+)"#, "whitespace"),
+            Step::new(
+                r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+)"#,
+                "whitespace",
+            ),
             Step::new(
                 r#"\A(?:(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from)"#,
                 "`[from`",
@@ -2964,15 +2924,13 @@ impl WorkOrder {
         ];
         let Some(caps) = FULL.captures(text) else {
             let (offset, expected) = stop_point(text, &STEPS);
-            return Err(
-                ParseError::new(
-                    "work_order",
-                    offset,
-                    ParseErrorKind::NoMatch {
-                        expected: expected.to_owned(),
-                    },
-                ),
-            );
+            return Err(ParseError::new(
+                "work_order",
+                offset,
+                ParseErrorKind::NoMatch {
+                    expected: expected.to_owned(),
+                },
+            ));
         };
         Self::from_groups(&caps)
     }
@@ -2988,57 +2946,49 @@ impl WorkOrder {
         let dm_id = match field_capture(caps, &["wo_id"], "work_order", "dm_id")? {
             Some(m) => m.as_str().to_owned(),
             None => {
-                return Err(
-                    ParseError::new(
-                        "work_order",
-                        caps.end(),
-                        ParseErrorKind::NoMatch {
-                            expected: format!("<{}>", "dm_id"),
-                        },
-                    ),
-                );
+                return Err(ParseError::new(
+                    "work_order",
+                    caps.end(),
+                    ParseErrorKind::NoMatch {
+                        expected: format!("<{}>", "dm_id"),
+                    },
+                ));
             }
         };
         let sender = match field_capture(caps, &["sender"], "work_order", "sender")? {
             Some(m) => m.as_str().to_owned(),
             None => {
-                return Err(
-                    ParseError::new(
-                        "work_order",
-                        caps.end(),
-                        ParseErrorKind::NoMatch {
-                            expected: format!("<{}>", "sender"),
-                        },
-                    ),
-                );
+                return Err(ParseError::new(
+                    "work_order",
+                    caps.end(),
+                    ParseErrorKind::NoMatch {
+                        expected: format!("<{}>", "sender"),
+                    },
+                ));
             }
         };
         let title = match field_capture(caps, &["title"], "work_order", "title")? {
             Some(m) => m.as_str().to_owned(),
             None => {
-                return Err(
-                    ParseError::new(
-                        "work_order",
-                        caps.end(),
-                        ParseErrorKind::NoMatch {
-                            expected: format!("<{}>", "title"),
-                        },
-                    ),
-                );
+                return Err(ParseError::new(
+                    "work_order",
+                    caps.end(),
+                    ParseErrorKind::NoMatch {
+                        expected: format!("<{}>", "title"),
+                    },
+                ));
             }
         };
         let body = match field_capture(caps, &["body"], "work_order", "body")? {
             Some(m) => m.as_str().to_owned(),
             None => {
-                return Err(
-                    ParseError::new(
-                        "work_order",
-                        caps.end(),
-                        ParseErrorKind::NoMatch {
-                            expected: format!("<{}>", "body"),
-                        },
-                    ),
-                );
+                return Err(ParseError::new(
+                    "work_order",
+                    caps.end(),
+                    ParseErrorKind::NoMatch {
+                        expected: format!("<{}>", "body"),
+                    },
+                ));
             }
         };
         Ok(WorkOrder {
@@ -3115,7 +3065,10 @@ impl Ack {
         });
         static STEPS: [Step; 5usize] = [
             Step::new(r#"\A(?:\[ACK)"#, "`[ACK`"),
-            Step::new(r#"\A(?:\[ACK(?::|[ \t]+))"#, "text matching `(?::|[ \\t]+)`"),
+            Step::new(
+                r#"\A(?:\[ACK(?::|[ \t]+))"#,
+                "text matching `(?::|[ \\t]+)`",
+            ),
             Step::new(r#"\A(?:\[ACK(?::|[ \t]+)(?P<dm_id>[a-f0-9-]+))"#, "<dm_id>"),
             Step::new(r#"\A(?:\[ACK(?::|[ \t]+)(?P<dm_id>[a-f0-9-]+)\])"#, "`]`"),
             Step::new(
@@ -3125,15 +3078,13 @@ impl Ack {
         ];
         let Some(caps) = FULL.captures(text) else {
             let (offset, expected) = stop_point(text, &STEPS);
-            return Err(
-                ParseError::new(
-                    "ack",
-                    offset,
-                    ParseErrorKind::NoMatch {
-                        expected: expected.to_owned(),
-                    },
-                ),
-            );
+            return Err(ParseError::new(
+                "ack",
+                offset,
+                ParseErrorKind::NoMatch {
+                    expected: expected.to_owned(),
+                },
+            ));
         };
         Self::from_groups(&caps)
     }
@@ -3149,19 +3100,17 @@ impl Ack {
         let dm_id = match field_capture(caps, &["dm_id"], "ack", "dm_id")? {
             Some(m) => m.as_str().to_owned(),
             None => {
-                return Err(
-                    ParseError::new(
-                        "ack",
-                        caps.end(),
-                        ParseErrorKind::NoMatch {
-                            expected: format!("<{}>", "dm_id"),
-                        },
-                    ),
-                );
+                return Err(ParseError::new(
+                    "ack",
+                    caps.end(),
+                    ParseErrorKind::NoMatch {
+                        expected: format!("<{}>", "dm_id"),
+                    },
+                ));
             }
         };
-        let sender = field_capture(caps, &["sender"], "ack", "sender")?
-            .map(|m| m.as_str().to_owned());
+        let sender =
+            field_capture(caps, &["sender"], "ack", "sender")?.map(|m| m.as_str().to_owned());
         Ok(Ack { dm_id, sender })
     }
 }
@@ -3243,15 +3192,13 @@ impl Claim {
         ];
         let Some(caps) = FULL.captures(text) else {
             let (offset, expected) = stop_point(text, &STEPS);
-            return Err(
-                ParseError::new(
-                    "claim",
-                    offset,
-                    ParseErrorKind::NoMatch {
-                        expected: expected.to_owned(),
-                    },
-                ),
-            );
+            return Err(ParseError::new(
+                "claim",
+                offset,
+                ParseErrorKind::NoMatch {
+                    expected: expected.to_owned(),
+                },
+            ));
         };
         Self::from_groups(&caps)
     }
@@ -3267,33 +3214,29 @@ impl Claim {
         match caps.group("verb") {
             Some(m) if m.as_str() == "CLAIM" => {}
             other => {
-                let (offset, found) = other
-                    .map_or((0, String::new()), |m| (m.start(), m.as_str().to_owned()));
-                return Err(
-                    ParseError::new(
-                        "claim",
-                        offset,
-                        ParseErrorKind::FixedMismatch {
-                            group: "verb",
-                            expected: "CLAIM",
-                            found,
-                        },
-                    ),
-                );
+                let (offset, found) =
+                    other.map_or((0, String::new()), |m| (m.start(), m.as_str().to_owned()));
+                return Err(ParseError::new(
+                    "claim",
+                    offset,
+                    ParseErrorKind::FixedMismatch {
+                        group: "verb",
+                        expected: "CLAIM",
+                        found,
+                    },
+                ));
             }
         }
         let job_id = match field_capture(caps, &["job_id"], "claim", "job_id")? {
             Some(m) => m.as_str().to_owned(),
             None => {
-                return Err(
-                    ParseError::new(
-                        "claim",
-                        caps.end(),
-                        ParseErrorKind::NoMatch {
-                            expected: format!("<{}>", "job_id"),
-                        },
-                    ),
-                );
+                return Err(ParseError::new(
+                    "claim",
+                    caps.end(),
+                    ParseErrorKind::NoMatch {
+                        expected: format!("<{}>", "job_id"),
+                    },
+                ));
             }
         };
         Ok(Claim { job_id })
@@ -3371,7 +3314,10 @@ impl ResultSentence {
                 r#"\A(?:(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+))"#,
                 "<job_id>",
             ),
-            Step::new(r#"\A(?:(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\])"#, "`]`"),
+            Step::new(
+                r#"\A(?:(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\])"#,
+                "`]`",
+            ),
             Step::new(
                 r#"\A(?:(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+)"#,
                 "whitespace",
@@ -3391,15 +3337,13 @@ impl ResultSentence {
         ];
         let Some(caps) = FULL.captures(text) else {
             let (offset, expected) = stop_point(text, &STEPS);
-            return Err(
-                ParseError::new(
-                    "result",
-                    offset,
-                    ParseErrorKind::NoMatch {
-                        expected: expected.to_owned(),
-                    },
-                ),
-            );
+            return Err(ParseError::new(
+                "result",
+                offset,
+                ParseErrorKind::NoMatch {
+                    expected: expected.to_owned(),
+                },
+            ));
         };
         Self::from_groups(&caps)
     }
@@ -3415,46 +3359,37 @@ impl ResultSentence {
         let job_id = match field_capture(caps, &["job_id"], "result", "job_id")? {
             Some(m) => m.as_str().to_owned(),
             None => {
-                return Err(
-                    ParseError::new(
-                        "result",
-                        caps.end(),
-                        ParseErrorKind::NoMatch {
-                            expected: format!("<{}>", "job_id"),
-                        },
-                    ),
-                );
+                return Err(ParseError::new(
+                    "result",
+                    caps.end(),
+                    ParseErrorKind::NoMatch {
+                        expected: format!("<{}>", "job_id"),
+                    },
+                ));
             }
         };
         let summary = match field_capture(caps, &["summary"], "result", "summary")? {
             Some(m) => m.as_str().to_owned(),
             None => {
-                return Err(
-                    ParseError::new(
-                        "result",
-                        caps.end(),
-                        ParseErrorKind::NoMatch {
-                            expected: format!("<{}>", "summary"),
-                        },
-                    ),
-                );
+                return Err(ParseError::new(
+                    "result",
+                    caps.end(),
+                    ParseErrorKind::NoMatch {
+                        expected: format!("<{}>", "summary"),
+                    },
+                ));
             }
         };
         let status = match field_capture(caps, &["status"], "result", "status")? {
-            Some(m) => {
-                Some(
-                    m
-                        .as_str()
-                        .parse::<Status>()
-                        .map_err(|_| ParseError::new(
-                            "result",
-                            m.start(),
-                            ParseErrorKind::NoMatch {
-                                expected: format!("<{}>", "status"),
-                            },
-                        ))?,
+            Some(m) => Some(m.as_str().parse::<Status>().map_err(|_| {
+                ParseError::new(
+                    "result",
+                    m.start(),
+                    ParseErrorKind::NoMatch {
+                        expected: format!("<{}>", "status"),
+                    },
                 )
-            }
+            })?),
             None => None,
         };
         Ok(ResultSentence {
@@ -3531,8 +3466,14 @@ impl Decline {
         static STEPS: [Step; 6usize] = [
             Step::new(r#"\A(?:\[DECLINE)"#, "`[DECLINE`"),
             Step::new(r#"\A(?:\[DECLINE[ \t]+)"#, "whitespace"),
-            Step::new(r#"\A(?:\[DECLINE[ \t]+(?P<job_id>[A-Za-z0-9_/-]+))"#, "<job_id>"),
-            Step::new(r#"\A(?:\[DECLINE[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\])"#, "`]`"),
+            Step::new(
+                r#"\A(?:\[DECLINE[ \t]+(?P<job_id>[A-Za-z0-9_/-]+))"#,
+                "<job_id>",
+            ),
+            Step::new(
+                r#"\A(?:\[DECLINE[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\])"#,
+                "`]`",
+            ),
             Step::new(
                 r#"\A(?:\[DECLINE[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+)"#,
                 "whitespace",
@@ -3544,15 +3485,13 @@ impl Decline {
         ];
         let Some(caps) = FULL.captures(text) else {
             let (offset, expected) = stop_point(text, &STEPS);
-            return Err(
-                ParseError::new(
-                    "decline",
-                    offset,
-                    ParseErrorKind::NoMatch {
-                        expected: expected.to_owned(),
-                    },
-                ),
-            );
+            return Err(ParseError::new(
+                "decline",
+                offset,
+                ParseErrorKind::NoMatch {
+                    expected: expected.to_owned(),
+                },
+            ));
         };
         Self::from_groups(&caps)
     }
@@ -3568,29 +3507,25 @@ impl Decline {
         let job_id = match field_capture(caps, &["job_id"], "decline", "job_id")? {
             Some(m) => m.as_str().to_owned(),
             None => {
-                return Err(
-                    ParseError::new(
-                        "decline",
-                        caps.end(),
-                        ParseErrorKind::NoMatch {
-                            expected: format!("<{}>", "job_id"),
-                        },
-                    ),
-                );
+                return Err(ParseError::new(
+                    "decline",
+                    caps.end(),
+                    ParseErrorKind::NoMatch {
+                        expected: format!("<{}>", "job_id"),
+                    },
+                ));
             }
         };
         let reason = match field_capture(caps, &["reason"], "decline", "reason")? {
             Some(m) => m.as_str().to_owned(),
             None => {
-                return Err(
-                    ParseError::new(
-                        "decline",
-                        caps.end(),
-                        ParseErrorKind::NoMatch {
-                            expected: format!("<{}>", "reason"),
-                        },
-                    ),
-                );
+                return Err(ParseError::new(
+                    "decline",
+                    caps.end(),
+                    ParseErrorKind::NoMatch {
+                        expected: format!("<{}>", "reason"),
+                    },
+                ));
             }
         };
         Ok(Decline { job_id, reason })
@@ -3662,7 +3597,10 @@ impl NoAction {
                 r#"\A(?:\[NO-ACTION[ \t]+(?P<job_id>[A-Za-z0-9_/-]+))"#,
                 "<job_id>",
             ),
-            Step::new(r#"\A(?:\[NO-ACTION[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\])"#, "`]`"),
+            Step::new(
+                r#"\A(?:\[NO-ACTION[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\])"#,
+                "`]`",
+            ),
             Step::new(
                 r#"\A(?:\[NO-ACTION[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+)"#,
                 "whitespace",
@@ -3674,15 +3612,13 @@ impl NoAction {
         ];
         let Some(caps) = FULL.captures(text) else {
             let (offset, expected) = stop_point(text, &STEPS);
-            return Err(
-                ParseError::new(
-                    "no_action",
-                    offset,
-                    ParseErrorKind::NoMatch {
-                        expected: expected.to_owned(),
-                    },
-                ),
-            );
+            return Err(ParseError::new(
+                "no_action",
+                offset,
+                ParseErrorKind::NoMatch {
+                    expected: expected.to_owned(),
+                },
+            ));
         };
         Self::from_groups(&caps)
     }
@@ -3698,29 +3634,25 @@ impl NoAction {
         let job_id = match field_capture(caps, &["job_id"], "no_action", "job_id")? {
             Some(m) => m.as_str().to_owned(),
             None => {
-                return Err(
-                    ParseError::new(
-                        "no_action",
-                        caps.end(),
-                        ParseErrorKind::NoMatch {
-                            expected: format!("<{}>", "job_id"),
-                        },
-                    ),
-                );
+                return Err(ParseError::new(
+                    "no_action",
+                    caps.end(),
+                    ParseErrorKind::NoMatch {
+                        expected: format!("<{}>", "job_id"),
+                    },
+                ));
             }
         };
         let reason = match field_capture(caps, &["reason"], "no_action", "reason")? {
             Some(m) => m.as_str().to_owned(),
             None => {
-                return Err(
-                    ParseError::new(
-                        "no_action",
-                        caps.end(),
-                        ParseErrorKind::NoMatch {
-                            expected: format!("<{}>", "reason"),
-                        },
-                    ),
-                );
+                return Err(ParseError::new(
+                    "no_action",
+                    caps.end(),
+                    ParseErrorKind::NoMatch {
+                        expected: format!("<{}>", "reason"),
+                    },
+                ));
             }
         };
         Ok(NoAction { job_id, reason })
@@ -3788,7 +3720,10 @@ impl ToolCall {
         static STEPS: [Step; 8usize] = [
             Step::new(r#"\A(?:(?s)\[)"#, "`[`"),
             Step::new(r#"\A(?:(?s)\[(?P<engine>TOOL|EXEC))"#, "<engine>"),
-            Step::new(r#"\A(?:(?s)\[(?P<engine>TOOL|EXEC)[ \t\r\n]+)"#, "whitespace"),
+            Step::new(
+                r#"\A(?:(?s)\[(?P<engine>TOOL|EXEC)[ \t\r\n]+)"#,
+                "whitespace",
+            ),
             Step::new(
                 r#"\A(?:(?s)\[(?P<engine>TOOL|EXEC)[ \t\r\n]+(?P<op>[A-Za-z0-9_.-]+))"#,
                 "<op>",
@@ -3812,15 +3747,13 @@ impl ToolCall {
         ];
         let Some(caps) = FULL.captures(text) else {
             let (offset, expected) = stop_point(text, &STEPS);
-            return Err(
-                ParseError::new(
-                    "tool_call",
-                    offset,
-                    ParseErrorKind::NoMatch {
-                        expected: expected.to_owned(),
-                    },
-                ),
-            );
+            return Err(ParseError::new(
+                "tool_call",
+                offset,
+                ParseErrorKind::NoMatch {
+                    expected: expected.to_owned(),
+                },
+            ));
         };
         Self::from_groups(&caps)
     }
@@ -3836,60 +3769,51 @@ impl ToolCall {
         match caps.group("engine") {
             Some(m) if m.as_str() == "TOOL" => {}
             other => {
-                let (offset, found) = other
-                    .map_or((0, String::new()), |m| (m.start(), m.as_str().to_owned()));
-                return Err(
-                    ParseError::new(
-                        "tool_call",
-                        offset,
-                        ParseErrorKind::FixedMismatch {
-                            group: "engine",
-                            expected: "TOOL",
-                            found,
-                        },
-                    ),
-                );
+                let (offset, found) =
+                    other.map_or((0, String::new()), |m| (m.start(), m.as_str().to_owned()));
+                return Err(ParseError::new(
+                    "tool_call",
+                    offset,
+                    ParseErrorKind::FixedMismatch {
+                        group: "engine",
+                        expected: "TOOL",
+                        found,
+                    },
+                ));
             }
         }
         let op = match field_capture(caps, &["op"], "tool_call", "op")? {
             Some(m) => m.as_str().to_owned(),
             None => {
-                return Err(
-                    ParseError::new(
-                        "tool_call",
-                        caps.end(),
-                        ParseErrorKind::NoMatch {
-                            expected: format!("<{}>", "op"),
-                        },
-                    ),
-                );
+                return Err(ParseError::new(
+                    "tool_call",
+                    caps.end(),
+                    ParseErrorKind::NoMatch {
+                        expected: format!("<{}>", "op"),
+                    },
+                ));
             }
         };
         let args_json = match field_capture(caps, &["args"], "tool_call", "args_json")? {
-            Some(m) => {
-                agent_sentences_runtime::json::parse_object_with(
-                        m.as_str(),
-                        scan::LIMITS,
-                    )
-                    .map_err(|error| ParseError::new(
-                        "tool_call",
-                        m.start(),
-                        ParseErrorKind::Json {
-                            field: "args_json",
-                            error,
-                        },
-                    ))?
-            }
+            Some(m) => agent_sentences_runtime::json::parse_object_with(m.as_str(), scan::LIMITS)
+                .map_err(|error| {
+                ParseError::new(
+                    "tool_call",
+                    m.start(),
+                    ParseErrorKind::Json {
+                        field: "args_json",
+                        error,
+                    },
+                )
+            })?,
             None => {
-                return Err(
-                    ParseError::new(
-                        "tool_call",
-                        caps.end(),
-                        ParseErrorKind::NoMatch {
-                            expected: format!("<{}>", "args_json"),
-                        },
-                    ),
-                );
+                return Err(ParseError::new(
+                    "tool_call",
+                    caps.end(),
+                    ParseErrorKind::NoMatch {
+                        expected: format!("<{}>", "args_json"),
+                    },
+                ));
             }
         };
         Ok(ToolCall { op, args_json })
@@ -3908,7 +3832,9 @@ impl fmt::Display for ToolCall {
         f.write_str("[TOOL ")?;
         f.write_str(&self.op)?;
         f.write_str(" ")?;
-        f.write_str(&agent_sentences_runtime::json::render_object(&self.args_json))?;
+        f.write_str(&agent_sentences_runtime::json::render_object(
+            &self.args_json,
+        ))?;
         f.write_str("]")?;
         Ok(())
     }
@@ -3970,15 +3896,13 @@ impl JobMarker {
         ];
         let Some(caps) = FULL.captures(text) else {
             let (offset, expected) = stop_point(text, &STEPS);
-            return Err(
-                ParseError::new(
-                    "job_marker",
-                    offset,
-                    ParseErrorKind::NoMatch {
-                        expected: expected.to_owned(),
-                    },
-                ),
-            );
+            return Err(ParseError::new(
+                "job_marker",
+                offset,
+                ParseErrorKind::NoMatch {
+                    expected: expected.to_owned(),
+                },
+            ));
         };
         Self::from_groups(&caps)
     }
@@ -3994,32 +3918,23 @@ impl JobMarker {
         let job_id = match field_capture(caps, &["job_id"], "job_marker", "job_id")? {
             Some(m) => m.as_str().to_owned(),
             None => {
-                return Err(
-                    ParseError::new(
-                        "job_marker",
-                        caps.end(),
-                        ParseErrorKind::NoMatch {
-                            expected: format!("<{}>", "job_id"),
-                        },
-                    ),
-                );
+                return Err(ParseError::new(
+                    "job_marker",
+                    caps.end(),
+                    ParseErrorKind::NoMatch {
+                        expected: format!("<{}>", "job_id"),
+                    },
+                ));
             }
         };
         let slot = match field_capture(caps, &["slot"], "job_marker", "slot")? {
-            Some(m) => {
-                Some(
-                    m
-                        .as_str()
-                        .parse::<u32>()
-                        .map_err(|_| ParseError::new(
-                            "job_marker",
-                            m.start(),
-                            ParseErrorKind::Integer {
-                                field: "slot",
-                            },
-                        ))?,
+            Some(m) => Some(m.as_str().parse::<u32>().map_err(|_| {
+                ParseError::new(
+                    "job_marker",
+                    m.start(),
+                    ParseErrorKind::Integer { field: "slot" },
                 )
-            }
+            })?),
             None => None,
         };
         Ok(JobMarker { job_id, slot })
@@ -4105,8 +4020,14 @@ impl Nudge {
         static STEPS: [Step; 16usize] = [
             Step::new(r#"\A(?:\[NUDGE)"#, "`[NUDGE`"),
             Step::new(r#"\A(?:\[NUDGE[ \t]+)"#, "whitespace"),
-            Step::new(r#"\A(?:\[NUDGE[ \t]+(?P<loop_id>[A-Za-z0-9_/-]+))"#, "<loop_id>"),
-            Step::new(r#"\A(?:\[NUDGE[ \t]+(?P<loop_id>[A-Za-z0-9_/-]+)\])"#, "`]`"),
+            Step::new(
+                r#"\A(?:\[NUDGE[ \t]+(?P<loop_id>[A-Za-z0-9_/-]+))"#,
+                "<loop_id>",
+            ),
+            Step::new(
+                r#"\A(?:\[NUDGE[ \t]+(?P<loop_id>[A-Za-z0-9_/-]+)\])"#,
+                "`]`",
+            ),
             Step::new(
                 r#"\A(?:\[NUDGE[ \t]+(?P<loop_id>[A-Za-z0-9_/-]+)\][ \t]+)"#,
                 "whitespace",
@@ -4158,15 +4079,13 @@ impl Nudge {
         ];
         let Some(caps) = FULL.captures(text) else {
             let (offset, expected) = stop_point(text, &STEPS);
-            return Err(
-                ParseError::new(
-                    "nudge",
-                    offset,
-                    ParseErrorKind::NoMatch {
-                        expected: expected.to_owned(),
-                    },
-                ),
-            );
+            return Err(ParseError::new(
+                "nudge",
+                offset,
+                ParseErrorKind::NoMatch {
+                    expected: expected.to_owned(),
+                },
+            ));
         };
         Self::from_groups(&caps)
     }
@@ -4182,91 +4101,67 @@ impl Nudge {
         let loop_id = match field_capture(caps, &["loop_id"], "nudge", "loop_id")? {
             Some(m) => m.as_str().to_owned(),
             None => {
-                return Err(
-                    ParseError::new(
-                        "nudge",
-                        caps.end(),
-                        ParseErrorKind::NoMatch {
-                            expected: format!("<{}>", "loop_id"),
-                        },
-                    ),
-                );
+                return Err(ParseError::new(
+                    "nudge",
+                    caps.end(),
+                    ParseErrorKind::NoMatch {
+                        expected: format!("<{}>", "loop_id"),
+                    },
+                ));
             }
         };
         let count = match field_capture(caps, &["count"], "nudge", "count")? {
-            Some(m) => {
-                m.as_str()
-                    .parse::<u32>()
-                    .map_err(|_| ParseError::new(
-                        "nudge",
-                        m.start(),
-                        ParseErrorKind::Integer {
-                            field: "count",
-                        },
-                    ))?
-            }
+            Some(m) => m.as_str().parse::<u32>().map_err(|_| {
+                ParseError::new(
+                    "nudge",
+                    m.start(),
+                    ParseErrorKind::Integer { field: "count" },
+                )
+            })?,
             None => {
-                return Err(
-                    ParseError::new(
-                        "nudge",
-                        caps.end(),
-                        ParseErrorKind::NoMatch {
-                            expected: format!("<{}>", "count"),
-                        },
-                    ),
-                );
+                return Err(ParseError::new(
+                    "nudge",
+                    caps.end(),
+                    ParseErrorKind::NoMatch {
+                        expected: format!("<{}>", "count"),
+                    },
+                ));
             }
         };
-        let max_nudges = match field_capture(
-            caps,
-            &["max_nudges"],
-            "nudge",
-            "max_nudges",
-        )? {
-            Some(m) => {
-                m.as_str()
-                    .parse::<u32>()
-                    .map_err(|_| ParseError::new(
-                        "nudge",
-                        m.start(),
-                        ParseErrorKind::Integer {
-                            field: "max_nudges",
-                        },
-                    ))?
-            }
+        let max_nudges = match field_capture(caps, &["max_nudges"], "nudge", "max_nudges")? {
+            Some(m) => m.as_str().parse::<u32>().map_err(|_| {
+                ParseError::new(
+                    "nudge",
+                    m.start(),
+                    ParseErrorKind::Integer {
+                        field: "max_nudges",
+                    },
+                )
+            })?,
             None => {
-                return Err(
-                    ParseError::new(
-                        "nudge",
-                        caps.end(),
-                        ParseErrorKind::NoMatch {
-                            expected: format!("<{}>", "max_nudges"),
-                        },
-                    ),
-                );
+                return Err(ParseError::new(
+                    "nudge",
+                    caps.end(),
+                    ParseErrorKind::NoMatch {
+                        expected: format!("<{}>", "max_nudges"),
+                    },
+                ));
             }
         };
-        let deadline_utc = match field_capture(
-            caps,
-            &["deadline_utc"],
-            "nudge",
-            "deadline_utc",
-        )? {
+        let deadline_utc = match field_capture(caps, &["deadline_utc"], "nudge", "deadline_utc")? {
             Some(m) => m.as_str().to_owned(),
             None => {
-                return Err(
-                    ParseError::new(
-                        "nudge",
-                        caps.end(),
-                        ParseErrorKind::NoMatch {
-                            expected: format!("<{}>", "deadline_utc"),
-                        },
-                    ),
-                );
+                return Err(ParseError::new(
+                    "nudge",
+                    caps.end(),
+                    ParseErrorKind::NoMatch {
+                        expected: format!("<{}>", "deadline_utc"),
+                    },
+                ));
             }
         };
-        let prompt = field_capture(caps, &["prompt"], "nudge", "prompt")?
-            .map(|m| m.as_str().to_owned());
+        let prompt =
+            field_capture(caps, &["prompt"], "nudge", "prompt")?.map(|m| m.as_str().to_owned());
         Ok(Nudge {
             loop_id,
             count,
@@ -4289,9 +4184,9 @@ impl fmt::Display for Nudge {
         f.write_str("[NUDGE ")?;
         f.write_str(&self.loop_id)?;
         f.write_str("] [nudge ")?;
-        write!(f, "{}", & self.count)?;
+        write!(f, "{}", &self.count)?;
         f.write_str("/")?;
-        write!(f, "{}", & self.max_nudges)?;
+        write!(f, "{}", &self.max_nudges)?;
         f.write_str("] Deadline ")?;
         f.write_str(&self.deadline_utc)?;
         if let Some(v) = &self.prompt {
@@ -4365,15 +4260,13 @@ impl FleetAlert {
         ];
         let Some(caps) = FULL.captures(text) else {
             let (offset, expected) = stop_point(text, &STEPS);
-            return Err(
-                ParseError::new(
-                    "fleet_alert",
-                    offset,
-                    ParseErrorKind::NoMatch {
-                        expected: expected.to_owned(),
-                    },
-                ),
-            );
+            return Err(ParseError::new(
+                "fleet_alert",
+                offset,
+                ParseErrorKind::NoMatch {
+                    expected: expected.to_owned(),
+                },
+            ));
         };
         Self::from_groups(&caps)
     }
@@ -4386,42 +4279,28 @@ impl FleetAlert {
     /// As [`Self::parse`], for what the groups hold.
     #[doc(hidden)]
     pub fn from_groups<'t>(caps: &dyn Groups<'t>) -> Result<Self, ParseError> {
-        let severity = match field_capture(
-            caps,
-            &["severity"],
-            "fleet_alert",
-            "severity",
-        )? {
+        let severity = match field_capture(caps, &["severity"], "fleet_alert", "severity")? {
             Some(m) => m.as_str().to_owned(),
             None => {
-                return Err(
-                    ParseError::new(
-                        "fleet_alert",
-                        caps.end(),
-                        ParseErrorKind::NoMatch {
-                            expected: format!("<{}>", "severity"),
-                        },
-                    ),
-                );
+                return Err(ParseError::new(
+                    "fleet_alert",
+                    caps.end(),
+                    ParseErrorKind::NoMatch {
+                        expected: format!("<{}>", "severity"),
+                    },
+                ));
             }
         };
-        let message = match field_capture(
-            caps,
-            &["message"],
-            "fleet_alert",
-            "message",
-        )? {
+        let message = match field_capture(caps, &["message"], "fleet_alert", "message")? {
             Some(m) => m.as_str().to_owned(),
             None => {
-                return Err(
-                    ParseError::new(
-                        "fleet_alert",
-                        caps.end(),
-                        ParseErrorKind::NoMatch {
-                            expected: format!("<{}>", "message"),
-                        },
-                    ),
-                );
+                return Err(ParseError::new(
+                    "fleet_alert",
+                    caps.end(),
+                    ParseErrorKind::NoMatch {
+                        expected: format!("<{}>", "message"),
+                    },
+                ));
             }
         };
         Ok(FleetAlert { severity, message })
@@ -4485,7 +4364,10 @@ impl ContractFooter {
             Step::new(r#"\A(?:Reply:[ \t]+)"#, "whitespace"),
             Step::new(r#"\A(?:Reply:[ \t]+\[ACK)"#, "`[ACK`"),
             Step::new(r#"\A(?:Reply:[ \t]+\[ACK[ \t]+)"#, "whitespace"),
-            Step::new(r#"\A(?:Reply:[ \t]+\[ACK[ \t]+(?P<id>[A-Za-z0-9_/-]+))"#, "<id>"),
+            Step::new(
+                r#"\A(?:Reply:[ \t]+\[ACK[ \t]+(?P<id>[A-Za-z0-9_/-]+))"#,
+                "<id>",
+            ),
             Step::new(
                 r#"\A(?:Reply:[ \t]+\[ACK[ \t]+(?P<id>[A-Za-z0-9_/-]+)\])"#,
                 "`]`",
@@ -4629,15 +4511,13 @@ impl ContractFooter {
         ];
         let Some(caps) = FULL.captures(text) else {
             let (offset, expected) = stop_point(text, &STEPS);
-            return Err(
-                ParseError::new(
-                    "contract_footer",
-                    offset,
-                    ParseErrorKind::NoMatch {
-                        expected: expected.to_owned(),
-                    },
-                ),
-            );
+            return Err(ParseError::new(
+                "contract_footer",
+                offset,
+                ParseErrorKind::NoMatch {
+                    expected: expected.to_owned(),
+                },
+            ));
         };
         Self::from_groups(&caps)
     }
@@ -4658,15 +4538,13 @@ impl ContractFooter {
         )? {
             Some(m) => m.as_str().to_owned(),
             None => {
-                return Err(
-                    ParseError::new(
-                        "contract_footer",
-                        caps.end(),
-                        ParseErrorKind::NoMatch {
-                            expected: format!("<{}>", "id"),
-                        },
-                    ),
-                );
+                return Err(ParseError::new(
+                    "contract_footer",
+                    caps.end(),
+                    ParseErrorKind::NoMatch {
+                        expected: format!("<{}>", "id"),
+                    },
+                ));
             }
         };
         Ok(ContractFooter { id })
@@ -4746,15 +4624,13 @@ impl Directive {
         ];
         let Some(caps) = FULL.captures(text) else {
             let (offset, expected) = stop_point(text, &STEPS);
-            return Err(
-                ParseError::new(
-                    "directive",
-                    offset,
-                    ParseErrorKind::NoMatch {
-                        expected: expected.to_owned(),
-                    },
-                ),
-            );
+            return Err(ParseError::new(
+                "directive",
+                offset,
+                ParseErrorKind::NoMatch {
+                    expected: expected.to_owned(),
+                },
+            ));
         };
         Self::from_groups(&caps)
     }
@@ -4767,23 +4643,16 @@ impl Directive {
     /// As [`Self::parse`], for what the groups hold.
     #[doc(hidden)]
     pub fn from_groups<'t>(caps: &dyn Groups<'t>) -> Result<Self, ParseError> {
-        let directive = match field_capture(
-            caps,
-            &["directive"],
-            "directive",
-            "directive",
-        )? {
+        let directive = match field_capture(caps, &["directive"], "directive", "directive")? {
             Some(m) => m.as_str().to_owned(),
             None => {
-                return Err(
-                    ParseError::new(
-                        "directive",
-                        caps.end(),
-                        ParseErrorKind::NoMatch {
-                            expected: format!("<{}>", "directive"),
-                        },
-                    ),
-                );
+                return Err(ParseError::new(
+                    "directive",
+                    caps.end(),
+                    ParseErrorKind::NoMatch {
+                        expected: format!("<{}>", "directive"),
+                    },
+                ));
             }
         };
         Ok(Directive { directive })
@@ -4855,15 +4724,13 @@ impl RuntimeContext {
         ];
         let Some(caps) = FULL.captures(text) else {
             let (offset, expected) = stop_point(text, &STEPS);
-            return Err(
-                ParseError::new(
-                    "runtime_context",
-                    offset,
-                    ParseErrorKind::NoMatch {
-                        expected: expected.to_owned(),
-                    },
-                ),
-            );
+            return Err(ParseError::new(
+                "runtime_context",
+                offset,
+                ParseErrorKind::NoMatch {
+                    expected: expected.to_owned(),
+                },
+            ));
         };
         Self::from_groups(&caps)
     }
@@ -4879,15 +4746,13 @@ impl RuntimeContext {
         let url = match field_capture(caps, &["url"], "runtime_context", "url")? {
             Some(m) => m.as_str().to_owned(),
             None => {
-                return Err(
-                    ParseError::new(
-                        "runtime_context",
-                        caps.end(),
-                        ParseErrorKind::NoMatch {
-                            expected: format!("<{}>", "url"),
-                        },
-                    ),
-                );
+                return Err(ParseError::new(
+                    "runtime_context",
+                    caps.end(),
+                    ParseErrorKind::NoMatch {
+                        expected: format!("<{}>", "url"),
+                    },
+                ));
             }
         };
         Ok(RuntimeContext { url })
@@ -4957,7 +4822,10 @@ impl SubagentUpdate {
             Step::new(r#"\A(?:\[SUBAGENT-UPDATE\])"#, "`[SUBAGENT-UPDATE]`"),
             Step::new(r#"\A(?:\[SUBAGENT-UPDATE\][ \t]+)"#, "whitespace"),
             Step::new(r#"\A(?:\[SUBAGENT-UPDATE\][ \t]+Subagent)"#, "`Subagent`"),
-            Step::new(r#"\A(?:\[SUBAGENT-UPDATE\][ \t]+Subagent[ \t]+)"#, "whitespace"),
+            Step::new(
+                r#"\A(?:\[SUBAGENT-UPDATE\][ \t]+Subagent[ \t]+)"#,
+                "whitespace",
+            ),
             Step::new(r#"\A(?:\[SUBAGENT-UPDATE\][ \t]+Subagent[ \t]+')"#, "`'`"),
             Step::new(
                 r#"\A(?:\[SUBAGENT-UPDATE\][ \t]+Subagent[ \t]+'(?P<title>[^'\r\n]+))"#,
@@ -5018,15 +4886,13 @@ impl SubagentUpdate {
         ];
         let Some(caps) = FULL.captures(text) else {
             let (offset, expected) = stop_point(text, &STEPS);
-            return Err(
-                ParseError::new(
-                    "subagent_update",
-                    offset,
-                    ParseErrorKind::NoMatch {
-                        expected: expected.to_owned(),
-                    },
-                ),
-            );
+            return Err(ParseError::new(
+                "subagent_update",
+                offset,
+                ParseErrorKind::NoMatch {
+                    expected: expected.to_owned(),
+                },
+            ));
         };
         Self::from_groups(&caps)
     }
@@ -5042,34 +4908,25 @@ impl SubagentUpdate {
         let title = match field_capture(caps, &["title"], "subagent_update", "title")? {
             Some(m) => m.as_str().to_owned(),
             None => {
-                return Err(
-                    ParseError::new(
-                        "subagent_update",
-                        caps.end(),
-                        ParseErrorKind::NoMatch {
-                            expected: format!("<{}>", "title"),
-                        },
-                    ),
-                );
+                return Err(ParseError::new(
+                    "subagent_update",
+                    caps.end(),
+                    ParseErrorKind::NoMatch {
+                        expected: format!("<{}>", "title"),
+                    },
+                ));
             }
         };
-        let short_id = match field_capture(
-            caps,
-            &["short_id"],
-            "subagent_update",
-            "short_id",
-        )? {
+        let short_id = match field_capture(caps, &["short_id"], "subagent_update", "short_id")? {
             Some(m) => m.as_str().to_owned(),
             None => {
-                return Err(
-                    ParseError::new(
-                        "subagent_update",
-                        caps.end(),
-                        ParseErrorKind::NoMatch {
-                            expected: format!("<{}>", "short_id"),
-                        },
-                    ),
-                );
+                return Err(ParseError::new(
+                    "subagent_update",
+                    caps.end(),
+                    ParseErrorKind::NoMatch {
+                        expected: format!("<{}>", "short_id"),
+                    },
+                ));
             }
         };
         Ok(SubagentUpdate { title, short_id })
@@ -5094,18 +4951,7 @@ impl fmt::Display for SubagentUpdate {
     }
 }
 /// Which sentence structure; each kind carries its spec metadata.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    Serialize,
-    Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(crate = "agent_sentences_runtime::serde")]
 #[serde(rename_all = "snake_case")]
@@ -5501,9 +5347,7 @@ impl SentenceKind {
             SentenceKind::NoAction => &["job_id", "reason"],
             SentenceKind::ToolCall => &["op", "args_json"],
             SentenceKind::JobMarker => &["job_id", "slot"],
-            SentenceKind::Nudge => {
-                &["loop_id", "count", "max_nudges", "deadline_utc", "prompt"]
-            }
+            SentenceKind::Nudge => &["loop_id", "count", "max_nudges", "deadline_utc", "prompt"],
             SentenceKind::FleetAlert => &["severity", "message"],
             SentenceKind::ContractFooter => &["id"],
             SentenceKind::Directive => &["directive"],
@@ -6310,129 +6154,101 @@ impl Sentence {
         let mut best: Option<ParseError> = None;
         match WorkOrder::parse(text) {
             Ok(x) => return Ok(Sentence::WorkOrder(x)),
-            Err(e) => {
-                match &best {
-                    Some(b) if b.offset >= e.offset => {}
-                    _ => best = Some(e),
-                }
-            }
+            Err(e) => match &best {
+                Some(b) if b.offset >= e.offset => {}
+                _ => best = Some(e),
+            },
         }
         match Ack::parse(text) {
             Ok(x) => return Ok(Sentence::Ack(x)),
-            Err(e) => {
-                match &best {
-                    Some(b) if b.offset >= e.offset => {}
-                    _ => best = Some(e),
-                }
-            }
+            Err(e) => match &best {
+                Some(b) if b.offset >= e.offset => {}
+                _ => best = Some(e),
+            },
         }
         match Claim::parse(text) {
             Ok(x) => return Ok(Sentence::Claim(x)),
-            Err(e) => {
-                match &best {
-                    Some(b) if b.offset >= e.offset => {}
-                    _ => best = Some(e),
-                }
-            }
+            Err(e) => match &best {
+                Some(b) if b.offset >= e.offset => {}
+                _ => best = Some(e),
+            },
         }
         match ResultSentence::parse(text) {
             Ok(x) => return Ok(Sentence::ResultSentence(x)),
-            Err(e) => {
-                match &best {
-                    Some(b) if b.offset >= e.offset => {}
-                    _ => best = Some(e),
-                }
-            }
+            Err(e) => match &best {
+                Some(b) if b.offset >= e.offset => {}
+                _ => best = Some(e),
+            },
         }
         match Decline::parse(text) {
             Ok(x) => return Ok(Sentence::Decline(x)),
-            Err(e) => {
-                match &best {
-                    Some(b) if b.offset >= e.offset => {}
-                    _ => best = Some(e),
-                }
-            }
+            Err(e) => match &best {
+                Some(b) if b.offset >= e.offset => {}
+                _ => best = Some(e),
+            },
         }
         match NoAction::parse(text) {
             Ok(x) => return Ok(Sentence::NoAction(x)),
-            Err(e) => {
-                match &best {
-                    Some(b) if b.offset >= e.offset => {}
-                    _ => best = Some(e),
-                }
-            }
+            Err(e) => match &best {
+                Some(b) if b.offset >= e.offset => {}
+                _ => best = Some(e),
+            },
         }
         match ToolCall::parse(text) {
             Ok(x) => return Ok(Sentence::ToolCall(x)),
-            Err(e) => {
-                match &best {
-                    Some(b) if b.offset >= e.offset => {}
-                    _ => best = Some(e),
-                }
-            }
+            Err(e) => match &best {
+                Some(b) if b.offset >= e.offset => {}
+                _ => best = Some(e),
+            },
         }
         match JobMarker::parse(text) {
             Ok(x) => return Ok(Sentence::JobMarker(x)),
-            Err(e) => {
-                match &best {
-                    Some(b) if b.offset >= e.offset => {}
-                    _ => best = Some(e),
-                }
-            }
+            Err(e) => match &best {
+                Some(b) if b.offset >= e.offset => {}
+                _ => best = Some(e),
+            },
         }
         match Nudge::parse(text) {
             Ok(x) => return Ok(Sentence::Nudge(x)),
-            Err(e) => {
-                match &best {
-                    Some(b) if b.offset >= e.offset => {}
-                    _ => best = Some(e),
-                }
-            }
+            Err(e) => match &best {
+                Some(b) if b.offset >= e.offset => {}
+                _ => best = Some(e),
+            },
         }
         match FleetAlert::parse(text) {
             Ok(x) => return Ok(Sentence::FleetAlert(x)),
-            Err(e) => {
-                match &best {
-                    Some(b) if b.offset >= e.offset => {}
-                    _ => best = Some(e),
-                }
-            }
+            Err(e) => match &best {
+                Some(b) if b.offset >= e.offset => {}
+                _ => best = Some(e),
+            },
         }
         match ContractFooter::parse(text) {
             Ok(x) => return Ok(Sentence::ContractFooter(x)),
-            Err(e) => {
-                match &best {
-                    Some(b) if b.offset >= e.offset => {}
-                    _ => best = Some(e),
-                }
-            }
+            Err(e) => match &best {
+                Some(b) if b.offset >= e.offset => {}
+                _ => best = Some(e),
+            },
         }
         match Directive::parse(text) {
             Ok(x) => return Ok(Sentence::Directive(x)),
-            Err(e) => {
-                match &best {
-                    Some(b) if b.offset >= e.offset => {}
-                    _ => best = Some(e),
-                }
-            }
+            Err(e) => match &best {
+                Some(b) if b.offset >= e.offset => {}
+                _ => best = Some(e),
+            },
         }
         match RuntimeContext::parse(text) {
             Ok(x) => return Ok(Sentence::RuntimeContext(x)),
-            Err(e) => {
-                match &best {
-                    Some(b) if b.offset >= e.offset => {}
-                    _ => best = Some(e),
-                }
-            }
+            Err(e) => match &best {
+                Some(b) if b.offset >= e.offset => {}
+                _ => best = Some(e),
+            },
         }
         match SubagentUpdate::parse(text) {
             Ok(x) => return Ok(Sentence::SubagentUpdate(x)),
-            Err(e) => {
-                match &best {
-                    Some(b) if b.offset >= e.offset => {}
-                    _ => best = Some(e),
-                }
-            }
+            Err(e) => match &best {
+                Some(b) if b.offset >= e.offset => {}
+                _ => best = Some(e),
+            },
         }
         let best = best.expect("at least one structure");
         Err(ParseError {
@@ -6492,14 +6308,14 @@ impl fmt::Display for Sentence {
 ///
 /// The rules are those of `agent_sentences_runtime::scan`; the structures and the directive grammar come from `schema/regex_patterns.json` and `schema/directives.json`. Structures with a JSON object field (`tool_call`) are found as directives, by balanced JSON, not by their pattern. Spans are byte offsets.
 pub mod scan {
-    use std::sync::LazyLock;
+    use super::{ParseError, Sentence};
     use agent_sentences_runtime::json::Limits;
     pub use agent_sentences_runtime::scan::{
         DirectiveForm, Item, SkipReason, Skipped, ToolDirective,
     };
     use agent_sentences_runtime::scan::{DirectiveSpec, Scanner, StructureScan};
     use agent_sentences_runtime::Groups;
-    use super::{ParseError, Sentence};
+    use std::sync::LazyLock;
     /// Limits on tool arguments (`/limits` in `schema/directives.json`).
     pub const LIMITS: Limits = Limits {
         max_depth: 64usize,
@@ -6742,13 +6558,15 @@ pub mod scan {
         curl_engine: "EXEC",
         curl_op_key: "op",
         curl_args_key: "args",
-        aliases: &[("dm", "dm.send"), ("box", "box.exec"), ("tools", "tools.list")],
+        aliases: &[
+            ("dm", "dm.send"),
+            ("box", "box.exec"),
+            ("tools", "tools.list"),
+        ],
         limits: LIMITS,
     };
-    static SCANNER: LazyLock<Scanner<Sentence>> = LazyLock::new(|| Scanner::new(
-        &STRUCTURES,
-        &DIRECTIVES,
-    ));
+    static SCANNER: LazyLock<Scanner<Sentence>> =
+        LazyLock::new(|| Scanner::new(&STRUCTURES, &DIRECTIVES));
     /// Every sentence and directive in `text`, in order, with byte spans.
     /// Skipped directive candidates are dropped silently (decision D4).
     pub fn scan(text: &str) -> Vec<Found> {
@@ -6785,12 +6603,12 @@ pub mod scan {
 /// assert!(due[0].sentence.as_deref().unwrap().contains(&format!(" {id}]")));
 /// ```
 pub mod loops {
-    pub use agent_sentences_runtime::loops::{
-        Config, Due, EventRule, Loop, LoopEvent, Machine, Message, Rejected,
-        RejectedReport, Report, State, Step, Timestamp, Tracker,
-    };
     use super::scan::{Found, Item};
     use super::Sentence;
+    pub use agent_sentences_runtime::loops::{
+        Config, Due, EventRule, Loop, LoopEvent, Machine, Message, Rejected, RejectedReport,
+        Report, State, Step, Timestamp, Tracker,
+    };
     /// The state machine: states, which structure is which event, the
     /// moves each makes (`schema/loops.json`, each structure's
     /// `lifecycle_transition`).
@@ -6856,55 +6674,41 @@ pub mod loops {
     /// names; `None` for a sentence that moves no loop.
     pub fn event(sentence: &Sentence) -> Option<LoopEvent> {
         match sentence {
-            Sentence::WorkOrder(s) => {
-                Some(LoopEvent {
-                    structure: "work_order",
-                    id: s.dm_id.clone(),
-                    count: None,
-                })
-            }
-            Sentence::Ack(s) => {
-                Some(LoopEvent {
-                    structure: "ack",
-                    id: s.dm_id.clone(),
-                    count: None,
-                })
-            }
-            Sentence::Claim(s) => {
-                Some(LoopEvent {
-                    structure: "claim",
-                    id: s.job_id.clone(),
-                    count: None,
-                })
-            }
-            Sentence::ResultSentence(s) => {
-                Some(LoopEvent {
-                    structure: "result",
-                    id: s.job_id.clone(),
-                    count: None,
-                })
-            }
-            Sentence::Decline(s) => {
-                Some(LoopEvent {
-                    structure: "decline",
-                    id: s.job_id.clone(),
-                    count: None,
-                })
-            }
-            Sentence::NoAction(s) => {
-                Some(LoopEvent {
-                    structure: "no_action",
-                    id: s.job_id.clone(),
-                    count: None,
-                })
-            }
-            Sentence::Nudge(s) => {
-                Some(LoopEvent {
-                    structure: "nudge",
-                    id: s.loop_id.clone(),
-                    count: Some(s.count),
-                })
-            }
+            Sentence::WorkOrder(s) => Some(LoopEvent {
+                structure: "work_order",
+                id: s.dm_id.clone(),
+                count: None,
+            }),
+            Sentence::Ack(s) => Some(LoopEvent {
+                structure: "ack",
+                id: s.dm_id.clone(),
+                count: None,
+            }),
+            Sentence::Claim(s) => Some(LoopEvent {
+                structure: "claim",
+                id: s.job_id.clone(),
+                count: None,
+            }),
+            Sentence::ResultSentence(s) => Some(LoopEvent {
+                structure: "result",
+                id: s.job_id.clone(),
+                count: None,
+            }),
+            Sentence::Decline(s) => Some(LoopEvent {
+                structure: "decline",
+                id: s.job_id.clone(),
+                count: None,
+            }),
+            Sentence::NoAction(s) => Some(LoopEvent {
+                structure: "no_action",
+                id: s.job_id.clone(),
+                count: None,
+            }),
+            Sentence::Nudge(s) => Some(LoopEvent {
+                structure: "nudge",
+                id: s.loop_id.clone(),
+                count: Some(s.count),
+            }),
             _ => None,
         }
     }
@@ -6927,7 +6731,7 @@ pub mod loops {
             deadline_utc: deadline.to_owned(),
             prompt: None,
         }
-            .to_string()
+        .to_string()
     }
     /// A tracker with no loops.
     pub fn tracker(config: Config) -> Tracker {
@@ -6948,13 +6752,9 @@ pub mod loops {
     /// [`State::rejected`] with why; the other lines are still fed).
     pub fn replay(jsonl: &str, config: Config) -> (Tracker, Vec<usize>) {
         let mut t = tracker(config);
-        let bad = agent_sentences_runtime::loops::replay(
-            &mut t,
-            jsonl,
-            |t, m| {
-                feed(t, m.at, &m.from, &m.text);
-            },
-        );
+        let bad = agent_sentences_runtime::loops::replay(&mut t, jsonl, |t, m| {
+            feed(t, m.at, &m.from, &m.text);
+        });
         (t, bad)
     }
 }
@@ -6969,11 +6769,11 @@ pub mod loops {
 /// assert_eq!(call.args(), agent_sentences_runtime::serde_json::Value::Object(directive.args.clone()));
 /// ```
 pub mod ops {
-    use agent_sentences_runtime::serde::{Deserialize, Serialize};
+    use super::scan::ToolDirective;
     pub use agent_sentences_runtime::ops::{
         ArgError, Catalogue, OpSpec, ResolveError, ResolveErrorKind, ToolEntry, ToolsList,
     };
-    use super::scan::ToolDirective;
+    use agent_sentences_runtime::serde::{Deserialize, Serialize};
     /// The catalogue: every op of `schema/ops.json` in its order, and
     /// the native aliases of `/aliases` in `schema/directives.json`.
     pub static CATALOGUE: Catalogue = Catalogue::new(
@@ -7136,8 +6936,7 @@ pub mod ops {
         }
         /// Its catalogue entry.
         pub fn spec(self) -> &'static OpSpec {
-            &CATALOGUE
-                .ops[match self {
+            &CATALOGUE.ops[match self {
                 Op::FollowupCreate => 0usize,
                 Op::DmSend => 1usize,
                 Op::ToolsList => 2usize,
@@ -7188,12 +6987,10 @@ pub mod ops {
         pub fn args(&self) -> agent_sentences_runtime::serde_json::Value {
             match self {
                 Call::FollowupCreate(a) => {
-                    agent_sentences_runtime::serde_json::to_value(a)
-                        .expect("arguments serialize")
+                    agent_sentences_runtime::serde_json::to_value(a).expect("arguments serialize")
                 }
                 Call::ToolsList(a) => {
-                    agent_sentences_runtime::serde_json::to_value(a)
-                        .expect("arguments serialize")
+                    agent_sentences_runtime::serde_json::to_value(a).expect("arguments serialize")
                 }
             }
         }
@@ -7224,12 +7021,10 @@ pub mod ops {
         let args = agent_sentences_runtime::serde_json::Value::Object(args.clone());
         let decoded = match Op::ALL[index] {
             Op::FollowupCreate => {
-                agent_sentences_runtime::serde_json::from_value(args)
-                    .map(Call::FollowupCreate)
+                agent_sentences_runtime::serde_json::from_value(args).map(Call::FollowupCreate)
             }
             Op::ToolsList => {
-                agent_sentences_runtime::serde_json::from_value(args)
-                    .map(Call::ToolsList)
+                agent_sentences_runtime::serde_json::from_value(args).map(Call::ToolsList)
             }
             _ => unreachable!("check passes runnable ops only"),
         };
@@ -7251,8 +7046,8 @@ pub mod ops {
 /// assert!(matches!(last.item, scan::Item::Sentence { value: agent_sentences::Sentence::ContractFooter(f) } if f.id == "swarm-4a2b/1"));
 /// ```
 pub mod envelope {
-    pub use agent_sentences_runtime::envelope::{EnvelopeError, Piece};
     use super::Sentence;
+    pub use agent_sentences_runtime::envelope::{EnvelopeError, Piece};
     /// The pieces, in order: the message, then the envelope's lines.
     pub const PIECES: &[Piece] = &[
         Piece::Message,
@@ -7295,7 +7090,7 @@ pub mod envelope {
             &footer,
             &found,
             &skipped,
-            |s| { matches!(s, Sentence::ContractFooter(f) if f.id == id) },
+            |s| matches!(s, Sentence::ContractFooter(f) if f.id == id),
         )?;
         Ok(text)
     }

@@ -11,35 +11,35 @@
 //! to start with one of the enum's values and a blank (P4); such texts
 //! are drawn often on purpose, with the enum present.
 use agent_sentences::*;
+use agent_sentences_runtime::regex::Regex;
+use agent_sentences_runtime::serde_json::{self, Value};
 use proptest::prelude::*;
 use proptest::string::string_regex;
 use proptest::test_runner::{Config, TestRunner};
-use agent_sentences_runtime::regex::Regex;
-use agent_sentences_runtime::serde_json::{self, Value};
 /// Strings matching `pattern`.
 fn text(pattern: &str) -> BoxedStrategy<String> {
-    string_regex(pattern).expect("proptest reads every spec pattern").boxed()
+    string_regex(pattern)
+        .expect("proptest reads every spec pattern")
+        .boxed()
 }
 /// Any JSON value a strict object may hold, nested a few levels.
 fn json_value() -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![
-        Just(Value::Null), any:: < bool > ().prop_map(Value::Bool), any:: < i64 > ()
-        .prop_map(Value::from), any:: < u64 > ().prop_map(Value::from), any:: < f64 > ()
-        .prop_filter_map("finite", | f | serde_json::Number::from_f64(f)
-        .map(Value::Number)), any:: < String > ().prop_map(Value::String),
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        any::<u64>().prop_map(Value::from),
+        any::<f64>().prop_filter_map("finite", |f| serde_json::Number::from_f64(f)
+            .map(Value::Number)),
+        any::<String>().prop_map(Value::String),
     ];
-    leaf.prop_recursive(
-        4,
-        32,
-        6,
-        |inner| {
-            prop_oneof![
-                proptest::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
-                proptest::collection::vec((any:: < String > (), inner), 0..6).prop_map(|
-                kv | Value::Object(kv.into_iter().collect())),
-            ]
-        },
-    )
+    leaf.prop_recursive(4, 32, 6, |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+            proptest::collection::vec((any::<String>(), inner), 0..6)
+                .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+        ]
+    })
 }
 /// Any JSON object.
 fn json_object() -> BoxedStrategy<JsonObject> {
@@ -59,24 +59,23 @@ fn derived(source: &str, pattern: &str, group: &str) -> Option<String> {
 /// sentence, and checks both give `value`.
 fn round_trip<T>(value: T, wrap: fn(T) -> Sentence) -> Result<(), TestCaseError>
 where
-    T: std::fmt::Display + std::str::FromStr<Err = ParseError> + PartialEq
-        + std::fmt::Debug + Clone,
+    T: std::fmt::Display
+        + std::str::FromStr<Err = ParseError>
+        + PartialEq
+        + std::fmt::Debug
+        + Clone,
 {
     let text = value.to_string();
     let back: T = text
         .parse()
         .map_err(|e| TestCaseError::fail(format!("{text:?} does not parse back: {e}")))?;
-    prop_assert_eq!(& back, & value, "text {:?}", text);
-    let any = Sentence::parse(&text)
-        .map_err(|e| TestCaseError::fail(format!("{text:?}: {e}")))?;
+    prop_assert_eq!(&back, &value, "text {:?}", text);
+    let any = Sentence::parse(&text).map_err(|e| TestCaseError::fail(format!("{text:?}: {e}")))?;
     prop_assert_eq!(any, wrap(value), "text {:?}", text);
     Ok(())
 }
 /// Runs `test` on 1000 values of `strategy` (or `PROPTEST_CASES`).
-fn check<S: Strategy>(
-    strategy: S,
-    test: impl Fn(S::Value) -> Result<(), TestCaseError>,
-) {
+fn check<S: Strategy>(strategy: S, test: impl Fn(S::Value) -> Result<(), TestCaseError>) {
     let mut config = Config {
         failure_persistence: None,
         ..Config::default()
@@ -115,17 +114,19 @@ fn work_order_renders_and_parses_back() {
 #[test]
 fn ack_renders_and_parses_back() {
     check(
-        (text("[a-f0-9-]+"), proptest::option::of(text("[A-Za-z0-9_-]+"))),
-        |(dm_id, sender)| { round_trip(Ack { dm_id, sender }, Sentence::Ack) },
+        (
+            text("[a-f0-9-]+"),
+            proptest::option::of(text("[A-Za-z0-9_-]+")),
+        ),
+        |(dm_id, sender)| round_trip(Ack { dm_id, sender }, Sentence::Ack),
     );
 }
 /// `claim`: random values render and parse back.
 #[test]
 fn claim_renders_and_parses_back() {
-    check(
-        (text("[A-Za-z0-9_/-]+"),),
-        |(job_id,)| { round_trip(Claim { job_id }, Sentence::Claim) },
-    );
+    check((text("[A-Za-z0-9_/-]+"),), |(job_id,)| {
+        round_trip(Claim { job_id }, Sentence::Claim)
+    });
 }
 /// `result`: random values render and parse back.
 #[test]
@@ -173,7 +174,7 @@ fn result_renders_and_parses_back() {
 fn decline_renders_and_parses_back() {
     check(
         (text("[A-Za-z0-9_/-]+"), text(r#"[^ \t\r\n][^\r\n]*"#)),
-        |(job_id, reason)| { round_trip(Decline { job_id, reason }, Sentence::Decline) },
+        |(job_id, reason)| round_trip(Decline { job_id, reason }, Sentence::Decline),
     );
 }
 /// `no_action`: random values render and parse back.
@@ -181,9 +182,7 @@ fn decline_renders_and_parses_back() {
 fn no_action_renders_and_parses_back() {
     check(
         (text("[A-Za-z0-9_/-]+"), text(r#"[^ \t\r\n][^\r\n]*"#)),
-        |(job_id, reason)| {
-            round_trip(NoAction { job_id, reason }, Sentence::NoAction)
-        },
+        |(job_id, reason)| round_trip(NoAction { job_id, reason }, Sentence::NoAction),
     );
 }
 /// `tool_call`: random values render and parse back.
@@ -191,7 +190,7 @@ fn no_action_renders_and_parses_back() {
 fn tool_call_renders_and_parses_back() {
     check(
         (text("(?s)[A-Za-z0-9_.-]+"), json_object().boxed()),
-        |(op, args_json)| { round_trip(ToolCall { op, args_json }, Sentence::ToolCall) },
+        |(op, args_json)| round_trip(ToolCall { op, args_json }, Sentence::ToolCall),
     );
 }
 /// `job_marker`: random values render and parse back.
@@ -201,11 +200,11 @@ fn job_marker_renders_and_parses_back() {
         (text("[A-Za-z0-9_.-]+(?:/(?P<slot>0|[1-9][0-9]{0,8}))?"),),
         |(job_id,)| {
             let slot = derived(
-                    &job_id,
-                    r#"\A(?:[A-Za-z0-9_.-]+(?:/(?P<slot>0|[1-9][0-9]{0,8}))?)\z"#,
-                    "slot",
-                )
-                .map(|t| t.parse::<u32>().expect("integer groups are 1-9 digits"));
+                &job_id,
+                r#"\A(?:[A-Za-z0-9_.-]+(?:/(?P<slot>0|[1-9][0-9]{0,8}))?)\z"#,
+                "slot",
+            )
+            .map(|t| t.parse::<u32>().expect("integer groups are 1-9 digits"));
             round_trip(JobMarker { job_id, slot }, Sentence::JobMarker)
         },
     );
@@ -222,9 +221,7 @@ fn nudge_renders_and_parses_back() {
             text("0|[1-9][0-9]{0,8}")
                 .prop_map(|s| s.parse::<u32>().expect("integer groups are 1-9 digits"))
                 .boxed(),
-            text(
-                r#"[^ \t\r\n:]+(?::[^ \t\r\n:]+)*(?:[ \t]+[^ \t\r\n:]+(?::[^ \t\r\n:]+)*)*"#,
-            ),
+            text(r#"[^ \t\r\n:]+(?::[^ \t\r\n:]+)*(?:[ \t]+[^ \t\r\n:]+(?::[^ \t\r\n:]+)*)*"#),
             proptest::option::of(text(r#"[^ \t\r\n][^\r\n]*"#)),
         ),
         |(loop_id, count, max_nudges, deadline_utc, prompt)| {
@@ -246,29 +243,24 @@ fn nudge_renders_and_parses_back() {
 fn fleet_alert_renders_and_parses_back() {
     check(
         (text("[A-Z][A-Z0-9_-]*"), text(r#"[^ \t\r\n][^\r\n]*"#)),
-        |(severity, message)| {
-            round_trip(FleetAlert { severity, message }, Sentence::FleetAlert)
-        },
+        |(severity, message)| round_trip(FleetAlert { severity, message }, Sentence::FleetAlert),
     );
 }
 /// `contract_footer`: random values render and parse back.
 #[test]
 fn contract_footer_renders_and_parses_back() {
-    check(
-        (text("[A-Za-z0-9_/-]+"),),
-        |(id,)| { round_trip(ContractFooter { id }, Sentence::ContractFooter) },
-    );
+    check((text("[A-Za-z0-9_/-]+"),), |(id,)| {
+        round_trip(ContractFooter { id }, Sentence::ContractFooter)
+    });
 }
 /// `directive`: random values render and parse back.
 #[test]
 fn directive_renders_and_parses_back() {
     check(
-        (
-            text(
-                r#"(?:[^ \t\[\]\r\n]|\[[^\[\]\r\n]*\])(?:[^\[\]\r\n]|\[[^\[\]\r\n]*\])*"#,
-            ),
-        ),
-        |(directive,)| { round_trip(Directive { directive }, Sentence::Directive) },
+        (text(
+            r#"(?:[^ \t\[\]\r\n]|\[[^\[\]\r\n]*\])(?:[^\[\]\r\n]|\[[^\[\]\r\n]*\])*"#,
+        ),),
+        |(directive,)| round_trip(Directive { directive }, Sentence::Directive),
     );
 }
 /// `runtime_context`: random values render and parse back.
@@ -276,7 +268,7 @@ fn directive_renders_and_parses_back() {
 fn runtime_context_renders_and_parses_back() {
     check(
         (text(r#"[A-Za-z][A-Za-z0-9+.-]*://[^ \t\r\n\]]+"#),),
-        |(url,)| { round_trip(RuntimeContext { url }, Sentence::RuntimeContext) },
+        |(url,)| round_trip(RuntimeContext { url }, Sentence::RuntimeContext),
     );
 }
 /// `subagent_update`: random values render and parse back.

@@ -10,10 +10,15 @@ fn work_order_example_parses_and_renders_back() {
     assert_eq!(v.dm_id, "7fce46e0", "field {}", stringify!(dm_id));
     assert_eq!(v.sender, "super", "field {}", stringify!(sender));
     assert_eq!(
-        v.title, "Audit exec.muse-dev.online endpoints", "field {}", stringify!(title)
+        v.title,
+        "Audit exec.muse-dev.online endpoints",
+        "field {}",
+        stringify!(title)
     );
     assert_eq!(
-        v.body, "Please run full check on GET /api/stats and post results.", "field {}",
+        v.body,
+        "Please run full check on GET /api/stats and post results.",
+        "field {}",
         stringify!(body)
     );
     assert_eq!(v.to_string(), text);
@@ -26,7 +31,12 @@ fn ack_example_parses_and_renders_back() {
     let text = "[ACK:7fce46e0] [from 646]";
     let v: Ack = text.parse().unwrap();
     assert_eq!(v.dm_id, "7fce46e0", "field {}", stringify!(dm_id));
-    assert_eq!(v.sender, Some("646".to_owned()), "field {}", stringify!(sender));
+    assert_eq!(
+        v.sender,
+        Some("646".to_owned()),
+        "field {}",
+        stringify!(sender)
+    );
     assert_eq!(v.to_string(), text);
     let any = Sentence::parse(text).unwrap();
     assert_eq!(any.kind(), SentenceKind::Ack);
@@ -44,15 +54,20 @@ fn claim_example_parses_and_renders_back() {
 }
 #[test]
 fn result_example_parses_and_renders_back() {
-    let text = "[RESULT 7fce46e0] OK Audit complete: 14 allowlisted ops confirmed healthy, 0 errors.";
+    let text =
+        "[RESULT 7fce46e0] OK Audit complete: 14 allowlisted ops confirmed healthy, 0 errors.";
     let v: ResultSentence = text.parse().unwrap();
     assert_eq!(v.job_id, "7fce46e0", "field {}", stringify!(job_id));
     assert_eq!(
-        v.summary, "Audit complete: 14 allowlisted ops confirmed healthy, 0 errors.",
-        "field {}", stringify!(summary)
+        v.summary,
+        "Audit complete: 14 allowlisted ops confirmed healthy, 0 errors.",
+        "field {}",
+        stringify!(summary)
     );
     assert_eq!(
-        v.status, Some("OK".parse:: < Status > ().unwrap()), "field {}",
+        v.status,
+        Some("OK".parse::<Status>().unwrap()),
+        "field {}",
         stringify!(status)
     );
     assert_eq!(v.to_string(), text);
@@ -66,7 +81,9 @@ fn decline_example_parses_and_renders_back() {
     let v: Decline = text.parse().unwrap();
     assert_eq!(v.job_id, "7fce46e0", "field {}", stringify!(job_id));
     assert_eq!(
-        v.reason, "Target node warp-dev is currently down for maintenance.", "field {}",
+        v.reason,
+        "Target node warp-dev is currently down for maintenance.",
+        "field {}",
         stringify!(reason)
     );
     assert_eq!(v.to_string(), text);
@@ -80,7 +97,9 @@ fn no_action_example_parses_and_renders_back() {
     let v: NoAction = text.parse().unwrap();
     assert_eq!(v.job_id, "7fce46e0", "field {}", stringify!(job_id));
     assert_eq!(
-        v.reason, "Transponder probe recovered before grace period expired.", "field {}",
+        v.reason,
+        "Transponder probe recovered before grace period expired.",
+        "field {}",
         stringify!(reason)
     );
     assert_eq!(v.to_string(), text);
@@ -94,8 +113,12 @@ fn tool_call_example_parses_and_renders_back() {
     let v: ToolCall = text.parse().unwrap();
     assert_eq!(v.op, "followup.create", "field {}", stringify!(op));
     assert_eq!(
-        v.args_json, agent_sentences_runtime::serde_json::from_str:: < JsonObject >
-        ("{\"in_m\": 5, \"prompt\": \"Recheck VM reachability\"}").unwrap(), "field {}",
+        v.args_json,
+        agent_sentences_runtime::serde_json::from_str::<JsonObject>(
+            "{\"in_m\": 5, \"prompt\": \"Recheck VM reachability\"}"
+        )
+        .unwrap(),
+        "field {}",
         stringify!(args_json)
     );
     assert_eq!(v.to_string(), text);
@@ -116,14 +139,22 @@ fn job_marker_example_parses_and_renders_back() {
 }
 #[test]
 fn nudge_example_parses_and_renders_back() {
-    let text = "[NUDGE 7fce46e0] [nudge 1/3] Deadline 19:45 UTC: Please confirm status of exec audit.";
+    let text =
+        "[NUDGE 7fce46e0] [nudge 1/3] Deadline 19:45 UTC: Please confirm status of exec audit.";
     let v: Nudge = text.parse().unwrap();
     assert_eq!(v.loop_id, "7fce46e0", "field {}", stringify!(loop_id));
     assert_eq!(v.count, 1u32, "field {}", stringify!(count));
     assert_eq!(v.max_nudges, 3u32, "field {}", stringify!(max_nudges));
-    assert_eq!(v.deadline_utc, "19:45 UTC", "field {}", stringify!(deadline_utc));
     assert_eq!(
-        v.prompt, Some("Please confirm status of exec audit.".to_owned()), "field {}",
+        v.deadline_utc,
+        "19:45 UTC",
+        "field {}",
+        stringify!(deadline_utc)
+    );
+    assert_eq!(
+        v.prompt,
+        Some("Please confirm status of exec audit.".to_owned()),
+        "field {}",
         stringify!(prompt)
     );
     assert_eq!(v.to_string(), text);
@@ -137,7 +168,10 @@ fn fleet_alert_example_parses_and_renders_back() {
     let v: FleetAlert = text.parse().unwrap();
     assert_eq!(v.severity, "CRITICAL", "field {}", stringify!(severity));
     assert_eq!(
-        v.message, "VM unreachable x2 on port 22", "field {}", stringify!(message)
+        v.message,
+        "VM unreachable x2 on port 22",
+        "field {}",
+        stringify!(message)
     );
     assert_eq!(v.to_string(), text);
     let any = Sentence::parse(text).unwrap();
@@ -159,7 +193,9 @@ fn directive_example_parses_and_renders_back() {
     let text = "[Directive: Take next action or close with [RESULT 7fce46e0] ]";
     let v: Directive = text.parse().unwrap();
     assert_eq!(
-        v.directive, "Take next action or close with [RESULT 7fce46e0] ", "field {}",
+        v.directive,
+        "Take next action or close with [RESULT 7fce46e0] ",
+        "field {}",
         stringify!(directive)
     );
     assert_eq!(v.to_string(), text);
@@ -172,7 +208,10 @@ fn runtime_context_example_parses_and_renders_back() {
     let text = "[Runtime Context: https://box.muse-dev.online/thread/7fce46e0]";
     let v: RuntimeContext = text.parse().unwrap();
     assert_eq!(
-        v.url, "https://box.muse-dev.online/thread/7fce46e0", "field {}", stringify!(url)
+        v.url,
+        "https://box.muse-dev.online/thread/7fce46e0",
+        "field {}",
+        stringify!(url)
     );
     assert_eq!(v.to_string(), text);
     let any = Sentence::parse(text).unwrap();
@@ -201,34 +240,55 @@ fn pattern_work_order_examples() {
             "[WO:7fce46e0] [from super] Audit exec.muse-dev.online endpoints — Please run full check on GET /api/stats and post results.",
         );
     assert_eq!(
-        caps.name("wo_id").map(| m | m.as_str()), Some("7fce46e0"), "group {}", "wo_id"
+        caps.name("wo_id").map(|m| m.as_str()),
+        Some("7fce46e0"),
+        "group {}",
+        "wo_id"
     );
     assert_eq!(
-        caps.name("sender").map(| m | m.as_str()), Some("super"), "group {}", "sender"
+        caps.name("sender").map(|m| m.as_str()),
+        Some("super"),
+        "group {}",
+        "sender"
     );
     assert_eq!(
-        caps.name("title").map(| m | m.as_str()),
-        Some("Audit exec.muse-dev.online endpoints"), "group {}", "title"
+        caps.name("title").map(|m| m.as_str()),
+        Some("Audit exec.muse-dev.online endpoints"),
+        "group {}",
+        "title"
     );
     assert_eq!(
-        caps.name("body").map(| m | m.as_str()),
-        Some("Please run full check on GET /api/stats and post results."), "group {}",
+        caps.name("body").map(|m| m.as_str()),
+        Some("Please run full check on GET /api/stats and post results."),
+        "group {}",
         "body"
     );
     let caps = full
         .captures("[WO:7fce46e0] [from super] Audit — Check stats")
         .expect("[WO:7fce46e0] [from super] Audit — Check stats");
     assert_eq!(
-        caps.name("wo_id").map(| m | m.as_str()), Some("7fce46e0"), "group {}", "wo_id"
+        caps.name("wo_id").map(|m| m.as_str()),
+        Some("7fce46e0"),
+        "group {}",
+        "wo_id"
     );
     assert_eq!(
-        caps.name("sender").map(| m | m.as_str()), Some("super"), "group {}", "sender"
+        caps.name("sender").map(|m| m.as_str()),
+        Some("super"),
+        "group {}",
+        "sender"
     );
     assert_eq!(
-        caps.name("title").map(| m | m.as_str()), Some("Audit"), "group {}", "title"
+        caps.name("title").map(|m| m.as_str()),
+        Some("Audit"),
+        "group {}",
+        "title"
     );
     assert_eq!(
-        caps.name("body").map(| m | m.as_str()), Some("Check stats"), "group {}", "body"
+        caps.name("body").map(|m| m.as_str()),
+        Some("Check stats"),
+        "group {}",
+        "body"
     );
     let caps = full
         .captures(
@@ -238,50 +298,74 @@ fn pattern_work_order_examples() {
             "[WO:8a12bc44] [from super] Audit exec.muse-dev.online endpoints — Verify that allowlisted ops respond with 200 OK.",
         );
     assert_eq!(
-        caps.name("wo_id").map(| m | m.as_str()), Some("8a12bc44"), "group {}", "wo_id"
+        caps.name("wo_id").map(|m| m.as_str()),
+        Some("8a12bc44"),
+        "group {}",
+        "wo_id"
     );
     assert_eq!(
-        caps.name("sender").map(| m | m.as_str()), Some("super"), "group {}", "sender"
+        caps.name("sender").map(|m| m.as_str()),
+        Some("super"),
+        "group {}",
+        "sender"
     );
     assert_eq!(
-        caps.name("title").map(| m | m.as_str()),
-        Some("Audit exec.muse-dev.online endpoints"), "group {}", "title"
+        caps.name("title").map(|m| m.as_str()),
+        Some("Audit exec.muse-dev.online endpoints"),
+        "group {}",
+        "title"
     );
     assert_eq!(
-        caps.name("body").map(| m | m.as_str()),
-        Some("Verify that allowlisted ops respond with 200 OK."), "group {}", "body"
+        caps.name("body").map(|m| m.as_str()),
+        Some("Verify that allowlisted ops respond with 200 OK."),
+        "group {}",
+        "body"
     );
     let caps = full
         .captures("[WO:7fce46e0] [from 646] Rotate keys — step 1\nstep 2 — done")
         .expect("[WO:7fce46e0] [from 646] Rotate keys — step 1\nstep 2 — done");
     assert_eq!(
-        caps.name("wo_id").map(| m | m.as_str()), Some("7fce46e0"), "group {}", "wo_id"
+        caps.name("wo_id").map(|m| m.as_str()),
+        Some("7fce46e0"),
+        "group {}",
+        "wo_id"
     );
     assert_eq!(
-        caps.name("sender").map(| m | m.as_str()), Some("646"), "group {}", "sender"
+        caps.name("sender").map(|m| m.as_str()),
+        Some("646"),
+        "group {}",
+        "sender"
     );
     assert_eq!(
-        caps.name("title").map(| m | m.as_str()), Some("Rotate keys"), "group {}",
+        caps.name("title").map(|m| m.as_str()),
+        Some("Rotate keys"),
+        "group {}",
         "title"
     );
     assert_eq!(
-        caps.name("body").map(| m | m.as_str()), Some("step 1\nstep 2 — done"),
-        "group {}", "body"
+        caps.name("body").map(|m| m.as_str()),
+        Some("step 1\nstep 2 — done"),
+        "group {}",
+        "body"
     );
     assert!(
-        ! full.is_match("[WO:7fce46e0] [from super] Audit without an em dash"),
-        "must not match: {:?}", "[WO:7fce46e0] [from super] Audit without an em dash"
+        !full.is_match("[WO:7fce46e0] [from super] Audit without an em dash"),
+        "must not match: {:?}",
+        "[WO:7fce46e0] [from super] Audit without an em dash"
     );
     assert!(
-        ! full.is_match("[WO:7FCE46E0] [from super] Upper-case id — body"),
-        "must not match: {:?}", "[WO:7FCE46E0] [from super] Upper-case id — body"
+        !full.is_match("[WO:7FCE46E0] [from super] Upper-case id — body"),
+        "must not match: {:?}",
+        "[WO:7FCE46E0] [from super] Upper-case id — body"
     );
     assert!(
-        ! full.is_match("[WO:7fce46e0] [from super] — body without a title"),
-        "must not match: {:?}", "[WO:7fce46e0] [from super] — body without a title"
+        !full.is_match("[WO:7fce46e0] [from super] — body without a title"),
+        "must not match: {:?}",
+        "[WO:7fce46e0] [from super] — body without a title"
     );
     assert!(
-        ! full.is_match("[WO:7fce46e0] [from super] Title — "), "must not match: {:?}",
+        !full.is_match("[WO:7fce46e0] [from super] Title — "),
+        "must not match: {:?}",
         "[WO:7fce46e0] [from super] Title — "
     );
 }
@@ -292,101 +376,162 @@ fn pattern_ack_examples() {
         .captures("[ACK:7fce46e0] [from 646]")
         .expect("[ACK:7fce46e0] [from 646]");
     assert_eq!(
-        caps.name("dm_id").map(| m | m.as_str()), Some("7fce46e0"), "group {}", "dm_id"
+        caps.name("dm_id").map(|m| m.as_str()),
+        Some("7fce46e0"),
+        "group {}",
+        "dm_id"
     );
     assert_eq!(
-        caps.name("sender").map(| m | m.as_str()), Some("646"), "group {}", "sender"
+        caps.name("sender").map(|m| m.as_str()),
+        Some("646"),
+        "group {}",
+        "sender"
     );
     let caps = full
         .captures("[ACK:8a12bc44] [from 646]")
         .expect("[ACK:8a12bc44] [from 646]");
     assert_eq!(
-        caps.name("dm_id").map(| m | m.as_str()), Some("8a12bc44"), "group {}", "dm_id"
+        caps.name("dm_id").map(|m| m.as_str()),
+        Some("8a12bc44"),
+        "group {}",
+        "dm_id"
     );
     assert_eq!(
-        caps.name("sender").map(| m | m.as_str()), Some("646"), "group {}", "sender"
+        caps.name("sender").map(|m| m.as_str()),
+        Some("646"),
+        "group {}",
+        "sender"
     );
     let caps = full.captures("[ACK:7fce46e0]").expect("[ACK:7fce46e0]");
     assert_eq!(
-        caps.name("dm_id").map(| m | m.as_str()), Some("7fce46e0"), "group {}", "dm_id"
+        caps.name("dm_id").map(|m| m.as_str()),
+        Some("7fce46e0"),
+        "group {}",
+        "dm_id"
     );
-    assert_eq!(caps.name("sender").map(| m | m.as_str()), None, "group {}", "sender");
+    assert_eq!(
+        caps.name("sender").map(|m| m.as_str()),
+        None,
+        "group {}",
+        "sender"
+    );
     let caps = full.captures("[ACK 7fce46e0]").expect("[ACK 7fce46e0]");
     assert_eq!(
-        caps.name("dm_id").map(| m | m.as_str()), Some("7fce46e0"), "group {}", "dm_id"
+        caps.name("dm_id").map(|m| m.as_str()),
+        Some("7fce46e0"),
+        "group {}",
+        "dm_id"
     );
-    assert_eq!(caps.name("sender").map(| m | m.as_str()), None, "group {}", "sender");
-    assert!(! full.is_match("[ACK:]"), "must not match: {:?}", "[ACK:]");
+    assert_eq!(
+        caps.name("sender").map(|m| m.as_str()),
+        None,
+        "group {}",
+        "sender"
+    );
+    assert!(!full.is_match("[ACK:]"), "must not match: {:?}", "[ACK:]");
     assert!(
-        ! full.is_match("[ACK:xyz] [from 646]"), "must not match: {:?}",
+        !full.is_match("[ACK:xyz] [from 646]"),
+        "must not match: {:?}",
         "[ACK:xyz] [from 646]"
     );
-    assert!(! full.is_match("[ack:7fce46e0]"), "must not match: {:?}", "[ack:7fce46e0]");
+    assert!(
+        !full.is_match("[ack:7fce46e0]"),
+        "must not match: {:?}",
+        "[ack:7fce46e0]"
+    );
 }
 #[test]
 fn pattern_verb_examples() {
     let full = Regex::new(&format!(r"\A(?:{})\z", patterns::VERB)).unwrap();
     let caps = full.captures("[CLAIM 7fce46e0]").expect("[CLAIM 7fce46e0]");
     assert_eq!(
-        caps.name("verb").map(| m | m.as_str()), Some("CLAIM"), "group {}", "verb"
+        caps.name("verb").map(|m| m.as_str()),
+        Some("CLAIM"),
+        "group {}",
+        "verb"
     );
     assert_eq!(
-        caps.name("job_id").map(| m | m.as_str()), Some("7fce46e0"), "group {}", "job_id"
+        caps.name("job_id").map(|m| m.as_str()),
+        Some("7fce46e0"),
+        "group {}",
+        "job_id"
     );
     let caps = full
         .captures("[NO-ACTION swarm-99a/1]")
         .expect("[NO-ACTION swarm-99a/1]");
     assert_eq!(
-        caps.name("verb").map(| m | m.as_str()), Some("NO-ACTION"), "group {}", "verb"
+        caps.name("verb").map(|m| m.as_str()),
+        Some("NO-ACTION"),
+        "group {}",
+        "verb"
     );
     assert_eq!(
-        caps.name("job_id").map(| m | m.as_str()), Some("swarm-99a/1"), "group {}",
+        caps.name("job_id").map(|m| m.as_str()),
+        Some("swarm-99a/1"),
+        "group {}",
         "job_id"
     );
     let caps = full.captures("[ACK 7fce46e0]").expect("[ACK 7fce46e0]");
-    assert_eq!(caps.name("verb").map(| m | m.as_str()), Some("ACK"), "group {}", "verb");
     assert_eq!(
-        caps.name("job_id").map(| m | m.as_str()), Some("7fce46e0"), "group {}", "job_id"
+        caps.name("verb").map(|m| m.as_str()),
+        Some("ACK"),
+        "group {}",
+        "verb"
     );
-    assert!(! full.is_match("[CLAIM]"), "must not match: {:?}", "[CLAIM]");
+    assert_eq!(
+        caps.name("job_id").map(|m| m.as_str()),
+        Some("7fce46e0"),
+        "group {}",
+        "job_id"
+    );
+    assert!(!full.is_match("[CLAIM]"), "must not match: {:?}", "[CLAIM]");
     assert!(
-        ! full.is_match("[claim 7fce46e0]"), "must not match: {:?}", "[claim 7fce46e0]"
+        !full.is_match("[claim 7fce46e0]"),
+        "must not match: {:?}",
+        "[claim 7fce46e0]"
     );
     assert!(
-        ! full.is_match("[CLAIM 7fce 46e0]"), "must not match: {:?}", "[CLAIM 7fce 46e0]"
+        !full.is_match("[CLAIM 7fce 46e0]"),
+        "must not match: {:?}",
+        "[CLAIM 7fce 46e0]"
     );
     assert!(
-        ! full.is_match("[DONE 7fce46e0]"), "must not match: {:?}", "[DONE 7fce46e0]"
+        !full.is_match("[DONE 7fce46e0]"),
+        "must not match: {:?}",
+        "[DONE 7fce46e0]"
     );
 }
 #[test]
 fn pattern_decline_examples() {
     let full = Regex::new(&format!(r"\A(?:{})\z", patterns::DECLINE)).unwrap();
     let caps = full
-        .captures(
-            "[DECLINE 7fce46e0] Target node warp-dev is currently down for maintenance.",
-        )
-        .expect(
-            "[DECLINE 7fce46e0] Target node warp-dev is currently down for maintenance.",
-        );
+        .captures("[DECLINE 7fce46e0] Target node warp-dev is currently down for maintenance.")
+        .expect("[DECLINE 7fce46e0] Target node warp-dev is currently down for maintenance.");
     assert_eq!(
-        caps.name("job_id").map(| m | m.as_str()), Some("7fce46e0"), "group {}", "job_id"
+        caps.name("job_id").map(|m| m.as_str()),
+        Some("7fce46e0"),
+        "group {}",
+        "job_id"
     );
     assert_eq!(
-        caps.name("reason").map(| m | m.as_str()),
-        Some("Target node warp-dev is currently down for maintenance."), "group {}",
+        caps.name("reason").map(|m| m.as_str()),
+        Some("Target node warp-dev is currently down for maintenance."),
+        "group {}",
         "reason"
     );
     assert!(
-        ! full.is_match("[DECLINE 7fce46e0]"), "must not match: {:?}",
+        !full.is_match("[DECLINE 7fce46e0]"),
+        "must not match: {:?}",
         "[DECLINE 7fce46e0]"
     );
     assert!(
-        ! full.is_match("[DECLINE 7fce46e0] "), "must not match: {:?}",
+        !full.is_match("[DECLINE 7fce46e0] "),
+        "must not match: {:?}",
         "[DECLINE 7fce46e0] "
     );
     assert!(
-        ! full.is_match("[NO-ACTION 7fce46e0] flap"), "must not match: {:?}",
+        !full.is_match("[NO-ACTION 7fce46e0] flap"),
+        "must not match: {:?}",
         "[NO-ACTION 7fce46e0] flap"
     );
 }
@@ -394,30 +539,33 @@ fn pattern_decline_examples() {
 fn pattern_no_action_examples() {
     let full = Regex::new(&format!(r"\A(?:{})\z", patterns::NO_ACTION)).unwrap();
     let caps = full
-        .captures(
-            "[NO-ACTION 7fce46e0] Transponder probe recovered before grace period expired.",
-        )
-        .expect(
-            "[NO-ACTION 7fce46e0] Transponder probe recovered before grace period expired.",
-        );
+        .captures("[NO-ACTION 7fce46e0] Transponder probe recovered before grace period expired.")
+        .expect("[NO-ACTION 7fce46e0] Transponder probe recovered before grace period expired.");
     assert_eq!(
-        caps.name("job_id").map(| m | m.as_str()), Some("7fce46e0"), "group {}", "job_id"
+        caps.name("job_id").map(|m| m.as_str()),
+        Some("7fce46e0"),
+        "group {}",
+        "job_id"
     );
     assert_eq!(
-        caps.name("reason").map(| m | m.as_str()),
-        Some("Transponder probe recovered before grace period expired."), "group {}",
+        caps.name("reason").map(|m| m.as_str()),
+        Some("Transponder probe recovered before grace period expired."),
+        "group {}",
         "reason"
     );
     assert!(
-        ! full.is_match("[NO-ACTION 7fce46e0]"), "must not match: {:?}",
+        !full.is_match("[NO-ACTION 7fce46e0]"),
+        "must not match: {:?}",
         "[NO-ACTION 7fce46e0]"
     );
     assert!(
-        ! full.is_match("[NO_ACTION 7fce46e0] flap"), "must not match: {:?}",
+        !full.is_match("[NO_ACTION 7fce46e0] flap"),
+        "must not match: {:?}",
         "[NO_ACTION 7fce46e0] flap"
     );
     assert!(
-        ! full.is_match("[DECLINE 7fce46e0] busy"), "must not match: {:?}",
+        !full.is_match("[DECLINE 7fce46e0] busy"),
+        "must not match: {:?}",
         "[DECLINE 7fce46e0] busy"
     );
 }
@@ -432,28 +580,43 @@ fn pattern_result_examples() {
             "[RESULT 7fce46e0] OK Audit complete: 14 allowlisted ops confirmed healthy, 0 errors.",
         );
     assert_eq!(
-        caps.name("job_id").map(| m | m.as_str()), Some("7fce46e0"), "group {}", "job_id"
+        caps.name("job_id").map(|m| m.as_str()),
+        Some("7fce46e0"),
+        "group {}",
+        "job_id"
     );
     assert_eq!(
-        caps.name("status").map(| m | m.as_str()), Some("OK"), "group {}", "status"
+        caps.name("status").map(|m| m.as_str()),
+        Some("OK"),
+        "group {}",
+        "status"
     );
     assert_eq!(
-        caps.name("summary").map(| m | m.as_str()),
+        caps.name("summary").map(|m| m.as_str()),
         Some("Audit complete: 14 allowlisted ops confirmed healthy, 0 errors."),
-        "group {}", "summary"
+        "group {}",
+        "summary"
     );
     let caps = full
         .captures("[RESULT 7fce46e0] OK 14 endpoints healthy")
         .expect("[RESULT 7fce46e0] OK 14 endpoints healthy");
     assert_eq!(
-        caps.name("job_id").map(| m | m.as_str()), Some("7fce46e0"), "group {}", "job_id"
+        caps.name("job_id").map(|m| m.as_str()),
+        Some("7fce46e0"),
+        "group {}",
+        "job_id"
     );
     assert_eq!(
-        caps.name("status").map(| m | m.as_str()), Some("OK"), "group {}", "status"
+        caps.name("status").map(|m| m.as_str()),
+        Some("OK"),
+        "group {}",
+        "status"
     );
     assert_eq!(
-        caps.name("summary").map(| m | m.as_str()), Some("14 endpoints healthy"),
-        "group {}", "summary"
+        caps.name("summary").map(|m| m.as_str()),
+        Some("14 endpoints healthy"),
+        "group {}",
+        "summary"
     );
     let caps = full
         .captures(
@@ -463,76 +626,125 @@ fn pattern_result_examples() {
             "[RESULT 8a12bc44] OK Verified 14 endpoints; all return valid 200 responses with expected schemas.",
         );
     assert_eq!(
-        caps.name("job_id").map(| m | m.as_str()), Some("8a12bc44"), "group {}", "job_id"
+        caps.name("job_id").map(|m| m.as_str()),
+        Some("8a12bc44"),
+        "group {}",
+        "job_id"
     );
     assert_eq!(
-        caps.name("status").map(| m | m.as_str()), Some("OK"), "group {}", "status"
+        caps.name("status").map(|m| m.as_str()),
+        Some("OK"),
+        "group {}",
+        "status"
     );
     assert_eq!(
-        caps.name("summary").map(| m | m.as_str()),
+        caps.name("summary").map(|m| m.as_str()),
         Some("Verified 14 endpoints; all return valid 200 responses with expected schemas."),
-        "group {}", "summary"
+        "group {}",
+        "summary"
     );
     let caps = full
         .captures("[RESULT 7fce46e0] OKAY then")
         .expect("[RESULT 7fce46e0] OKAY then");
     assert_eq!(
-        caps.name("job_id").map(| m | m.as_str()), Some("7fce46e0"), "group {}", "job_id"
+        caps.name("job_id").map(|m| m.as_str()),
+        Some("7fce46e0"),
+        "group {}",
+        "job_id"
     );
-    assert_eq!(caps.name("status").map(| m | m.as_str()), None, "group {}", "status");
     assert_eq!(
-        caps.name("summary").map(| m | m.as_str()), Some("OKAY then"), "group {}",
+        caps.name("status").map(|m| m.as_str()),
+        None,
+        "group {}",
+        "status"
+    );
+    assert_eq!(
+        caps.name("summary").map(|m| m.as_str()),
+        Some("OKAY then"),
+        "group {}",
         "summary"
     );
     let caps = full
         .captures("[RESULT 7fce46e0] Done, see [RESULTS] and [RESULT]")
         .expect("[RESULT 7fce46e0] Done, see [RESULTS] and [RESULT]");
     assert_eq!(
-        caps.name("job_id").map(| m | m.as_str()), Some("7fce46e0"), "group {}", "job_id"
+        caps.name("job_id").map(|m| m.as_str()),
+        Some("7fce46e0"),
+        "group {}",
+        "job_id"
     );
-    assert_eq!(caps.name("status").map(| m | m.as_str()), None, "group {}", "status");
     assert_eq!(
-        caps.name("summary").map(| m | m.as_str()),
-        Some("Done, see [RESULTS] and [RESULT]"), "group {}", "summary"
+        caps.name("status").map(|m| m.as_str()),
+        None,
+        "group {}",
+        "status"
+    );
+    assert_eq!(
+        caps.name("summary").map(|m| m.as_str()),
+        Some("Done, see [RESULTS] and [RESULT]"),
+        "group {}",
+        "summary"
     );
     let caps = full
         .captures("[RESULT ml-646/2] FAIL two\nlines")
         .expect("[RESULT ml-646/2] FAIL two\nlines");
     assert_eq!(
-        caps.name("job_id").map(| m | m.as_str()), Some("ml-646/2"), "group {}", "job_id"
+        caps.name("job_id").map(|m| m.as_str()),
+        Some("ml-646/2"),
+        "group {}",
+        "job_id"
     );
     assert_eq!(
-        caps.name("status").map(| m | m.as_str()), Some("FAIL"), "group {}", "status"
+        caps.name("status").map(|m| m.as_str()),
+        Some("FAIL"),
+        "group {}",
+        "status"
     );
     assert_eq!(
-        caps.name("summary").map(| m | m.as_str()), Some("two\nlines"), "group {}",
+        caps.name("summary").map(|m| m.as_str()),
+        Some("two\nlines"),
+        "group {}",
         "summary"
     );
     let caps = full
         .captures("[RESULT 7fce46e0] OK see [RESU")
         .expect("[RESULT 7fce46e0] OK see [RESU");
     assert_eq!(
-        caps.name("job_id").map(| m | m.as_str()), Some("7fce46e0"), "group {}", "job_id"
+        caps.name("job_id").map(|m| m.as_str()),
+        Some("7fce46e0"),
+        "group {}",
+        "job_id"
     );
     assert_eq!(
-        caps.name("status").map(| m | m.as_str()), Some("OK"), "group {}", "status"
+        caps.name("status").map(|m| m.as_str()),
+        Some("OK"),
+        "group {}",
+        "status"
     );
     assert_eq!(
-        caps.name("summary").map(| m | m.as_str()), Some("see [RESU"), "group {}",
+        caps.name("summary").map(|m| m.as_str()),
+        Some("see [RESU"),
+        "group {}",
         "summary"
     );
     assert!(
-        ! full.is_match("[RESULT 7fce46e0]"), "must not match: {:?}", "[RESULT 7fce46e0]"
+        !full.is_match("[RESULT 7fce46e0]"),
+        "must not match: {:?}",
+        "[RESULT 7fce46e0]"
     );
     assert!(
-        ! full.is_match("[RESULT 7fce46e0] OK done [RESULT 8a12bc44] OK also"),
-        "must not match: {:?}", "[RESULT 7fce46e0] OK done [RESULT 8a12bc44] OK also"
+        !full.is_match("[RESULT 7fce46e0] OK done [RESULT 8a12bc44] OK also"),
+        "must not match: {:?}",
+        "[RESULT 7fce46e0] OK done [RESULT 8a12bc44] OK also"
     );
     assert!(
-        ! full.is_match("[RESULT] OK done"), "must not match: {:?}", "[RESULT] OK done"
+        !full.is_match("[RESULT] OK done"),
+        "must not match: {:?}",
+        "[RESULT] OK done"
     );
     assert!(
-        ! full.is_match("[result 7fce46e0] OK done"), "must not match: {:?}",
+        !full.is_match("[result 7fce46e0] OK done"),
+        "must not match: {:?}",
         "[result 7fce46e0] OK done"
     );
 }
@@ -540,34 +752,45 @@ fn pattern_result_examples() {
 fn pattern_tool_call_examples() {
     let full = Regex::new(&format!(r"\A(?:{})\z", patterns::TOOL_CALL)).unwrap();
     let caps = full
-        .captures(
-            "[TOOL followup.create {\"in_m\": 5, \"prompt\": \"Recheck VM reachability\"}]",
-        )
-        .expect(
-            "[TOOL followup.create {\"in_m\": 5, \"prompt\": \"Recheck VM reachability\"}]",
-        );
+        .captures("[TOOL followup.create {\"in_m\": 5, \"prompt\": \"Recheck VM reachability\"}]")
+        .expect("[TOOL followup.create {\"in_m\": 5, \"prompt\": \"Recheck VM reachability\"}]");
     assert_eq!(
-        caps.name("engine").map(| m | m.as_str()), Some("TOOL"), "group {}", "engine"
+        caps.name("engine").map(|m| m.as_str()),
+        Some("TOOL"),
+        "group {}",
+        "engine"
     );
     assert_eq!(
-        caps.name("op").map(| m | m.as_str()), Some("followup.create"), "group {}", "op"
+        caps.name("op").map(|m| m.as_str()),
+        Some("followup.create"),
+        "group {}",
+        "op"
     );
     assert_eq!(
-        caps.name("args").map(| m | m.as_str()),
-        Some("{\"in_m\": 5, \"prompt\": \"Recheck VM reachability\"}"), "group {}",
+        caps.name("args").map(|m| m.as_str()),
+        Some("{\"in_m\": 5, \"prompt\": \"Recheck VM reachability\"}"),
+        "group {}",
         "args"
     );
     let caps = full
         .captures("[TOOL followup.create {\"in_m\": 5}]")
         .expect("[TOOL followup.create {\"in_m\": 5}]");
     assert_eq!(
-        caps.name("engine").map(| m | m.as_str()), Some("TOOL"), "group {}", "engine"
+        caps.name("engine").map(|m| m.as_str()),
+        Some("TOOL"),
+        "group {}",
+        "engine"
     );
     assert_eq!(
-        caps.name("op").map(| m | m.as_str()), Some("followup.create"), "group {}", "op"
+        caps.name("op").map(|m| m.as_str()),
+        Some("followup.create"),
+        "group {}",
+        "op"
     );
     assert_eq!(
-        caps.name("args").map(| m | m.as_str()), Some("{\"in_m\": 5}"), "group {}",
+        caps.name("args").map(|m| m.as_str()),
+        Some("{\"in_m\": 5}"),
+        "group {}",
         "args"
     );
     let caps = full
@@ -578,76 +801,129 @@ fn pattern_tool_call_examples() {
             "[TOOL followup.create {\"in_m\": 5, \"prompt\": \"Re-check Cloudflare WARP proxy status\"}]",
         );
     assert_eq!(
-        caps.name("engine").map(| m | m.as_str()), Some("TOOL"), "group {}", "engine"
+        caps.name("engine").map(|m| m.as_str()),
+        Some("TOOL"),
+        "group {}",
+        "engine"
     );
     assert_eq!(
-        caps.name("op").map(| m | m.as_str()), Some("followup.create"), "group {}", "op"
+        caps.name("op").map(|m| m.as_str()),
+        Some("followup.create"),
+        "group {}",
+        "op"
     );
     assert_eq!(
-        caps.name("args").map(| m | m.as_str()),
+        caps.name("args").map(|m| m.as_str()),
         Some("{\"in_m\": 5, \"prompt\": \"Re-check Cloudflare WARP proxy status\"}"),
-        "group {}", "args"
+        "group {}",
+        "args"
     );
     let caps = full
         .captures("[EXEC box.exec {\"a\": [{\"b\": 1}], \"c\": \"}]\"}]")
         .expect("[EXEC box.exec {\"a\": [{\"b\": 1}], \"c\": \"}]\"}]");
     assert_eq!(
-        caps.name("engine").map(| m | m.as_str()), Some("EXEC"), "group {}", "engine"
+        caps.name("engine").map(|m| m.as_str()),
+        Some("EXEC"),
+        "group {}",
+        "engine"
     );
     assert_eq!(
-        caps.name("op").map(| m | m.as_str()), Some("box.exec"), "group {}", "op"
+        caps.name("op").map(|m| m.as_str()),
+        Some("box.exec"),
+        "group {}",
+        "op"
     );
     assert_eq!(
-        caps.name("args").map(| m | m.as_str()),
-        Some("{\"a\": [{\"b\": 1}], \"c\": \"}]\"}"), "group {}", "args"
+        caps.name("args").map(|m| m.as_str()),
+        Some("{\"a\": [{\"b\": 1}], \"c\": \"}]\"}"),
+        "group {}",
+        "args"
     );
     assert!(
-        ! full.is_match("[TOOL followup.create]"), "must not match: {:?}",
+        !full.is_match("[TOOL followup.create]"),
+        "must not match: {:?}",
         "[TOOL followup.create]"
     );
     assert!(
-        ! full.is_match("[TOOL followup.create [1, 2]]"), "must not match: {:?}",
+        !full.is_match("[TOOL followup.create [1, 2]]"),
+        "must not match: {:?}",
         "[TOOL followup.create [1, 2]]"
     );
     assert!(
-        ! full.is_match("[tool followup.create {}]"), "must not match: {:?}",
+        !full.is_match("[tool followup.create {}]"),
+        "must not match: {:?}",
         "[tool followup.create {}]"
     );
     assert!(
-        ! full.is_match("[TOOL follow up {}]"), "must not match: {:?}",
+        !full.is_match("[TOOL follow up {}]"),
+        "must not match: {:?}",
         "[TOOL follow up {}]"
     );
 }
 #[test]
 fn pattern_job_tag_examples() {
     let full = Regex::new(&format!(r"\A(?:{})\z", patterns::JOB_TAG)).unwrap();
-    let caps = full.captures("[JOB ml-646-20261005]").expect("[JOB ml-646-20261005]");
+    let caps = full
+        .captures("[JOB ml-646-20261005]")
+        .expect("[JOB ml-646-20261005]");
     assert_eq!(
-        caps.name("job_id").map(| m | m.as_str()), Some("ml-646-20261005"), "group {}",
+        caps.name("job_id").map(|m| m.as_str()),
+        Some("ml-646-20261005"),
+        "group {}",
         "job_id"
     );
-    assert_eq!(caps.name("slot").map(| m | m.as_str()), None, "group {}", "slot");
-    let caps = full.captures("[JOB swarm-4a2b/1]").expect("[JOB swarm-4a2b/1]");
     assert_eq!(
-        caps.name("job_id").map(| m | m.as_str()), Some("swarm-4a2b/1"), "group {}",
+        caps.name("slot").map(|m| m.as_str()),
+        None,
+        "group {}",
+        "slot"
+    );
+    let caps = full
+        .captures("[JOB swarm-4a2b/1]")
+        .expect("[JOB swarm-4a2b/1]");
+    assert_eq!(
+        caps.name("job_id").map(|m| m.as_str()),
+        Some("swarm-4a2b/1"),
+        "group {}",
         "job_id"
     );
-    assert_eq!(caps.name("slot").map(| m | m.as_str()), Some("1"), "group {}", "slot");
-    let caps = full.captures("[JOB swarm-99a/1]").expect("[JOB swarm-99a/1]");
     assert_eq!(
-        caps.name("job_id").map(| m | m.as_str()), Some("swarm-99a/1"), "group {}",
+        caps.name("slot").map(|m| m.as_str()),
+        Some("1"),
+        "group {}",
+        "slot"
+    );
+    let caps = full
+        .captures("[JOB swarm-99a/1]")
+        .expect("[JOB swarm-99a/1]");
+    assert_eq!(
+        caps.name("job_id").map(|m| m.as_str()),
+        Some("swarm-99a/1"),
+        "group {}",
         "job_id"
     );
-    assert_eq!(caps.name("slot").map(| m | m.as_str()), Some("1"), "group {}", "slot");
-    assert!(! full.is_match("[JOB]"), "must not match: {:?}", "[JOB]");
+    assert_eq!(
+        caps.name("slot").map(|m| m.as_str()),
+        Some("1"),
+        "group {}",
+        "slot"
+    );
+    assert!(!full.is_match("[JOB]"), "must not match: {:?}", "[JOB]");
     assert!(
-        ! full.is_match("[JOB swarm-4a2b/]"), "must not match: {:?}", "[JOB swarm-4a2b/]"
+        !full.is_match("[JOB swarm-4a2b/]"),
+        "must not match: {:?}",
+        "[JOB swarm-4a2b/]"
     );
     assert!(
-        ! full.is_match("[JOB swarm-4a2b/01]"), "must not match: {:?}",
+        !full.is_match("[JOB swarm-4a2b/01]"),
+        "must not match: {:?}",
         "[JOB swarm-4a2b/01]"
     );
-    assert!(! full.is_match("[JOB a b]"), "must not match: {:?}", "[JOB a b]");
+    assert!(
+        !full.is_match("[JOB a b]"),
+        "must not match: {:?}",
+        "[JOB a b]"
+    );
 }
 #[test]
 fn pattern_nudge_examples() {
@@ -660,21 +936,34 @@ fn pattern_nudge_examples() {
             "[NUDGE 7fce46e0] [nudge 1/3] Deadline 19:45 UTC: Please confirm status of exec audit.",
         );
     assert_eq!(
-        caps.name("loop_id").map(| m | m.as_str()), Some("7fce46e0"), "group {}",
+        caps.name("loop_id").map(|m| m.as_str()),
+        Some("7fce46e0"),
+        "group {}",
         "loop_id"
     );
-    assert_eq!(caps.name("count").map(| m | m.as_str()), Some("1"), "group {}", "count");
     assert_eq!(
-        caps.name("max_nudges").map(| m | m.as_str()), Some("3"), "group {}",
+        caps.name("count").map(|m| m.as_str()),
+        Some("1"),
+        "group {}",
+        "count"
+    );
+    assert_eq!(
+        caps.name("max_nudges").map(|m| m.as_str()),
+        Some("3"),
+        "group {}",
         "max_nudges"
     );
     assert_eq!(
-        caps.name("deadline_utc").map(| m | m.as_str()), Some("19:45 UTC"), "group {}",
+        caps.name("deadline_utc").map(|m| m.as_str()),
+        Some("19:45 UTC"),
+        "group {}",
         "deadline_utc"
     );
     assert_eq!(
-        caps.name("prompt").map(| m | m.as_str()),
-        Some("Please confirm status of exec audit."), "group {}", "prompt"
+        caps.name("prompt").map(|m| m.as_str()),
+        Some("Please confirm status of exec audit."),
+        "group {}",
+        "prompt"
     );
     let caps = full
         .captures(
@@ -684,68 +973,113 @@ fn pattern_nudge_examples() {
             "[NUDGE 8a12bc44] [nudge 1/3] Deadline 19:45 UTC: Please confirm status of exec audit.",
         );
     assert_eq!(
-        caps.name("loop_id").map(| m | m.as_str()), Some("8a12bc44"), "group {}",
+        caps.name("loop_id").map(|m| m.as_str()),
+        Some("8a12bc44"),
+        "group {}",
         "loop_id"
     );
-    assert_eq!(caps.name("count").map(| m | m.as_str()), Some("1"), "group {}", "count");
     assert_eq!(
-        caps.name("max_nudges").map(| m | m.as_str()), Some("3"), "group {}",
+        caps.name("count").map(|m| m.as_str()),
+        Some("1"),
+        "group {}",
+        "count"
+    );
+    assert_eq!(
+        caps.name("max_nudges").map(|m| m.as_str()),
+        Some("3"),
+        "group {}",
         "max_nudges"
     );
     assert_eq!(
-        caps.name("deadline_utc").map(| m | m.as_str()), Some("19:45 UTC"), "group {}",
+        caps.name("deadline_utc").map(|m| m.as_str()),
+        Some("19:45 UTC"),
+        "group {}",
         "deadline_utc"
     );
     assert_eq!(
-        caps.name("prompt").map(| m | m.as_str()),
-        Some("Please confirm status of exec audit."), "group {}", "prompt"
+        caps.name("prompt").map(|m| m.as_str()),
+        Some("Please confirm status of exec audit."),
+        "group {}",
+        "prompt"
     );
     let caps = full
         .captures("[NUDGE 7fce46e0] [nudge 1/3] Deadline 19:45: check in")
         .expect("[NUDGE 7fce46e0] [nudge 1/3] Deadline 19:45: check in");
     assert_eq!(
-        caps.name("loop_id").map(| m | m.as_str()), Some("7fce46e0"), "group {}",
+        caps.name("loop_id").map(|m| m.as_str()),
+        Some("7fce46e0"),
+        "group {}",
         "loop_id"
     );
-    assert_eq!(caps.name("count").map(| m | m.as_str()), Some("1"), "group {}", "count");
     assert_eq!(
-        caps.name("max_nudges").map(| m | m.as_str()), Some("3"), "group {}",
+        caps.name("count").map(|m| m.as_str()),
+        Some("1"),
+        "group {}",
+        "count"
+    );
+    assert_eq!(
+        caps.name("max_nudges").map(|m| m.as_str()),
+        Some("3"),
+        "group {}",
         "max_nudges"
     );
     assert_eq!(
-        caps.name("deadline_utc").map(| m | m.as_str()), Some("19:45"), "group {}",
+        caps.name("deadline_utc").map(|m| m.as_str()),
+        Some("19:45"),
+        "group {}",
         "deadline_utc"
     );
     assert_eq!(
-        caps.name("prompt").map(| m | m.as_str()), Some("check in"), "group {}", "prompt"
+        caps.name("prompt").map(|m| m.as_str()),
+        Some("check in"),
+        "group {}",
+        "prompt"
     );
     let caps = full
         .captures("[NUDGE 7fce46e0] [nudge 2/3] Deadline 2026-11-30T19:45Z")
         .expect("[NUDGE 7fce46e0] [nudge 2/3] Deadline 2026-11-30T19:45Z");
     assert_eq!(
-        caps.name("loop_id").map(| m | m.as_str()), Some("7fce46e0"), "group {}",
+        caps.name("loop_id").map(|m| m.as_str()),
+        Some("7fce46e0"),
+        "group {}",
         "loop_id"
     );
-    assert_eq!(caps.name("count").map(| m | m.as_str()), Some("2"), "group {}", "count");
     assert_eq!(
-        caps.name("max_nudges").map(| m | m.as_str()), Some("3"), "group {}",
+        caps.name("count").map(|m| m.as_str()),
+        Some("2"),
+        "group {}",
+        "count"
+    );
+    assert_eq!(
+        caps.name("max_nudges").map(|m| m.as_str()),
+        Some("3"),
+        "group {}",
         "max_nudges"
     );
     assert_eq!(
-        caps.name("deadline_utc").map(| m | m.as_str()), Some("2026-11-30T19:45Z"),
-        "group {}", "deadline_utc"
+        caps.name("deadline_utc").map(|m| m.as_str()),
+        Some("2026-11-30T19:45Z"),
+        "group {}",
+        "deadline_utc"
     );
-    assert_eq!(caps.name("prompt").map(| m | m.as_str()), None, "group {}", "prompt");
-    assert!(
-        ! full.is_match("[NUDGE 7fce46e0] [nudge one/3] Deadline 19:45: x"),
-        "must not match: {:?}", "[NUDGE 7fce46e0] [nudge one/3] Deadline 19:45: x"
+    assert_eq!(
+        caps.name("prompt").map(|m| m.as_str()),
+        None,
+        "group {}",
+        "prompt"
     );
     assert!(
-        ! full.is_match("[NUDGE 7fce46e0] [nudge 1/3]"), "must not match: {:?}",
+        !full.is_match("[NUDGE 7fce46e0] [nudge one/3] Deadline 19:45: x"),
+        "must not match: {:?}",
+        "[NUDGE 7fce46e0] [nudge one/3] Deadline 19:45: x"
+    );
+    assert!(
+        !full.is_match("[NUDGE 7fce46e0] [nudge 1/3]"),
+        "must not match: {:?}",
         "[NUDGE 7fce46e0] [nudge 1/3]"
     );
     assert!(
-        ! full.is_match("[NUDGE 7fce46e0] [nudge 99999999999/3] Deadline 19:45: x"),
+        !full.is_match("[NUDGE 7fce46e0] [nudge 99999999999/3] Deadline 19:45: x"),
         "must not match: {:?}",
         "[NUDGE 7fce46e0] [nudge 99999999999/3] Deadline 19:45: x"
     );
@@ -757,34 +1091,45 @@ fn pattern_fleet_alert_examples() {
         .captures("[fleet-alert] CRITICAL: VM unreachable x2 on port 22")
         .expect("[fleet-alert] CRITICAL: VM unreachable x2 on port 22");
     assert_eq!(
-        caps.name("severity").map(| m | m.as_str()), Some("CRITICAL"), "group {}",
+        caps.name("severity").map(|m| m.as_str()),
+        Some("CRITICAL"),
+        "group {}",
         "severity"
     );
     assert_eq!(
-        caps.name("message").map(| m | m.as_str()), Some("VM unreachable x2 on port 22"),
-        "group {}", "message"
+        caps.name("message").map(|m| m.as_str()),
+        Some("VM unreachable x2 on port 22"),
+        "group {}",
+        "message"
     );
     let caps = full
         .captures("[fleet-alert] CRITICAL: VM unreachable x2")
         .expect("[fleet-alert] CRITICAL: VM unreachable x2");
     assert_eq!(
-        caps.name("severity").map(| m | m.as_str()), Some("CRITICAL"), "group {}",
+        caps.name("severity").map(|m| m.as_str()),
+        Some("CRITICAL"),
+        "group {}",
         "severity"
     );
     assert_eq!(
-        caps.name("message").map(| m | m.as_str()), Some("VM unreachable x2"),
-        "group {}", "message"
+        caps.name("message").map(|m| m.as_str()),
+        Some("VM unreachable x2"),
+        "group {}",
+        "message"
     );
     assert!(
-        ! full.is_match("[fleet-alert] critical: lower-case severity"),
-        "must not match: {:?}", "[fleet-alert] critical: lower-case severity"
+        !full.is_match("[fleet-alert] critical: lower-case severity"),
+        "must not match: {:?}",
+        "[fleet-alert] critical: lower-case severity"
     );
     assert!(
-        ! full.is_match("[fleet-alert] CRITICAL:"), "must not match: {:?}",
+        !full.is_match("[fleet-alert] CRITICAL:"),
+        "must not match: {:?}",
         "[fleet-alert] CRITICAL:"
     );
     assert!(
-        ! full.is_match("[FLEET-ALERT] CRITICAL: x"), "must not match: {:?}",
+        !full.is_match("[FLEET-ALERT] CRITICAL: x"),
+        "must not match: {:?}",
         "[FLEET-ALERT] CRITICAL: x"
     );
 }
@@ -795,19 +1140,24 @@ fn pattern_uuid_examples() {
         .captures("dc6d72ca-4b02-4217-bf41-7dbca19c5c24")
         .expect("dc6d72ca-4b02-4217-bf41-7dbca19c5c24");
     assert_eq!(
-        caps.name("uuid").map(| m | m.as_str()),
-        Some("dc6d72ca-4b02-4217-bf41-7dbca19c5c24"), "group {}", "uuid"
+        caps.name("uuid").map(|m| m.as_str()),
+        Some("dc6d72ca-4b02-4217-bf41-7dbca19c5c24"),
+        "group {}",
+        "uuid"
     );
     assert!(
-        ! full.is_match("dc6d72ca-4b02-1217-bf41-7dbca19c5c24"), "must not match: {:?}",
+        !full.is_match("dc6d72ca-4b02-1217-bf41-7dbca19c5c24"),
+        "must not match: {:?}",
         "dc6d72ca-4b02-1217-bf41-7dbca19c5c24"
     );
     assert!(
-        ! full.is_match("dc6d72ca4b024217bf417dbca19c5c24"), "must not match: {:?}",
+        !full.is_match("dc6d72ca4b024217bf417dbca19c5c24"),
+        "must not match: {:?}",
         "dc6d72ca4b024217bf417dbca19c5c24"
     );
     assert!(
-        ! full.is_match("dc6d72ca-4b02-4217-cf41-7dbca19c5c24"), "must not match: {:?}",
+        !full.is_match("dc6d72ca-4b02-4217-cf41-7dbca19c5c24"),
+        "must not match: {:?}",
         "dc6d72ca-4b02-4217-cf41-7dbca19c5c24"
     );
 }
@@ -816,53 +1166,75 @@ fn pattern_short_hex_examples() {
     let full = Regex::new(&format!(r"\A(?:{})\z", patterns::SHORT_HEX)).unwrap();
     let caps = full.captures("7fce46e0").expect("7fce46e0");
     assert_eq!(
-        caps.name("hex").map(| m | m.as_str()), Some("7fce46e0"), "group {}", "hex"
+        caps.name("hex").map(|m| m.as_str()),
+        Some("7fce46e0"),
+        "group {}",
+        "hex"
     );
     let caps = full.captures("4a2b8e").expect("4a2b8e");
     assert_eq!(
-        caps.name("hex").map(| m | m.as_str()), Some("4a2b8e"), "group {}", "hex"
+        caps.name("hex").map(|m| m.as_str()),
+        Some("4a2b8e"),
+        "group {}",
+        "hex"
     );
-    assert!(! full.is_match("7fce4"), "must not match: {:?}", "7fce4");
-    assert!(! full.is_match("7fce46e0a1b2c"), "must not match: {:?}", "7fce46e0a1b2c");
-    assert!(! full.is_match("7FCE46E0"), "must not match: {:?}", "7FCE46E0");
-    assert!(! full.is_match("7fce46g0"), "must not match: {:?}", "7fce46g0");
+    assert!(!full.is_match("7fce4"), "must not match: {:?}", "7fce4");
+    assert!(
+        !full.is_match("7fce46e0a1b2c"),
+        "must not match: {:?}",
+        "7fce46e0a1b2c"
+    );
+    assert!(
+        !full.is_match("7FCE46E0"),
+        "must not match: {:?}",
+        "7FCE46E0"
+    );
+    assert!(
+        !full.is_match("7fce46g0"),
+        "must not match: {:?}",
+        "7fce46g0"
+    );
 }
 #[test]
 fn pattern_subagent_update_examples() {
     let full = Regex::new(&format!(r"\A(?:{})\z", patterns::SUBAGENT_UPDATE)).unwrap();
     let caps = full
-        .captures(
-            "[SUBAGENT-UPDATE] Subagent 'exec-audit' (4a2b8e) has posted new output.",
-        )
-        .expect(
-            "[SUBAGENT-UPDATE] Subagent 'exec-audit' (4a2b8e) has posted new output.",
-        );
+        .captures("[SUBAGENT-UPDATE] Subagent 'exec-audit' (4a2b8e) has posted new output.")
+        .expect("[SUBAGENT-UPDATE] Subagent 'exec-audit' (4a2b8e) has posted new output.");
     assert_eq!(
-        caps.name("title").map(| m | m.as_str()), Some("exec-audit"), "group {}", "title"
+        caps.name("title").map(|m| m.as_str()),
+        Some("exec-audit"),
+        "group {}",
+        "title"
     );
     assert_eq!(
-        caps.name("short_id").map(| m | m.as_str()), Some("4a2b8e"), "group {}",
+        caps.name("short_id").map(|m| m.as_str()),
+        Some("4a2b8e"),
+        "group {}",
         "short_id"
     );
     let caps = full
         .captures("[SUBAGENT-UPDATE] Subagent 'audit' (4a2b8e) has posted new output.")
         .expect("[SUBAGENT-UPDATE] Subagent 'audit' (4a2b8e) has posted new output.");
     assert_eq!(
-        caps.name("title").map(| m | m.as_str()), Some("audit"), "group {}", "title"
+        caps.name("title").map(|m| m.as_str()),
+        Some("audit"),
+        "group {}",
+        "title"
     );
     assert_eq!(
-        caps.name("short_id").map(| m | m.as_str()), Some("4a2b8e"), "group {}",
+        caps.name("short_id").map(|m| m.as_str()),
+        Some("4a2b8e"),
+        "group {}",
         "short_id"
     );
     assert!(
-        ! full
-        .is_match("[SUBAGENT-UPDATE] Subagent 'audit' (XYZ) has posted new output."),
+        !full.is_match("[SUBAGENT-UPDATE] Subagent 'audit' (XYZ) has posted new output."),
         "must not match: {:?}",
         "[SUBAGENT-UPDATE] Subagent 'audit' (XYZ) has posted new output."
     );
     assert!(
-        ! full
-        .is_match("[SUBAGENT-UPDATE] Subagent audit (4a2b8e) has posted new output."),
+        !full.is_match("[SUBAGENT-UPDATE] Subagent audit (4a2b8e) has posted new output."),
         "must not match: {:?}",
         "[SUBAGENT-UPDATE] Subagent audit (4a2b8e) has posted new output."
     );
@@ -870,27 +1242,50 @@ fn pattern_subagent_update_examples() {
 #[test]
 fn pattern_swarm_slot_examples() {
     let full = Regex::new(&format!(r"\A(?:{})\z", patterns::SWARM_SLOT)).unwrap();
-    let caps = full.captures("[JOB swarm-99a/1]").expect("[JOB swarm-99a/1]");
+    let caps = full
+        .captures("[JOB swarm-99a/1]")
+        .expect("[JOB swarm-99a/1]");
     assert_eq!(
-        caps.name("swarm_id").map(| m | m.as_str()), Some("swarm-99a"), "group {}",
+        caps.name("swarm_id").map(|m| m.as_str()),
+        Some("swarm-99a"),
+        "group {}",
         "swarm_id"
     );
-    assert_eq!(caps.name("slot").map(| m | m.as_str()), Some("1"), "group {}", "slot");
-    let caps = full.captures("[JOB swarm-4a2b/12]").expect("[JOB swarm-4a2b/12]");
     assert_eq!(
-        caps.name("swarm_id").map(| m | m.as_str()), Some("swarm-4a2b"), "group {}",
+        caps.name("slot").map(|m| m.as_str()),
+        Some("1"),
+        "group {}",
+        "slot"
+    );
+    let caps = full
+        .captures("[JOB swarm-4a2b/12]")
+        .expect("[JOB swarm-4a2b/12]");
+    assert_eq!(
+        caps.name("swarm_id").map(|m| m.as_str()),
+        Some("swarm-4a2b"),
+        "group {}",
         "swarm_id"
     );
-    assert_eq!(caps.name("slot").map(| m | m.as_str()), Some("12"), "group {}", "slot");
-    assert!(
-        ! full.is_match("[JOB swarm-99a]"), "must not match: {:?}", "[JOB swarm-99a]"
+    assert_eq!(
+        caps.name("slot").map(|m| m.as_str()),
+        Some("12"),
+        "group {}",
+        "slot"
     );
     assert!(
-        ! full.is_match("[JOB ml-646-20261005]"), "must not match: {:?}",
+        !full.is_match("[JOB swarm-99a]"),
+        "must not match: {:?}",
+        "[JOB swarm-99a]"
+    );
+    assert!(
+        !full.is_match("[JOB ml-646-20261005]"),
+        "must not match: {:?}",
         "[JOB ml-646-20261005]"
     );
     assert!(
-        ! full.is_match("[JOB swarm-99a/x]"), "must not match: {:?}", "[JOB swarm-99a/x]"
+        !full.is_match("[JOB swarm-99a/x]"),
+        "must not match: {:?}",
+        "[JOB swarm-99a/x]"
     );
 }
 #[test]
@@ -904,22 +1299,33 @@ fn pattern_contract_footer_examples() {
             "Reply: [ACK 7fce46e0] seen | [CLAIM 7fce46e0] mine | [RESULT 7fce46e0] done | [DECLINE 7fce46e0] | [NO-ACTION 7fce46e0].",
         );
     assert_eq!(
-        caps.name("id").map(| m | m.as_str()), Some("7fce46e0"), "group {}", "id"
+        caps.name("id").map(|m| m.as_str()),
+        Some("7fce46e0"),
+        "group {}",
+        "id"
     );
     assert_eq!(
-        caps.name("id_claim").map(| m | m.as_str()), Some("7fce46e0"), "group {}",
+        caps.name("id_claim").map(|m| m.as_str()),
+        Some("7fce46e0"),
+        "group {}",
         "id_claim"
     );
     assert_eq!(
-        caps.name("id_result").map(| m | m.as_str()), Some("7fce46e0"), "group {}",
+        caps.name("id_result").map(|m| m.as_str()),
+        Some("7fce46e0"),
+        "group {}",
         "id_result"
     );
     assert_eq!(
-        caps.name("id_decline").map(| m | m.as_str()), Some("7fce46e0"), "group {}",
+        caps.name("id_decline").map(|m| m.as_str()),
+        Some("7fce46e0"),
+        "group {}",
         "id_decline"
     );
     assert_eq!(
-        caps.name("id_no_action").map(| m | m.as_str()), Some("7fce46e0"), "group {}",
+        caps.name("id_no_action").map(|m| m.as_str()),
+        Some("7fce46e0"),
+        "group {}",
         "id_no_action"
     );
     assert!(
@@ -929,8 +1335,9 @@ fn pattern_contract_footer_examples() {
         "Reply: [ACK id] seen | [CLAIM id] mine | [RESULT id] done | [DECLINE id] | [NO-ACTION id]"
     );
     assert!(
-        ! full.is_match("Reply: [ACK 7fce46e0] seen | [CLAIM 7fce46e0] mine"),
-        "must not match: {:?}", "Reply: [ACK 7fce46e0] seen | [CLAIM 7fce46e0] mine"
+        !full.is_match("Reply: [ACK 7fce46e0] seen | [CLAIM 7fce46e0] mine"),
+        "must not match: {:?}",
+        "Reply: [ACK 7fce46e0] seen | [CLAIM 7fce46e0] mine"
     );
 }
 #[test]
@@ -940,24 +1347,33 @@ fn pattern_directive_examples() {
         .captures("[Directive: Take next action or close with [RESULT 7fce46e0] ]")
         .expect("[Directive: Take next action or close with [RESULT 7fce46e0] ]");
     assert_eq!(
-        caps.name("directive").map(| m | m.as_str()),
-        Some("Take next action or close with [RESULT 7fce46e0] "), "group {}",
+        caps.name("directive").map(|m| m.as_str()),
+        Some("Take next action or close with [RESULT 7fce46e0] "),
+        "group {}",
         "directive"
     );
     let caps = full
         .captures("[Directive: Post the audit]")
         .expect("[Directive: Post the audit]");
     assert_eq!(
-        caps.name("directive").map(| m | m.as_str()), Some("Post the audit"), "group {}",
+        caps.name("directive").map(|m| m.as_str()),
+        Some("Post the audit"),
+        "group {}",
         "directive"
     );
-    assert!(! full.is_match("[Directive: ]"), "must not match: {:?}", "[Directive: ]");
     assert!(
-        ! full.is_match("[Directive: unclosed [RESULT x]"), "must not match: {:?}",
+        !full.is_match("[Directive: ]"),
+        "must not match: {:?}",
+        "[Directive: ]"
+    );
+    assert!(
+        !full.is_match("[Directive: unclosed [RESULT x]"),
+        "must not match: {:?}",
         "[Directive: unclosed [RESULT x]"
     );
     assert!(
-        ! full.is_match("[directive: lower-case]"), "must not match: {:?}",
+        !full.is_match("[directive: lower-case]"),
+        "must not match: {:?}",
         "[directive: lower-case]"
     );
 }
@@ -968,15 +1384,19 @@ fn pattern_runtime_context_examples() {
         .captures("[Runtime Context: https://box.muse-dev.online/thread/7fce46e0]")
         .expect("[Runtime Context: https://box.muse-dev.online/thread/7fce46e0]");
     assert_eq!(
-        caps.name("url").map(| m | m.as_str()),
-        Some("https://box.muse-dev.online/thread/7fce46e0"), "group {}", "url"
+        caps.name("url").map(|m| m.as_str()),
+        Some("https://box.muse-dev.online/thread/7fce46e0"),
+        "group {}",
+        "url"
     );
     assert!(
-        ! full.is_match("[Runtime Context: not a url]"), "must not match: {:?}",
+        !full.is_match("[Runtime Context: not a url]"),
+        "must not match: {:?}",
         "[Runtime Context: not a url]"
     );
     assert!(
-        ! full.is_match("[Runtime Context: ]"), "must not match: {:?}",
+        !full.is_match("[Runtime Context: ]"),
+        "must not match: {:?}",
         "[Runtime Context: ]"
     );
 }

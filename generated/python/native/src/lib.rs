@@ -10,12 +10,12 @@
 //! package's `scanner.py` and `strict_json.py`, and `_native.pyi` types this
 //! module.
 
-use std::collections::HashMap;
 use agent_sentences::loops;
 use agent_sentences::scan::{scan_with_diagnostics as scan_text, LIMITS};
 use agent_sentences_runtime::json::Limits;
 use agent_sentences_runtime::python as support;
 use pyo3::prelude::*;
+use std::collections::HashMap;
 
 /// The allocator of everything Rust allocates in this module (P116): scan
 /// results move from the scan threads to the thread that builds the Python
@@ -53,21 +53,31 @@ fn scan_with_diagnostics<'py>(text: &Bound<'py, PyString>) -> PyResult<Bound<'py
 
 /// `list[list[Found]]`: every text scanned on all cores, in input order.
 #[pyfunction]
-fn scan_many<'py>(py: Python<'py>, texts: Vec<Bound<'py, PyString>>) -> PyResult<Bound<'py, PyList>> {
+fn scan_many<'py>(
+    py: Python<'py>,
+    texts: Vec<Bound<'py, PyString>>,
+) -> PyResult<Bound<'py, PyList>> {
     support::scan_many(py, &texts, false, scan_text)
 }
 
 /// `list[tuple[list[Found], list[Skipped]]]`: every text scanned on all
 /// cores, in input order.
 #[pyfunction]
-fn scan_many_with_diagnostics<'py>(py: Python<'py>, texts: Vec<Bound<'py, PyString>>) -> PyResult<Bound<'py, PyList>> {
+fn scan_many_with_diagnostics<'py>(
+    py: Python<'py>,
+    texts: Vec<Bound<'py, PyString>>,
+) -> PyResult<Bound<'py, PyList>> {
     support::scan_many(py, &texts, true, scan_text)
 }
 
 /// The harvest rows of every text, scanned on all cores: `(row count,
 /// columns in Arrow's layout)` (`agent_sentences.harvest.scan_batch`).
 #[pyfunction]
-fn scan_rows<'py>(py: Python<'py>, texts: Vec<Bound<'py, PyString>>, diagnostics: bool) -> PyResult<Bound<'py, PyTuple>> {
+fn scan_rows<'py>(
+    py: Python<'py>,
+    texts: Vec<Bound<'py, PyString>>,
+    diagnostics: bool,
+) -> PyResult<Bound<'py, PyTuple>> {
     support::scan_rows(py, &texts, diagnostics, scan_text)
 }
 
@@ -96,8 +106,15 @@ fn scan_json(text: &Bound<'_, PyString>) -> PyResult<String> {
 /// reader's message. `max_bytes` `None`: no size limit.
 #[pyfunction]
 #[pyo3(signature = (text, max_depth, max_bytes))]
-fn parse_object<'py>(text: &Bound<'py, PyString>, max_depth: usize, max_bytes: Option<usize>) -> PyResult<Bound<'py, PyAny>> {
-    let limits = Limits { max_depth, max_bytes: max_bytes.unwrap_or(usize::MAX) };
+fn parse_object<'py>(
+    text: &Bound<'py, PyString>,
+    max_depth: usize,
+    max_bytes: Option<usize>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let limits = Limits {
+        max_depth,
+        max_bytes: max_bytes.unwrap_or(usize::MAX),
+    };
     Ok(support::parse_object(text, limits)?.into_any())
 }
 
@@ -108,7 +125,9 @@ fn parse_object<'py>(text: &Bound<'py, PyString>, max_depth: usize, max_bytes: O
 fn tracker(config_json: Option<&str>) -> PyResult<support::PyTracker> {
     let config = match config_json {
         None => loops::default_config(),
-        Some(text) => serde_json::from_str(text).map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("not a tracker config: {e}")))?,
+        Some(text) => serde_json::from_str(text).map_err(|e| {
+            pyo3::exceptions::PyValueError::new_err(format!("not a tracker config: {e}"))
+        })?,
     };
     Ok(support::PyTracker::new(loops::tracker(config), loops::feed))
 }
@@ -116,7 +135,11 @@ fn tracker(config_json: Option<&str>) -> PyResult<support::PyTracker> {
 /// A loop tracker resuming from a saved state (`Tracker.state()`).
 #[pyfunction]
 fn restore(state_json: &str) -> PyResult<support::PyTracker> {
-    support::PyTracker::restore(loops::tracker(loops::default_config()), loops::feed, state_json)
+    support::PyTracker::restore(
+        loops::tracker(loops::default_config()),
+        loops::feed,
+        state_json,
+    )
 }
 
 /// `box-docs loops --json` of a JSON Lines log: `(report JSON, bad line
@@ -125,10 +148,17 @@ fn restore(state_json: &str) -> PyResult<support::PyTracker> {
 #[pyo3(signature = (jsonl, at=None))]
 fn loops_report(py: Python<'_>, jsonl: &str, at: Option<&str>) -> PyResult<(String, Vec<usize>)> {
     let at = at
-        .map(|a| a.parse::<loops::Timestamp>().map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("`{a}` is not an RFC 3339 time: {e}"))))
+        .map(|a| {
+            a.parse::<loops::Timestamp>().map_err(|e| {
+                pyo3::exceptions::PyValueError::new_err(format!(
+                    "`{a}` is not an RFC 3339 time: {e}"
+                ))
+            })
+        })
         .transpose()?;
     let (tracker, bad) = py.detach(|| loops::replay(jsonl, loops::default_config()));
-    let report = serde_json::to_string(&tracker.report(at)).map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
+    let report = serde_json::to_string(&tracker.report(at))
+        .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
     Ok((report, bad))
 }
 
@@ -137,8 +167,8 @@ fn loops_report(py: Python<'_>, jsonl: &str, at: Option<&str>) -> PyResult<(Stri
 /// `{"ok": false, "error": {kind, op, engine, message, errors}}`, as JSON text.
 #[pyfunction]
 fn resolve(engine: &str, op: &str, args_json: &str) -> PyResult<String> {
-    let args: serde_json::Map<String, serde_json::Value> =
-        serde_json::from_str(args_json).map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("not a JSON object: {e}")))?;
+    let args: serde_json::Map<String, serde_json::Value> = serde_json::from_str(args_json)
+        .map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("not a JSON object: {e}")))?;
     let out = match agent_sentences::ops::resolve_parts(engine, op, &args) {
         Ok(call) => serde_json::json!({ "ok": true, "op": call.op().name(), "args": call.args() }),
         Err(e) => serde_json::json!({ "ok": false, "error": e }),
@@ -149,7 +179,8 @@ fn resolve(engine: &str, op: &str, args_json: &str) -> PyResult<String> {
 /// The `tools.list` response as JSON text.
 #[pyfunction]
 fn tools_list() -> PyResult<String> {
-    serde_json::to_string(&agent_sentences::ops::tools_list()).map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))
+    serde_json::to_string(&agent_sentences::ops::tools_list())
+        .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))
 }
 
 /// The module: the functions above, `JsonError`, and `LIMITS` (the spec's

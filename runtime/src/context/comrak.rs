@@ -1,0 +1,334 @@
+//! The comrak reader: a port of cmark-gfm, what GitHub renders with,
+//! CommonMark with the GFM tables and strikethrough extensions (P170).
+//!
+//! comrak reports source positions as lines and columns (bytes, 1-based,
+//! inclusive), and merges adjacent text nodes: a text node's literal is its
+//! source with escapes and entities decoded. What is shown as written is
+//! found by reading the literal beside the source; where they part in a way
+//! no escape or entity explains, the rest of the node shows no text as
+//! written (fail closed).
+
+use std::ops::Range;
+
+use comrak::arena_tree::NodeEdge;
+use comrak::nodes::{NodeValue, Sourcepos};
+use comrak::{parse_document, Arena, Options};
+
+use super::reader::{fence, Breaker, Reader, Reading, Region, RunBuilder, Shown};
+
+/// comrak, as [`Reader`].
+pub(crate) struct Comrak;
+
+/// The options the text is parsed with (P170).
+fn options() -> Options<'static> {
+    let mut o = Options::default();
+    o.extension.table = true;
+    o.extension.strikethrough = true;
+    o
+}
+
+/// Byte offsets of source positions.
+struct Lines {
+    /// The offset where each line starts.
+    starts: Vec<usize>,
+    /// The parsed text's offset in the whole text.
+    from: usize,
+    len: usize,
+}
+
+impl Lines {
+    fn new(text: &str, from: usize) -> Self {
+        let source = &text.as_bytes()[from..];
+        let mut starts = vec![0];
+        starts.extend(memchr::memchr_iter(b'\n', source).map(|k| k + 1));
+        Lines {
+            starts,
+            from,
+            len: source.len(),
+        }
+    }
+
+    /// The offset of line `line`, column `column` (1-based; column 0 is the
+    /// line's start).
+    fn at(&self, line: usize, column: usize) -> usize {
+        let start = match line.checked_sub(1).and_then(|l| self.starts.get(l)) {
+            Some(&s) => s,
+            None => return self.from + self.len,
+        };
+        self.from + (start + column.saturating_sub(1)).min(self.len)
+    }
+
+    /// The half-open byte range of `pos`.
+    fn range(&self, pos: Sourcepos) -> Range<usize> {
+        let start = self.at(pos.start.line, pos.start.column);
+        let end = if pos.end.column == 0 {
+            self.at(pos.end.line, 0)
+        } else {
+            self.at(pos.end.line, pos.end.column) + 1
+        };
+        start..end.max(start).min(self.from + self.len)
+    }
+
+    /// The start of the line after the one holding `at`.
+    fn next_line(&self, at: usize) -> usize {
+        let k = self.starts.partition_point(|&s| s + self.from <= at);
+        self.starts
+            .get(k)
+            .map_or(self.from + self.len, |&s| s + self.from)
+    }
+}
+
+impl Reader for Comrak {
+    fn name(&self) -> &'static str {
+        "comrak"
+    }
+
+    fn read(&self, text: &str, from: usize, fence_words: &[&str]) -> Reading {
+        let arena = Arena::new();
+        let root = parse_document(&arena, &text[from..], &options());
+        let lines = Lines::new(text, from);
+        let mut out = Reading::default();
+        let mut b = RunBuilder::new(text);
+        let mut quoted = 0usize;
+        let mut containers = 0usize;
+        let mut open: Vec<usize> = Vec::new();
+        for edge in root.traverse() {
+            let (node, start) = match edge {
+                NodeEdge::Start(n) => (n, true),
+                NodeEdge::End(n) => (n, false),
+            };
+            let ast = node.data.borrow();
+            let r = lines.range(ast.sourcepos);
+            let region = |out: &mut Reading, open: &mut Vec<usize>, shown| {
+                if start {
+                    open.push(out.regions.len());
+                    out.regions.push(Region {
+                        span: r.clone(),
+                        shown,
+                    });
+                } else {
+                    open.pop();
+                }
+            };
+            match &ast.value {
+                NodeValue::Text(literal) => {
+                    if start && quoted == 0 {
+                        shown_as_written(&mut b, text, r, literal);
+                    }
+                }
+                NodeValue::SoftBreak | NodeValue::LineBreak => {
+                    if start && quoted == 0 {
+                        b.line_break(r);
+                    }
+                }
+                NodeValue::Code(_) => {
+                    if start {
+                        b.inline(&r, Breaker::CodeSpan);
+                        out.regions.push(Region {
+                            span: r,
+                            shown: Shown::CodeSpan,
+                        });
+                    }
+                }
+                NodeValue::HtmlInline(_) | NodeValue::Raw(_) => {
+                    if start {
+                        b.inline(&r, Breaker::InlineHtml);
+                        out.regions.push(Region {
+                            span: r,
+                            shown: Shown::InlineHtml,
+                        });
+                    }
+                }
+                NodeValue::Emph
+                | NodeValue::Strong
+                | NodeValue::Strikethrough
+                | NodeValue::Superscript
+                | NodeValue::Subscript
+                | NodeValue::Underline
+                | NodeValue::Highlight
+                | NodeValue::Insert
+                | NodeValue::SpoileredText => {
+                    if quoted == 0 {
+                        b.inline(&r, Breaker::Emphasis);
+                    }
+                    if start {
+                        out.regions.push(Region {
+                            span: r,
+                            shown: Shown::Emphasis,
+                        });
+                    }
+                }
+                NodeValue::Link(_) | NodeValue::WikiLink(_) => {
+                    if quoted == 0 {
+                        b.inline(&r, Breaker::Link);
+                    }
+                    if start {
+                        if quoted == 0 && text.as_bytes().get(r.start) == Some(&b'[') {
+                            out.links.push(r.clone());
+                        }
+                        out.regions.push(Region {
+                            span: r,
+                            shown: Shown::Link,
+                        });
+                    }
+                }
+                NodeValue::Image(_) => {
+                    if start {
+                        if quoted == 0 {
+                            b.inline(&r, Breaker::Link);
+                        }
+                        quoted += 1;
+                    } else {
+                        quoted -= 1;
+                        if quoted == 0 {
+                            b.inline(&r, Breaker::Link);
+                        }
+                    }
+                    region(&mut out, &mut open, Shown::Image);
+                }
+                NodeValue::BlockQuote | NodeValue::MultilineBlockQuote(_) | NodeValue::Alert(_) => {
+                    b.end_block();
+                    if start {
+                        quoted += 1;
+                        containers += 1;
+                    } else {
+                        quoted -= 1;
+                        containers -= 1;
+                    }
+                    region(&mut out, &mut open, Shown::Blockquote);
+                }
+                NodeValue::Item(_) | NodeValue::TaskItem(_) | NodeValue::DescriptionItem(_) => {
+                    b.end_block();
+                    if start {
+                        containers += 1;
+                    } else {
+                        containers -= 1;
+                    }
+                }
+                NodeValue::Table(_) => {
+                    b.end_block();
+                    region(&mut out, &mut open, Shown::Table);
+                }
+                NodeValue::CodeBlock(c) => {
+                    b.end_block();
+                    let shown = if c.fenced {
+                        Shown::FencedCode
+                    } else {
+                        Shown::IndentedCode
+                    };
+                    region(&mut out, &mut open, shown);
+                    if start && c.fenced && containers == 0 && quoted == 0 && !r.is_empty() {
+                        let body_start = lines.next_line(r.start).min(r.end);
+                        let body_end = if c.closed {
+                            // The start of the closing fence's line.
+                            let last = ast.sourcepos.end.line;
+                            lines.at(last, 0).max(body_start)
+                        } else {
+                            r.end
+                        };
+                        let f = fence(text, r.start, r.end, body_start..body_end, c.closed);
+                        if fence_words.contains(&&text[f.word.clone()]) {
+                            out.fences.push(f);
+                        }
+                    }
+                }
+                NodeValue::HtmlBlock(_) => {
+                    b.end_block();
+                    region(&mut out, &mut open, Shown::HtmlBlock);
+                }
+                NodeValue::FootnoteDefinition(_) | NodeValue::FrontMatter(_) => {
+                    b.end_block();
+                    region(&mut out, &mut open, Shown::OtherBlock);
+                }
+                NodeValue::Document | NodeValue::List(_) => {}
+                // Blocks whose inline content is text: paragraphs,
+                // headings, table cells; and the rest.
+                _ => {
+                    if node.data.borrow().value.block() {
+                        b.end_block();
+                    } else if quoted == 0 {
+                        b.inline(&r, Breaker::Other);
+                    }
+                }
+            }
+        }
+        b.end_block();
+        out.runs = b.runs;
+        out
+    }
+}
+
+/// Feeds `b` the parts of the text node at `r` that show as written, reading
+/// its `literal` beside the source: an escape's backslash is part of a run
+/// (P151), an entity ends one; where the two part otherwise, the rest of the
+/// node shows no text as written.
+fn shown_as_written(b: &mut RunBuilder<'_>, text: &str, r: Range<usize>, literal: &str) {
+    let src = text.as_bytes();
+    let lit = literal.as_bytes();
+    if &src[r.clone()] == lit {
+        return b.text(r);
+    }
+    let (mut i, mut j) = (r.start, 0);
+    let mut piece = i;
+    while i < r.end {
+        let c = src[i];
+        if c == b'\\'
+            && i + 1 < r.end
+            && src[i + 1].is_ascii_punctuation()
+            && lit.get(j) == Some(&src[i + 1])
+        {
+            i += 2;
+            j += 1;
+            continue;
+        }
+        if c == b'&' {
+            if let Some(len) = entity_len(&src[i..r.end]) {
+                if !lit[j..].starts_with(&src[i..i + len]) {
+                    if i > piece {
+                        b.text(piece..i);
+                    }
+                    b.inline(&(i..i + len), Breaker::Entity);
+                    // The characters it names (one or two).
+                    let shown = literal[j..].chars().next().map_or(0, char::len_utf8);
+                    j += shown;
+                    i += len;
+                    if i < r.end && lit.get(j) != Some(&src[i]) {
+                        j += literal[j..].chars().next().map_or(0, char::len_utf8);
+                    }
+                    piece = i;
+                    continue;
+                }
+            }
+        }
+        if lit.get(j) == Some(&c) {
+            i += 1;
+            j += 1;
+            continue;
+        }
+        // Parted: nothing from here on is shown as written.
+        if i > piece {
+            b.text(piece..i);
+        }
+        b.inline(&(i..r.end), Breaker::Other);
+        return;
+    }
+    if j != lit.len() {
+        return b.inline(&(piece..r.end), Breaker::Other);
+    }
+    if i > piece {
+        b.text(piece..r.end);
+    }
+}
+
+/// The length of the entity or character reference that `b` starts with,
+/// if it has the shape of one (`&name;`, `&#digits;`, `&#xhex;`).
+fn entity_len(b: &[u8]) -> Option<usize> {
+    let semi = memchr::memchr(b';', &b[..b.len().min(40)])?;
+    let body = &b[1..semi];
+    let ok = match body {
+        [b'#', b'x' | b'X', hex @ ..] => !hex.is_empty() && hex.iter().all(u8::is_ascii_hexdigit),
+        [b'#', digits @ ..] => !digits.is_empty() && digits.iter().all(u8::is_ascii_digit),
+        name => !name.is_empty() && name.iter().all(u8::is_ascii_alphanumeric),
+    };
+    ok.then_some(semi + 1)
+}

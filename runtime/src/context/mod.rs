@@ -1,0 +1,217 @@
+//! The Markdown context of a text: where it shows ordinary text, and which
+//! fenced code blocks are directive fences.
+//!
+//! The context is the agreement of independent CommonMark readers that
+//! report source positions (P170): `Context::of` = normalize
+//! (`normalize.rs`) → every reader in [`READERS`] (`reader.rs`, one file a
+//! reader) → their meet (`meet.rs`). A byte is live only where every reader
+//! shows it as text of the same block; a directive fence counts only where
+//! every reader reads the same fenced block outside every container. No rule
+//! here re-derives block structure from the raw bytes: where readers differ,
+//! the disagreement removes the text, and what some reader shows as text and
+//! the meet does not is kept for the scanner to report (P172).
+//!
+//! Blockquotes (quotes of earlier messages) and image descriptions are quoted
+//! by decision, whatever the readers say: no reader shows text there.
+//!
+//! A text whose rendering is trivial (`trivial.rs`) skips the readers: its
+//! context is read from its lines, and is the readers' own (P174).
+//!
+//! All offsets are **byte** offsets into the text given to [`Context::of`],
+//! half-open.
+
+mod comrak;
+mod meet;
+mod normalize;
+mod pulldown;
+mod reader;
+mod trivial;
+
+use std::ops::Range;
+
+pub(crate) use meet::Unshared;
+pub(crate) use normalize::BOM;
+pub(crate) use reader::{Breaker, Fence, TextRun};
+
+use reader::{Reader, Reading};
+
+/// The readers whose agreement is the context (P170). Adding a reader is
+/// one file and one line here.
+static READERS: &[&dyn Reader] = &[&pulldown::Pulldown, &comrak::Comrak];
+
+/// The Markdown context of a text (see the module docs).
+#[derive(Debug, Default)]
+pub(crate) struct Context {
+    /// The live text runs, in order, none overlapping.
+    pub runs: Vec<TextRun>,
+    /// The directive fences every reader reads alike, in order.
+    pub fences: Vec<Fence>,
+    /// The directive fences that some reader reads otherwise, in order.
+    pub disputed: Vec<Fence>,
+    /// The links whose text starts with their `[`, in order: a candidate
+    /// there is shown as a link, without its brackets.
+    pub links: Vec<Range<usize>>,
+    /// What some reader shows as text and the meet does not, in order.
+    pub unshared: Vec<Unshared>,
+    /// Each reader's reading, in the order of [`READERS`] (none when the
+    /// readers were not needed).
+    readings: Vec<Reading>,
+}
+
+/// Whether anything in `text` could be a candidate: a `[` (every bracket
+/// form and sentence head, and `Reply:` before one), a fence run of three
+/// backticks or tildes, or `curl`. Where nothing can be, no reader is run.
+pub(crate) fn may_hold_candidates(text: &str) -> bool {
+    let b = text.as_bytes();
+    memchr::memchr(b'[', b).is_some()
+        || memchr::memmem::find(b, b"```").is_some()
+        || memchr::memmem::find(b, b"~~~").is_some()
+        || memchr::memmem::find(b, b"curl").is_some()
+}
+
+impl Context {
+    /// The context of `text`: empty when nothing in it could be a candidate
+    /// ([`may_hold_candidates`]), read from its lines when its rendering is
+    /// trivial, else the meet of the readers.
+    ///
+    /// `fence_words` are the info-string words of directive fences
+    /// (`schema/directives.json`, `/fences`).
+    pub(crate) fn of(text: &str, fence_words: &[&str]) -> Context {
+        if !may_hold_candidates(text) {
+            return Context::default();
+        }
+        if let Some(runs) = trivial::runs(text) {
+            return Context {
+                runs,
+                ..Context::default()
+            };
+        }
+        Self::read(text, fence_words)
+    }
+
+    /// The context of `text` as the readers give it, never the trivial
+    /// path's (the two are compared in tests).
+    pub(crate) fn read(text: &str, fence_words: &[&str]) -> Context {
+        let n = normalize::normalize(text);
+        let readings: Vec<Reading> = READERS
+            .iter()
+            .map(|r| r.read(&n.text, n.from, fence_words))
+            .collect();
+        let m = meet::meet(&n.text, &readings);
+        Context {
+            runs: m.runs,
+            fences: m.fences,
+            disputed: m.disputed,
+            links: m.links,
+            unshared: m.unshared,
+            readings,
+        }
+    }
+
+    /// What each reader shows at byte `at`, for a diagnostic:
+    /// `pulldown-cmark: text; comrak: html_block`.
+    pub(crate) fn shown_at(&self, at: usize) -> String {
+        let mut out = String::new();
+        for (reader, reading) in READERS.iter().zip(&self.readings) {
+            if !out.is_empty() {
+                out.push_str("; ");
+            }
+            out.push_str(reader.name());
+            out.push_str(": ");
+            out.push_str(match reading.shown_at(at) {
+                Ok(()) => "text",
+                Err(Some(shown)) => shown.name(),
+                Err(None) => "no text",
+            });
+        }
+        out
+    }
+
+    /// The name of reader `k` (an index into the readings).
+    pub(crate) fn reader_name(k: usize) -> &'static str {
+        READERS.get(k).map_or("a reader", |r| r.name())
+    }
+}
+
+/// The readers' context of `text` and the one [`Context::of`] gives, as
+/// comparable values: (runs, fences, links). Equal for every
+/// text (P174); tests compare them.
+#[doc(hidden)]
+pub fn both_paths(text: &str, fence_words: &[&str]) -> [String; 2] {
+    let show = |c: &Context| format!("{:?} {:?} {:?}", c.runs, c.fences, c.links);
+    let quick = Context::of(text, fence_words);
+    let read = if may_hold_candidates(text) {
+        Context::read(text, fence_words)
+    } else {
+        Context::default()
+    };
+    [show(&read), show(&quick)]
+}
+
+/// Whether [`Context::of`] takes the trivial path on `text` (tests count
+/// how often the comparison of [`both_paths`] covers it).
+#[doc(hidden)]
+pub fn is_trivial(text: &str) -> bool {
+    may_hold_candidates(text) && trivial::runs(text).is_some()
+}
+
+/// Each reader's runs and the meet's, for debugging a disagreement.
+#[doc(hidden)]
+pub fn describe(text: &str) -> String {
+    let ctx = Context::read(text, &[]);
+    let mut out = String::new();
+    for (r, reading) in READERS.iter().zip(&ctx.readings) {
+        out.push_str(&format!("{}: {:?}\n", r.name(), reading.runs));
+    }
+    out.push_str(&format!("meet: {:?}\n", ctx.runs));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn runs(text: &str) -> Vec<&str> {
+        Context::read(text, &["tool"])
+            .runs
+            .iter()
+            .map(|r| &text[r.span.clone()])
+            .collect()
+    }
+
+    #[test]
+    fn runs_are_what_every_reader_shows_as_written() {
+        assert_eq!(runs("a [b] c"), ["a [b] c"]);
+        assert_eq!(runs("a `[b]` c"), ["a ", " c"]);
+        assert_eq!(runs("x [a\n  b] y\n\nz["), ["x [a\n  b] y", "z["]);
+        assert_eq!(runs("\\[a \\\"b\\\\"), ["[a \\\"b\\\\"]);
+        assert_eq!(runs("[a &amp; b"), ["[a ", " b"]);
+        assert_eq!(runs("> [a]\n\n    [b]\n\n[c] *d*"), ["[c] ", "d"]);
+        assert_eq!(runs("\u{feff}    [a]\n"), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn a_table_then_an_html_line_is_not_live() {
+        // cmark-gfm (comrak) ends the table at the HTML line, which opens an
+        // HTML block; pulldown-cmark reads on: the disagreement removes it.
+        let ctx = Context::read("| a | b |\n| --- | :-: |\n<x-y>\n[TOOL t.c8 {}]", &["tool"]);
+        assert_eq!(ctx.runs.len(), 2);
+        assert!(
+            ctx.shown_at(30).contains("comrak: html_block"),
+            "{}",
+            ctx.shown_at(30)
+        );
+    }
+
+    #[test]
+    fn directive_fences_are_top_level_only() {
+        let text = "```tool x\na {}\n```\n- ```tool\n  b {}\n  ```\n\n~~~tool\nc {}";
+        let ctx = Context::read(text, &["tool"]);
+        let fences: Vec<(&str, bool)> = ctx
+            .fences
+            .iter()
+            .map(|f| (&text[f.body.clone()], f.closed))
+            .collect();
+        assert_eq!(fences, [("a {}", true), ("c {}", false)]);
+    }
+}

@@ -1,0 +1,348 @@
+//! What one CommonMark reader shows of a text: the [`Reader`] trait and its
+//! [`Reading`].
+//!
+//! A reader parses the normalized text (see `normalize.rs`) and reports,
+//! with **byte** offsets into it (half-open), the stretches it shows as
+//! written ([`TextRun`]s, each with the block it belongs to), the fenced code
+//! blocks outside every container whose info string's first word is a
+//! directive fence's, the links whose text starts with their `[`, and what
+//! each region that shows no text is ([`Region`]), for diagnostics. A reader
+//! reports what its parser reports, and nothing it derives from the raw bytes
+//! beside it: where readers differ, the meet removes the text (`meet.rs`).
+
+use std::ops::Range;
+
+/// What ends a [`TextRun`]: the end of its block, or something shown
+/// otherwise than it is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Breaker {
+    /// The block ends (a paragraph, heading, table cell or list item).
+    Block,
+    /// A code span starts.
+    CodeSpan,
+    /// Inline HTML (a tag or a comment).
+    InlineHtml,
+    /// Emphasis, strong emphasis or strikethrough markup.
+    Emphasis,
+    /// A link's or an image's markup.
+    Link,
+    /// An entity or a character reference (`&amp;`, `&#42;`), shown as the
+    /// character it names.
+    Entity,
+    /// Anything else a reader reports inside a block, or the place where
+    /// readers stop agreeing.
+    Other,
+}
+
+impl Breaker {
+    /// What a diagnostic calls it.
+    pub(crate) fn describe(self) -> &'static str {
+        match self {
+            Breaker::Block => "the end of its block",
+            Breaker::CodeSpan => "a code span",
+            Breaker::InlineHtml => "inline HTML",
+            Breaker::Emphasis => "emphasis or strikethrough markup",
+            Breaker::Link => "link or image markup",
+            Breaker::Entity => "an entity",
+            Breaker::Other => "Markdown markup",
+        }
+    }
+}
+
+/// A stretch of one block's source that a reader shows as written: text,
+/// line breaks, the indentation a line break strips, and the backslashes of
+/// escapes (P151).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct TextRun {
+    /// Its bytes in the text.
+    pub span: Range<usize>,
+    /// What ends it.
+    pub breaker: Breaker,
+    /// The start of the first inline content of its block.
+    pub block_start: usize,
+    /// The end of the last inline content of its block (at or after
+    /// `span.end`): a sentence's free-text field may run to it (P153).
+    pub block_end: usize,
+}
+
+impl TextRun {
+    /// Its block, as a reader names it: from the start of the block's first
+    /// inline content to the end of its last. Two readers read the same
+    /// block when they give it the same extent.
+    pub(crate) fn block(&self) -> Range<usize> {
+        self.block_start..self.block_end
+    }
+}
+
+/// A fenced code block outside every container whose info string's first
+/// word is a directive fence's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Fence {
+    /// From the opening fence run to the end of the closing fence (or of the
+    /// text, when it never closes).
+    pub span: Range<usize>,
+    /// The info string's first word, as written.
+    pub word: Range<usize>,
+    /// The body's source bytes without the whitespace around them (empty
+    /// at `span.end` for an empty body).
+    pub body: Range<usize>,
+    /// Whether a closing fence ends it.
+    pub closed: bool,
+}
+
+impl Fence {
+    /// Whether `other` is the same fenced block: readers differ only on
+    /// whether its extent takes in the line break that ends the text.
+    pub(crate) fn same(&self, other: &Fence, text: &str) -> bool {
+        let end =
+            |f: &Fence| f.span.start + text[f.span.clone()].trim_end_matches(['\n', '\r']).len();
+        self.span.start == other.span.start
+            && end(self) == end(other)
+            && self.word == other.word
+            && (self.body == other.body || self.body.is_empty() && other.body.is_empty())
+            && self.closed == other.closed
+    }
+}
+
+/// What a reader shows in a region where it shows no text as written: the
+/// names a `hidden-by` diagnostic gives (`comrak: html_block`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Shown {
+    /// An HTML block.
+    HtmlBlock,
+    /// An indented code block.
+    IndentedCode,
+    /// A fenced code block.
+    FencedCode,
+    /// A blockquote (quoted by decision, P150).
+    Blockquote,
+    /// An image description (quoted by decision).
+    Image,
+    /// A table, outside the cells it shows (a cell past the header's
+    /// column count is dropped).
+    Table,
+    /// A code span.
+    CodeSpan,
+    /// Inline HTML.
+    InlineHtml,
+    /// Link markup.
+    Link,
+    /// Emphasis or strikethrough markup.
+    Emphasis,
+    /// A block of another kind (a footnote definition, front matter).
+    OtherBlock,
+}
+
+impl Shown {
+    /// Its name in a diagnostic.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Shown::HtmlBlock => "html_block",
+            Shown::IndentedCode => "indented_code",
+            Shown::FencedCode => "fenced_code",
+            Shown::Blockquote => "blockquote",
+            Shown::Image => "image_description",
+            Shown::Table => "table_outside_cells",
+            Shown::CodeSpan => "code_span",
+            Shown::InlineHtml => "inline_html",
+            Shown::Link => "link",
+            Shown::Emphasis => "emphasis",
+            Shown::OtherBlock => "other_block",
+        }
+    }
+}
+
+/// A region a reader shows as something other than text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Region {
+    /// Its bytes.
+    pub span: Range<usize>,
+    /// What it is.
+    pub shown: Shown,
+}
+
+/// What one reader shows of a text (offsets into the normalized text).
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Reading {
+    /// The text runs, in order, none overlapping.
+    pub runs: Vec<TextRun>,
+    /// The directive fences (fenced code blocks outside every container
+    /// whose first info word is a fence word), in order.
+    pub fences: Vec<Fence>,
+    /// The links whose text starts with their `[`, in order.
+    pub links: Vec<Range<usize>>,
+    /// The regions shown as no text, in the order they open (an inner
+    /// region after its outer one).
+    pub regions: Vec<Region>,
+}
+
+impl Reading {
+    /// What this reading shows at byte `at`: `None` for text as written,
+    /// else the innermost region that holds it (`None` inside no region:
+    /// a reference definition, a blank line).
+    pub(crate) fn shown_at(&self, at: usize) -> Result<(), Option<Shown>> {
+        let k = self.runs.partition_point(|r| r.span.end <= at);
+        if self.runs.get(k).is_some_and(|r| r.span.start <= at) {
+            return Ok(());
+        }
+        // The last region opened at or before `at` that holds it: regions
+        // nest, so an inner one opens after its outer one. A bounded look
+        // back keeps a query cheap on hostile nesting.
+        let k = self.regions.partition_point(|r| r.span.start <= at);
+        Err(self.regions[..k]
+            .iter()
+            .rev()
+            .take(64)
+            .find(|r| r.span.end > at)
+            .map(|r| r.shown))
+    }
+}
+
+/// A CommonMark reader that reports source positions.
+pub(crate) trait Reader: Sync {
+    /// Its name in diagnostics (`pulldown-cmark`, `comrak`).
+    fn name(&self) -> &'static str;
+    /// What it shows of `text`, the normalized text, of which it parses
+    /// `text[from..]` (after a byte order mark); offsets are into `text`.
+    /// `fence_words` are the directive fences' info words.
+    fn read(&self, text: &str, from: usize, fence_words: &[&str]) -> Reading;
+}
+
+/// What [`RunBuilder::shown`] is given: text, or a line break.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Piece {
+    Text,
+    LineBreak,
+}
+
+/// Collects a reader's text runs, block by block: the shared bookkeeping of
+/// the readers (each feeds it what its parser reports).
+pub(crate) struct RunBuilder<'t> {
+    text: &'t str,
+    /// The runs so far.
+    pub runs: Vec<TextRun>,
+    /// The run being read.
+    open: Option<Range<usize>>,
+    /// The first run of the current block.
+    block_first: usize,
+    block_start: Option<usize>,
+    block_end: usize,
+}
+
+impl<'t> RunBuilder<'t> {
+    /// A builder over `text` (the normalized text).
+    pub(crate) fn new(text: &'t str) -> Self {
+        RunBuilder {
+            text,
+            runs: Vec::new(),
+            open: None,
+            block_first: 0,
+            block_start: None,
+            block_end: 0,
+        }
+    }
+
+    /// Ends the run being read with `breaker`.
+    pub(crate) fn close(&mut self, breaker: Breaker) {
+        if let Some(span) = self.open.take() {
+            self.runs.push(TextRun {
+                span,
+                breaker,
+                block_start: 0,
+                block_end: 0,
+            });
+        }
+    }
+
+    /// Ends the current block: its runs learn its extent.
+    pub(crate) fn end_block(&mut self) {
+        self.close(Breaker::Block);
+        let start = self.block_start.take().unwrap_or(0);
+        for run in &mut self.runs[self.block_first..] {
+            run.block_end = self.block_end.max(run.span.end);
+            run.block_start = start.min(run.span.start);
+        }
+        self.block_first = self.runs.len();
+        self.block_end = 0;
+    }
+
+    /// Text shown as written at `r`: it joins the run being read when only
+    /// blanks or an escape's backslash lie between them.
+    pub(crate) fn text(&mut self, r: Range<usize>) {
+        self.shown(r, Piece::Text);
+    }
+
+    /// A line break at `r`: it joins the run being read as [`Self::text`]
+    /// does, and starts none.
+    pub(crate) fn line_break(&mut self, r: Range<usize>) {
+        self.shown(r, Piece::LineBreak);
+    }
+
+    fn shown(&mut self, r: Range<usize>, what: Piece) {
+        self.extend(&r);
+        if let Some(open) = &mut self.open {
+            let gap = self.text.get(open.end..r.start).unwrap_or("\u{0}");
+            if gap.is_empty() || gap == "\\" || gap.bytes().all(|b| b == b' ' || b == b'\t') {
+                open.end = open.end.max(r.end);
+                return;
+            }
+            self.close(Breaker::Other);
+        }
+        if what == Piece::Text {
+            self.open = Some(r);
+        }
+    }
+
+    /// Inline content shown otherwise than written at `r`: it ends the run.
+    pub(crate) fn inline(&mut self, r: &Range<usize>, breaker: Breaker) {
+        self.extend(r);
+        self.close(breaker);
+    }
+
+    fn extend(&mut self, r: &Range<usize>) {
+        self.block_end = self.block_end.max(r.end);
+        let start = self.block_start.get_or_insert(r.start);
+        *start = (*start).min(r.start);
+    }
+}
+
+/// The fence opening at `start` and ending at `end`: its info string's first
+/// word as written (after spaces and tabs, up to a space, tab or line end,
+/// P84), its body `body` without the whitespace around it, and `closed`.
+pub(crate) fn fence(
+    text: &str,
+    start: usize,
+    end: usize,
+    body: Range<usize>,
+    closed: bool,
+) -> Fence {
+    let bytes = text.as_bytes();
+    let ch = bytes[start];
+    let run = bytes[start..end].iter().take_while(|&&c| c == ch).count();
+    let mut w = start + run;
+    while w < end && matches!(bytes[w], b' ' | b'\t') {
+        w += 1;
+    }
+    let len = bytes[w..end]
+        .iter()
+        .take_while(|&&c| !matches!(c, b' ' | b'\t' | b'\r' | b'\n'))
+        .count();
+    let ws = |c: &u8| c.is_ascii_whitespace();
+    let lead = bytes[body.clone()].iter().take_while(|c| ws(c)).count();
+    let trail = bytes[body.start + lead..body.end]
+        .iter()
+        .rev()
+        .take_while(|c| ws(c))
+        .count();
+    let body = if body.start + lead >= body.end - trail {
+        end..end
+    } else {
+        body.start + lead..body.end - trail
+    };
+    Fence {
+        span: start..end,
+        word: w..w + len,
+        body,
+        closed,
+    }
+}

@@ -1,0 +1,102 @@
+//! A conservative check that a text's rendering is trivial: every reader
+//! shows each paragraph (a stretch of lines between blank lines) as one run
+//! of text, from its first byte to its last that is not a space (P174).
+//!
+//! It holds for a text whose bytes and lines leave no room for Markdown: no
+//! byte that starts inline markup (`*`, `_`, `~`, `` ` ``, `<`, `>`, `&`,
+//! `\`, `|`), no `![`, `](`, `][` or `]:`, no control byte other than LF,
+//! and every line either blank (spaces only) or starting, unindented, with an
+//! ASCII letter or one of `[`, `(`, `"`, `'`, `{`: no such line starts a
+//! block other than a paragraph or interrupts one. Anything else goes to the
+//! readers; a test compares the two paths over the vectors and the scan pool.
+
+use super::reader::{Breaker, TextRun};
+
+/// Bytes that may be anywhere in a trivial text's lines.
+const fn inner_bytes() -> [bool; 256] {
+    let mut t = [false; 256];
+    let mut c = 0x20;
+    while c < 256 {
+        t[c] = true;
+        c += 1;
+    }
+    let banned = b"*_~`<>&\\|\x7f";
+    let mut k = 0;
+    while k < banned.len() {
+        t[banned[k] as usize] = false;
+        k += 1;
+    }
+    t[b'\n' as usize] = true;
+    t
+}
+
+/// Bytes that may start a trivial text's line that is not blank.
+const fn first_bytes() -> [bool; 256] {
+    let mut t = [false; 256];
+    let mut c = b'a';
+    while c <= b'z' {
+        t[c as usize] = true;
+        t[(c - 32) as usize] = true;
+        c += 1;
+    }
+    let more = b"[(\"'{";
+    let mut k = 0;
+    while k < more.len() {
+        t[more[k] as usize] = true;
+        k += 1;
+    }
+    t
+}
+
+static INNER: [bool; 256] = inner_bytes();
+static FIRST: [bool; 256] = first_bytes();
+
+/// The runs of `text` when its rendering is trivial (see the module docs),
+/// else `None`.
+pub(crate) fn runs(text: &str) -> Option<Vec<TextRun>> {
+    let b = text.as_bytes();
+    if !b.iter().all(|&c| INNER[usize::from(c)]) {
+        return None;
+    }
+    for pair in [&b"!["[..], b"](", b"][", b"]:"] {
+        if memchr::memmem::find(b, pair).is_some() {
+            return None;
+        }
+    }
+    let mut runs = Vec::new();
+    // The paragraph being read: its start and its last byte not a space.
+    let mut open: Option<(usize, usize)> = None;
+    let mut line = 0;
+    while line <= b.len() {
+        let end = memchr::memchr(b'\n', &b[line..]).map_or(b.len(), |k| line + k);
+        let l = &b[line..end];
+        match l.iter().rposition(|&c| c != b' ') {
+            None => {
+                if let Some((s, e)) = open.take() {
+                    runs.push(paragraph(s, e));
+                }
+            }
+            Some(last) => {
+                if !FIRST[usize::from(l[0])] {
+                    return None;
+                }
+                let e = line + last + 1;
+                open = Some(open.map_or((line, e), |(s, _)| (s, e)));
+            }
+        }
+        line = end + 1;
+    }
+    if let Some((s, e)) = open {
+        runs.push(paragraph(s, e));
+    }
+    Some(runs)
+}
+
+fn paragraph(start: usize, end: usize) -> TextRun {
+    TextRun {
+        span: start..end,
+        breaker: Breaker::Block,
+        block_start: start,
+        block_end: end,
+    }
+}

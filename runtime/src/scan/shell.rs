@@ -1,0 +1,511 @@
+//! curl as a shell reads it (P156, P162, P165): quotes, line continuations,
+//! heredocs and expansions.
+
+use super::*;
+
+/// Why a shell reads the line holding byte `at` as part of the line before
+/// it (P162): the `\` that ends that line (an odd run of backslashes before
+/// its LF or CRLF), or a lone CR, which ends no shell line (P156).
+pub(super) fn continued_line(b: &[u8], at: usize) -> Option<String> {
+    let line = memchr::memrchr2(b'\n', b'\r', &b[..at])?;
+    if b[line] == b'\r' {
+        // The last line break before `at` is a CR that no LF follows.
+        return Some(format!("the lone CR at byte {line} ends no shell line"));
+    }
+    let mut end = line;
+    if end > 0 && b[end - 1] == b'\r' {
+        end -= 1;
+    }
+    let slashes = b[..end].iter().rev().take_while(|&&c| c == b'\\').count();
+    (slashes % 2 == 1).then(|| format!("the `\\` at byte {}", end - 1))
+}
+
+/// The closing quote of the shell string opened by the quote `q` at `open`:
+/// single quotes end at the next `'`; in double quotes a `\` escapes the next
+/// byte.
+pub(super) fn closing_quote(b: &[u8], open: usize, q: u8) -> Option<usize> {
+    if q == b'\'' {
+        return memchr::memchr(q, &b[open + 1..]).map(|k| open + 1 + k);
+    }
+    let mut i = open + 1;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'"' => return Some(i),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// The heredoc bodies of `text`, in order (P156): after each `<<WORD`
+/// (`<<-WORD`, `<< 'WORD'`, `<<"WORD"`; not `<<<`) outside an earlier body,
+/// the lines from the next line to the line that is `WORD` (after leading
+/// tabs for `<<-`), or to the end of the text. Each returned range is
+/// (where the `<<` is, the body).
+pub(super) fn heredoc_bodies(text: &str) -> Vec<(usize, Range<usize>)> {
+    let b = text.as_bytes();
+    let mut bodies = Vec::new();
+    let mut from = 0;
+    while let Some(k) = memchr::memmem::find(&b[from..], b"<<") {
+        let at = from + k;
+        let mut p = at + 2;
+        if b.get(p) == Some(&b'<') {
+            from = p + b[p..].iter().take_while(|&&c| c == b'<').count();
+            continue;
+        }
+        let strip_tabs = b.get(p) == Some(&b'-');
+        p += usize::from(strip_tabs);
+        while p < b.len() && is_blank(b[p]) {
+            p += 1;
+        }
+        let quote = b.get(p).copied().filter(|&c| c == b'\'' || c == b'"');
+        p += usize::from(quote.is_some());
+        let word_start = p;
+        while p < b.len() && (b[p].is_ascii_alphanumeric() || b[p] == b'_' || b[p] == b'-') {
+            p += 1;
+        }
+        if p == word_start {
+            from = at + 2;
+            continue;
+        }
+        let word = &text[word_start..p];
+        let Some(nl) = text[p..].find(['\n', '\r']).map(|k| p + k) else {
+            break;
+        };
+        let body_start = if text[nl..].starts_with("\r\n") {
+            nl + 2
+        } else {
+            nl + 1
+        };
+        let mut line = body_start;
+        let mut end = text.len();
+        while line < text.len() {
+            let line_end = text[line..]
+                .find(['\n', '\r'])
+                .map_or(text.len(), |k| line + k);
+            let l = &text[line..line_end];
+            let l = if strip_tabs {
+                l.trim_start_matches('\t')
+            } else {
+                l
+            };
+            if l == word {
+                end = line;
+                break;
+            }
+            line = if text[line_end..].starts_with("\r\n") {
+                line_end + 2
+            } else {
+                line_end + 1
+            };
+        }
+        bodies.push((at, body_start..end));
+        if end == text.len() {
+            break;
+        }
+        from = end;
+    }
+    bodies
+}
+
+impl<S: 'static> Run<'_, S> {
+    /// [`closing_quote`], remembering a string that never closes: one opened later
+    /// never closes either (for `'`, no `'` follows; for `"`, the scan from the
+    /// earlier quote passed the later one as escaped, so from just after it both
+    /// read alike). Without this, lines of `curl \"` read the rest of the text each.
+    pub(super) fn closing_quote(&mut self, open: usize, q: u8) -> Option<usize> {
+        let k = usize::from(q == b'"');
+        if open > self.unclosed[k] {
+            return None;
+        }
+        let close = closing_quote(self.bytes, open, q);
+        if close.is_none() {
+            self.unclosed[k] = open;
+        }
+        close
+    }
+
+    /// Where the heredoc whose body holds byte `at` opens, if one does.
+    pub(super) fn heredoc_at(&mut self, at: usize) -> Option<usize> {
+        let bodies = self
+            .heredocs
+            .get_or_insert_with(|| heredoc_bodies(self.full));
+        let k = bodies.partition_point(|(_, body)| body.end <= at);
+        bodies
+            .get(k)
+            .filter(|(_, body)| body.start <= at)
+            .map(|&(open, _)| open)
+    }
+
+    /// The shell string (its quote) or expansion (`{`, `(`) open at the line
+    /// holding byte `at`, and where it opened, when one opened on an earlier
+    /// line of its block is still open there (P156, P165). The block's lines
+    /// are lexed once, as far as they are asked about.
+    pub(super) fn inside_quote(&mut self, at: usize) -> Option<(u8, usize)> {
+        let b = self.full.as_bytes();
+        let mut line = at;
+        while line > self.floor && !matches!(b[line - 1], b'\n' | b'\r') {
+            line -= 1;
+        }
+        if self
+            .shell
+            .as_ref()
+            .is_none_or(|l| l.block_end != self.block_end)
+        {
+            self.shell = Some(ShellLexer {
+                block_end: self.block_end,
+                pos: self.block_start,
+                quote: None,
+                depth: 0,
+            });
+        }
+        let lexer = self.shell.as_mut().expect("made above");
+        let mut p = lexer.pos.max(self.block_start);
+        let mut quote = lexer.quote;
+        let mut depth = lexer.depth;
+        while p < line {
+            let c = b[p];
+            match quote {
+                Some((b'\'', _)) if c == b'\'' => quote = None,
+                Some((b'"', _)) if c == b'"' => quote = None,
+                Some((b'"', _)) if c == b'\\' => p += 1,
+                // Inside `${…}` or `$(…)`: its brackets counted, quotes
+                // inside it not read (P165).
+                Some((open @ (b'{' | b'('), _)) => {
+                    if c == b'\\' {
+                        p += 1;
+                    } else if c == b'#' && is_ws(b[p - 1]) {
+                        // A comment inside it: its brackets count for nothing.
+                        while p + 1 < line && !matches!(b[p + 1], b'\n' | b'\r') {
+                            p += 1;
+                        }
+                    } else if c == open {
+                        depth += 1;
+                    } else if c == if open == b'{' { b'}' } else { b')' } {
+                        depth -= 1;
+                        if depth == 0 {
+                            quote = None;
+                        }
+                    }
+                }
+                Some(_) => {}
+                None => match c {
+                    b'\'' | b'"' => quote = Some((c, p)),
+                    b'$' | b'<' | b'>'
+                        if b.get(p + 1) == Some(&b'(')
+                            || (c == b'$' && b.get(p + 1) == Some(&b'{')) =>
+                    {
+                        quote = Some((b[p + 1], p));
+                        depth = 1;
+                        p += 1;
+                    }
+                    b'\\' => p += 1,
+                    b'#' if p == 0 || is_ws(b[p - 1]) => {
+                        while p + 1 < line && !matches!(b[p + 1], b'\n' | b'\r') {
+                            p += 1;
+                        }
+                    }
+                    _ => {}
+                },
+            }
+            p += 1;
+        }
+        lexer.pos = p.max(lexer.pos);
+        lexer.quote = quote;
+        lexer.depth = depth;
+        quote
+    }
+
+    /// A curl command when `pos` is at a line start or inside its
+    /// indentation (where a broken call that ended there leaves scanning,
+    /// P72); returns where scanning resumes, or `None`.
+    pub(super) fn line_start(&mut self, pos: usize) -> Option<usize> {
+        let b = self.full.as_bytes();
+        let mut p = pos;
+        while p > 0 && is_blank(b[p - 1]) {
+            p -= 1;
+        }
+        let line = p == 0 || matches!(b[p - 1], b'\n' | b'\r') || &self.full[..p] == BOM;
+        if !line {
+            // A block whose text starts with a curl command on a line that
+            // holds something before it (a list marker, a heading's `#`, a
+            // table's `|`): shown as text, but no line a shell runs (P176).
+            if pos == self.block_start
+                && has_at(self.bytes, pos, b"curl")
+                && self.bytes.get(pos + 4).is_some_and(|&c| is_blank(c))
+            {
+                let end = self.line_end(pos);
+                let end = end - usize::from(end > pos && self.bytes[end - 1] == b'\r');
+                self.skipped.push(Skipped {
+                    span: pos..end,
+                    reason: SkipReason::CurlNotAtLineStart,
+                    message: "a curl command that starts its block but not its line (Markdown markup is before it on the line): only a line that starts with curl is a directive".into(),
+                });
+                return Some(end.max(pos + 1));
+            }
+            return None;
+        }
+        let at = pos
+            + self.bytes[pos..]
+                .iter()
+                .take_while(|&&c| is_blank(c))
+                .count();
+        if at >= self.curl_end
+            && has_at(self.bytes, at, b"curl")
+            && self.bytes.get(at + 4).is_some_and(|&c| is_blank(c))
+        {
+            return self.curl(at);
+        }
+        None
+    }
+
+    /// A curl command starting at `at` (line start, after blanks). Every curl
+    /// command is shell text: scanning resumes after it. It is a directive
+    /// only when curl would POST exactly one single-quoted payload to the
+    /// exec path (see `schema/directives.json`, `/curl`).
+    pub(super) fn curl(&mut self, at: usize) -> Option<usize> {
+        let b = self.bytes;
+        let d = self.s.directives;
+        // A line inside a heredoc body or inside a quoted string opened on an
+        // earlier line, or one that continues the line before it, is no
+        // command (P156, P162).
+        let inside = match self.heredoc_at(at) {
+            Some(open) => Some(format!("inside the heredoc body opened at byte {open}")),
+            None => match continued_line(self.full.as_bytes(), at) {
+                Some(why) => Some(format!("continued from the line before it ({why})")),
+                None => self.inside_quote(at).map(|(kind, open)| match kind {
+                    b'{' | b'(' => format!("inside the shell expansion opened at byte {open}"),
+                    _ => format!("inside the shell string opened at byte {open}"),
+                }),
+            },
+        };
+        if let Some(why) = inside {
+            let end = self.line_end(at);
+            if self.text[at..end].contains(d.curl_path) {
+                // The whole line, whatever follows it: nothing cut it short.
+                self.skipped.push(Skipped {
+                    span: at..end,
+                    reason: SkipReason::CurlPayload,
+                    message: format!("the line is {why}, not a command"),
+                });
+            }
+            return Some(end);
+        }
+        // Words up to the end of the command (a newline not escaped by `\`):
+        // (start, end, quote, joined to the previous word).
+        let mut tokens: Vec<(usize, usize, u8, bool)> = Vec::new();
+        let mut p = at;
+        let mut unclosed = false;
+        let mut lone_cr: Option<usize> = None;
+        let mut blank = true;
+        loop {
+            let before = p;
+            while p < b.len() && is_blank(b[p]) {
+                p += 1;
+            }
+            if p + 1 < b.len()
+                && b[p] == b'\\'
+                && (b[p + 1] == b'\n' || (b[p + 1] == b'\r' && b.get(p + 2) == Some(&b'\n')))
+            {
+                p += if b[p + 1] == b'\r' { 3 } else { 2 };
+                blank = true;
+                continue;
+            }
+            if p > before {
+                blank = true;
+            }
+            if p < b.len() && b[p] == b'\r' && b.get(p + 1) != Some(&b'\n') {
+                // A lone CR ends no shell command (P156): read on past it.
+                lone_cr.get_or_insert(p);
+                p += 1;
+                blank = true;
+                continue;
+            }
+            if p >= b.len() || b[p] == b'\n' || b[p] == b'\r' {
+                break;
+            }
+            let joined = !blank;
+            blank = false;
+            match b[p] {
+                q @ (b'\'' | b'"') => match self.closing_quote(p, q) {
+                    Some(c) => {
+                        tokens.push((p + 1, c, q, joined));
+                        p = c + 1;
+                    }
+                    None => {
+                        unclosed = true;
+                        break;
+                    }
+                },
+                _ => {
+                    let s = p;
+                    while p < b.len() && !is_ws(b[p]) && b[p] != b'\'' && b[p] != b'"' {
+                        p += 1;
+                    }
+                    tokens.push((s, p, 0, joined));
+                }
+            }
+        }
+        let end = if unclosed { self.line_end(at) } else { p };
+        self.curl_end = end;
+        let word = |t: &(usize, usize, u8, bool)| &self.text[t.0..t.1];
+        let exact = |w: &str| {
+            let rest = w
+                .strip_prefix("https://")
+                .or_else(|| w.strip_prefix("http://"));
+            rest.and_then(|r| r.find('/').map(|k| &r[k..]))
+                .is_some_and(|path| path == d.curl_path)
+        };
+        // Read the words as curl would: options in the value list take the
+        // next word; the URL is the positional word (or --url's value).
+        let (mut urls, mut payloads, mut methods) = (Vec::new(), Vec::new(), Vec::new());
+        let mut problem: Option<String> = None;
+        let mut k = 1;
+        while k < tokens.len() {
+            let t = tokens[k];
+            let w = word(&t);
+            if t.2 == 0 && w.starts_with('-') && w.len() > 1 {
+                if d.curl_data_flags.contains(&w) || d.curl_value_options.contains(&w) {
+                    match tokens.get(k + 1) {
+                        None => {
+                            problem.get_or_insert_with(|| format!("option `{w}` has no value"));
+                        }
+                        Some(v) if d.curl_data_flags.contains(&w) => payloads.push(*v),
+                        Some(v) if w == "--url" => urls.push(*v),
+                        Some(v) if w == "-X" || w == "--request" => methods.push(*v),
+                        Some(_) => {}
+                    }
+                    k += 2;
+                    continue;
+                }
+                if !d.curl_flag_options.contains(&w) {
+                    problem.get_or_insert_with(|| {
+                        format!("unknown curl option `{w}` (it might take a value)")
+                    });
+                }
+            } else {
+                urls.push(t);
+            }
+            k += 1;
+        }
+        let mentions = urls.iter().any(|u| {
+            let w = word(u);
+            w.contains("://") && w.contains(d.curl_path)
+        });
+        if !mentions && !unclosed {
+            return Some(end); // Shell text that posts elsewhere: quoted, no diagnostic.
+        }
+        let span = at..end;
+        let reject = |run: &mut Self, message: String| {
+            run.skip(span.clone(), SkipReason::CurlPayload, message);
+            Some(end)
+        };
+        if let Some(cr) = lone_cr.filter(|&cr| cr < end) {
+            return reject(
+                self,
+                format!("a lone CR at byte {cr}: a shell reads the command on past it"),
+            );
+        }
+        if unclosed {
+            return reject(
+                self,
+                "an unclosed quote: the command is read to the end of its first line and not run"
+                    .into(),
+            );
+        }
+        if tokens.iter().skip(1).any(|t| t.3) {
+            return reject(self, "a word joins quoted and unquoted text".into());
+        }
+        for t in &tokens {
+            let w = word(t);
+            if t.2 == 0
+                && (w.starts_with('#')
+                    || w.contains([';', '|', '&', '<', '>', '`'])
+                    || w.contains("$("))
+            {
+                return reject(self, format!("shell syntax outside quotes: `{w}`"));
+            }
+            // Expansions and globs change what runs (P156).
+            let expands: &[char] = match t.2 {
+                0 => &['$', '{', '}', '*', '?', '[', '~', '!'],
+                b'"' => &['$', '`', '!'],
+                _ => &[],
+            };
+            if let Some(c) = w.chars().find(|c| expands.contains(c)) {
+                return reject(
+                    self,
+                    format!("the shell expands `{c}` in `{w}`; a directive's words are literal"),
+                );
+            }
+        }
+        if let Some(message) = problem {
+            return reject(self, message);
+        }
+        match urls.as_slice() {
+            [u] if exact(word(u)) => {}
+            [_] => {
+                return reject(
+                    self,
+                    format!("the URL's path is not exactly `{}`", d.curl_path),
+                )
+            }
+            _ => {
+                return reject(
+                    self,
+                    format!("{} URLs; a directive posts to exactly one", urls.len()),
+                )
+            }
+        }
+        if methods.iter().any(|m| word(m) != "POST") {
+            return reject(self, "the method is not POST".into());
+        }
+        let payload = match payloads.as_slice() {
+            [one] if one.2 == b'\'' => *one,
+            [one] if one.2 == b'"' => {
+                return reject(
+                    self,
+                    "the payload is double-quoted; only single-quoted payloads are read".into(),
+                )
+            }
+            [_] => return reject(self, "the payload is not single-quoted".into()),
+            [] => return reject(self, "no payload after a data flag".into()),
+            _ => return reject(self, "more than one payload".into()),
+        };
+        let text = &self.text[payload.0..payload.1];
+        let obj = match crate::json::parse_object_with(
+            text.trim_matches([' ', '\t', '\r', '\n']),
+            d.limits,
+        ) {
+            Ok(o) => o,
+            Err(e) => {
+                self.skip(span, SkipReason::InvalidJson, e.message);
+                return Some(end);
+            }
+        };
+        if obj.len() != 2 || !obj.contains_key(d.curl_op_key) || !obj.contains_key(d.curl_args_key)
+        {
+            return reject(
+                self,
+                format!(
+                    "the payload must hold exactly `{}` and `{}`",
+                    d.curl_op_key, d.curl_args_key
+                ),
+            );
+        }
+        let op = match obj.get(d.curl_op_key) {
+            Some(Value::String(op))
+                if !op.is_empty() && self.s.op_end(op, 0, op.len()) == Some(op.len()) =>
+            {
+                op.clone()
+            }
+            _ => return reject(self, format!("`{}` is not a valid op name", d.curl_op_key)),
+        };
+        let args = match obj.get(d.curl_args_key) {
+            Some(Value::Object(a)) => a.clone(),
+            _ => return reject(self, format!("`{}` is not a JSON object", d.curl_args_key)),
+        };
+        self.directive(span, DirectiveForm::Curl, d.curl_engine, &op, args);
+        Some(end)
+    }
+}

@@ -1,0 +1,196 @@
+//! The scanner's public types: what it is built from (the spec's
+//! structures and directive grammar) and what it returns.
+
+use super::*;
+
+/// One structure as the scanner sees it (generated from the spec).
+#[derive(Debug)]
+pub struct StructureScan<S: 'static> {
+    /// Structure key, e.g. `work_order`.
+    pub key: &'static str,
+    /// The literal text every sentence of the structure starts with
+    /// (e.g. `[WO:`, `Reply:`).
+    pub head: &'static str,
+    /// The pattern, flags inline, with fixed groups replaced by their text.
+    pub source: &'static str,
+    /// Builds the sentence from the groups of a match of `source`.
+    pub from_groups: for<'t> fn(&dyn Groups<'t>) -> Result<S, ParseError>,
+    /// When the head matches but the sentence does not, the bracketed text
+    /// that follows is still quoted (markers inside it are not sentences).
+    pub quotes_brackets: bool,
+    /// When the pattern ends in a free-text group: `(group, the pattern
+    /// before it, the group's inner pattern)`, flags inline. The scanner then
+    /// runs the capture engine on the part before the group only, and finds
+    /// the group's end from there (same result; the tail is read once, by a
+    /// byte search or a DFA).
+    pub tail: Option<(&'static str, &'static str, &'static str)>,
+    /// With `tail`: the match goes on after the tail group over blanks and
+    /// line breaks (`[ \t\r\n]*`, a free-text field's trailer), which
+    /// belong to no group.
+    pub trailing_blanks: bool,
+}
+
+/// The directive grammar (generated from `schema/directives.json`).
+#[derive(Debug)]
+pub struct DirectiveSpec {
+    /// The op pattern, e.g. `[A-Za-z0-9_.-]+`.
+    pub op_pattern: &'static str,
+    /// Engine keywords of the bracket form, e.g. `TOOL`, `EXEC`.
+    pub bracket_engines: &'static [&'static str],
+    /// Shorthands: (keyword, op, engine), e.g. (`DM`, `dm.send`, `TOOL`).
+    pub shorthands: &'static [(&'static str, &'static str, &'static str)],
+    /// Directive fences: (info string, engine).
+    pub fences: &'static [(&'static str, &'static str)],
+    /// The URL path a curl command must post to.
+    pub curl_path: &'static str,
+    /// Curl flags whose next argument is the payload.
+    pub curl_data_flags: &'static [&'static str],
+    /// Other curl options that take the next word as their value.
+    pub curl_value_options: &'static [&'static str],
+    /// Curl options that take no value.
+    pub curl_flag_options: &'static [&'static str],
+    /// The engine of curl directives.
+    pub curl_engine: &'static str,
+    /// Payload key of the op.
+    pub curl_op_key: &'static str,
+    /// Payload key of the arguments.
+    pub curl_args_key: &'static str,
+    /// Native aliases: (alias, op).
+    pub aliases: &'static [(&'static str, &'static str)],
+    /// Limits on the argument object.
+    pub limits: Limits,
+}
+
+/// Where a directive was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DirectiveForm {
+    /// `[TOOL op {…}]` or `[EXEC op {…}]`.
+    Bracket,
+    /// `[DM {…}]`.
+    Shorthand,
+    /// A ```` ```tool ```` / ```` ```exec ```` / ```` ```box ```` fence.
+    Fence,
+    /// A curl command posting to `/exec`.
+    Curl,
+}
+
+/// A tool call found in text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ToolDirective {
+    /// How it was written.
+    pub form: DirectiveForm,
+    /// The engine keyword, e.g. `TOOL`.
+    pub engine: &'static str,
+    /// The op to run, aliases resolved (e.g. `dm.send`).
+    pub op: String,
+    /// The op as written (e.g. `dm`); equal to `op` when no alias applied.
+    pub written_op: String,
+    /// The arguments: one strict JSON object, keys in written order.
+    pub args: Map<String, Value>,
+}
+
+/// What was found at a span.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Item<S> {
+    /// A sentence of one of the spec's structures.
+    Sentence {
+        /// Its typed value.
+        value: S,
+    },
+    /// A tool call.
+    Directive {
+        /// The call.
+        #[serde(flatten)]
+        directive: ToolDirective,
+    },
+}
+
+/// One thing found in the text.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Found<S> {
+    /// Byte span in the scanned text.
+    pub span: Range<usize>,
+    /// What it is.
+    #[serde(flatten)]
+    pub item: Item<S>,
+}
+
+/// Why a directive candidate was skipped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SkipReason {
+    /// The arguments are not one strict JSON object (syntax, duplicate keys,
+    /// depth, size, or truncation).
+    InvalidJson,
+    /// Text other than whitespace between the object and the closing `]`, or
+    /// the end of the text before it.
+    TrailingText,
+    /// `[TOOL op …]` / `[EXEC op …]` whose arguments do not start with `{`.
+    NoObject,
+    /// `[DM …]` without a JSON object (decision D3).
+    ShorthandWithoutObject,
+    /// A directive fence that is never closed.
+    UnclosedFence,
+    /// A directive fence whose body is not `<op> {json}`.
+    FenceBody,
+    /// A curl command to the exec path whose payload is missing, double-quoted,
+    /// not strict JSON, or has other keys than op and args.
+    CurlPayload,
+    /// A `[Directive: …]` that does not close: its text is skipped as quoted.
+    UnclosedDirective,
+    /// A candidate that a CommonMark renderer does not show as it is
+    /// written: a code span, inline HTML, emphasis or strikethrough markup,
+    /// link or image markup, or an entity starts inside it, or it runs past
+    /// its block (P151).
+    NotPlainText,
+    /// An invisible character (Unicode category Cf, another default-ignorable
+    /// code point, U+2028 or U+2029) written in the op or the arguments
+    /// (P154, P164), or a bidi control before the call in its paragraph
+    /// (P159).
+    InvisibleCharacter,
+    /// Two keys of one object that are equal after NFKC normalization once
+    /// invisible characters are removed (P155, P164).
+    LookalikeKeys,
+    /// A candidate that some CommonMark reader shows as text and that not
+    /// every reader shows as text of the same block, or a directive fence
+    /// that not every reader reads alike (P172): the message names each
+    /// reader and what it shows there (`comrak: html_block`).
+    HiddenBy,
+    /// A curl command that starts a block (a list item's, a heading's, a
+    /// table cell's text) on a line where Markdown markup precedes it: only
+    /// a line that starts with `curl` is a directive (P156, P176).
+    CurlNotAtLineStart,
+}
+
+impl fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SkipReason::InvalidJson => "invalid-json",
+            SkipReason::TrailingText => "trailing-text",
+            SkipReason::NoObject => "no-object",
+            SkipReason::ShorthandWithoutObject => "shorthand-without-object",
+            SkipReason::UnclosedFence => "unclosed-fence",
+            SkipReason::FenceBody => "fence-body",
+            SkipReason::CurlPayload => "curl-payload",
+            SkipReason::UnclosedDirective => "unclosed-directive",
+            SkipReason::NotPlainText => "not-plain-text",
+            SkipReason::InvisibleCharacter => "invisible-character",
+            SkipReason::LookalikeKeys => "lookalike-keys",
+            SkipReason::HiddenBy => "hidden-by",
+            SkipReason::CurlNotAtLineStart => "curl-not-at-line-start",
+        })
+    }
+}
+
+/// A skipped candidate, for operators (the protocol skips silently).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Skipped {
+    /// Byte span of the candidate, from its start to where it stopped fitting.
+    pub span: Range<usize>,
+    /// Why it was skipped.
+    pub reason: SkipReason,
+    /// Details, e.g. the JSON error.
+    pub message: String,
+}
