@@ -54,7 +54,14 @@ enum Command {
     /// Benchmark the Rust scanner, the generated Python package and the seed
     /// approach on one corpus, and print one table (also written to
     /// target/bench/report.md).
-    Bench,
+    Bench {
+        /// Only the Rust scanner against the CommonMark readers (both
+        /// corpora, prose, the Markdown-stressing hostile inputs, peak
+        /// memory): the criterion rows and the Markdown-context section,
+        /// written to target/bench/scanner-report.md.
+        #[arg(long)]
+        scanner: bool,
+    },
     /// Rewrite the output shown in README.md's `console` blocks from the
     /// `box-docs` binary (built first), so a spec change that changes what
     /// it prints is regenerated too; --check only compares.
@@ -100,7 +107,12 @@ fn main() -> ExitCode {
         Command::Check(args) => exit(run_check(&ctx, &args)),
         Command::Test { quick, filter } => exit(test::run_all(&ctx, quick, filter.as_deref())),
         Command::Readme { check } => exit(readme::run(check)),
-        Command::Bench => exit(match python::ensure_tools() {
+        Command::Bench { scanner: true } => exit(
+            bench::run_scanner()
+                .map_err(|e| eprintln!("error: {e}"))
+                .is_ok(),
+        ),
+        Command::Bench { scanner: false } => exit(match python::ensure_tools() {
             Some(py) => bench::run_all(&py)
                 .map_err(|e| eprintln!("error: {e}"))
                 .is_ok(),
