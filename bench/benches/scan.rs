@@ -5,7 +5,8 @@ use agent_sentences::loops;
 use agent_sentences::scan::scan;
 use agent_sentences::Sentence;
 use agent_sentences_bench::{
-    conversation, hostile, markdown_hostile, prose_only, realistic, Baseline,
+    comrak_parse, conversation, hostile, markdown_hostile, markdown_rich, prose_only,
+    pulldown_parse, realistic, Baseline, Hostile,
 };
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
@@ -29,25 +30,9 @@ fn realistic_corpus(c: &mut Criterion) {
         })
     });
     // Issue 12: a bare pulldown-cmark parse (the offset iterator, nothing
-    // else, the scanner's options), and the strong baseline without context.
-    let options =
-        pulldown_cmark::Options::ENABLE_TABLES | pulldown_cmark::Options::ENABLE_STRIKETHROUGH;
-    g.bench_function("pulldown-cmark", |b| {
-        b.iter(|| {
-            corpus
-                .iter()
-                .map(|m| {
-                    pulldown_cmark::Parser::new_ext(&m.text, options)
-                        .into_offset_iter()
-                        .count()
-                })
-                .sum::<usize>()
-        })
-    });
-    let baseline = Baseline::new();
-    g.bench_function("baseline", |b| {
-        b.iter(|| corpus.iter().map(|m| baseline.scan(&m.text)).sum::<usize>())
-    });
+    // else, the scanner's options), and the strong baseline without context;
+    // issue 24: a bare comrak parse.
+    readers_and_baseline(&mut g, &corpus);
     let sentences: Vec<String> = agent_sentences::SentenceKind::ALL
         .iter()
         .map(|k| k.example_sentence().to_owned())
@@ -66,6 +51,43 @@ fn realistic_corpus(c: &mut Criterion) {
     let mut g = c.benchmark_group("prose");
     g.throughput(Throughput::Bytes(prose.len() as u64));
     g.bench_function("scan", |b| b.iter(|| scan(&prose).len()));
+    g.finish();
+}
+
+/// The bare parse of each CommonMark reader (pulldown-cmark, comrak) and the
+/// strong baseline, on one corpus.
+fn readers_and_baseline(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    corpus: &[agent_sentences_bench::Message],
+) {
+    g.bench_function("pulldown-cmark", |b| {
+        b.iter(|| {
+            corpus
+                .iter()
+                .map(|m| pulldown_parse(&m.text))
+                .sum::<usize>()
+        })
+    });
+    g.bench_function("comrak", |b| {
+        b.iter(|| corpus.iter().map(|m| comrak_parse(&m.text)).sum::<usize>())
+    });
+    let baseline = Baseline::new();
+    g.bench_function("baseline", |b| {
+        b.iter(|| corpus.iter().map(|m| baseline.scan(&m.text)).sum::<usize>())
+    });
+}
+
+/// Issue 24's second corpus: Markdown-rich agent replies, where the readers
+/// must run: the scan beside each reader's bare parse and the baseline.
+fn markdown_rich_corpus(c: &mut Criterion) {
+    let corpus = markdown_rich(2000);
+    let bytes: usize = corpus.iter().map(|m| m.text.len()).sum();
+    let mut g = c.benchmark_group("markdown-rich");
+    g.throughput(Throughput::Bytes(bytes as u64));
+    g.bench_function("scan", |b| {
+        b.iter(|| corpus.iter().map(|m| scan(&m.text).len()).sum::<usize>())
+    });
+    readers_and_baseline(&mut g, &corpus);
     g.finish();
 }
 
@@ -140,45 +162,60 @@ fn jiff_seconds(s: i64) -> std::time::Duration {
     std::time::Duration::from_secs(s as u64)
 }
 
-/// The hostile inputs (issue 11's), then the Markdown-stressing ones (issue
-/// 12's, to 4 MiB): one group each, 10 samples a size.
-fn hostile_inputs(c: &mut Criterion) {
-    for (name, inputs) in [
-        ("hostile", hostile()),
-        ("markdown-hostile", markdown_hostile()),
-    ] {
-        let mut g = c.benchmark_group(name);
-        g.sample_size(10);
-        for h in inputs {
-            g.throughput(Throughput::Bytes(h.size as u64));
-            g.bench_with_input(BenchmarkId::new(h.kind, h.size), &h.text, |b, text| {
-                b.iter(|| scan(text).len())
-            });
-        }
-        g.finish();
-    }
-    // The bare pulldown-cmark parse of the Markdown-stressing inputs: how much
-    // of the scanner's growth per doubling is the parser's own.
-    let options =
-        pulldown_cmark::Options::ENABLE_TABLES | pulldown_cmark::Options::ENABLE_STRIKETHROUGH;
-    let mut g = c.benchmark_group("markdown-hostile-parse");
+/// Seconds one run of a hostile input may take before its kind is left out
+/// at that size and every larger one (reported as a timeout), so that a
+/// superlinear case does not stall the benchmark.
+const PROBE_LIMIT_SECS: f64 = 5.0;
+
+/// Benchmarks `run` on every input of `inputs` in one group, sizes in
+/// ascending order, after one timed probe run: a kind whose probe takes
+/// longer than [`PROBE_LIMIT_SECS`] is left out from that size on.
+fn capped_group(c: &mut Criterion, name: &str, inputs: &[Hostile], run: fn(&str) -> usize) {
+    let mut g = c.benchmark_group(name);
     g.sample_size(10);
-    for h in markdown_hostile() {
+    let mut slow: Vec<&str> = Vec::new();
+    for h in inputs {
+        if slow.contains(&h.kind) {
+            continue;
+        }
+        let t = std::time::Instant::now();
+        std::hint::black_box(run(&h.text));
+        if t.elapsed().as_secs_f64() > PROBE_LIMIT_SECS {
+            eprintln!(
+                "{name}/{}/{}: one run over {PROBE_LIMIT_SECS} s, left out from this size on",
+                h.kind, h.size
+            );
+            slow.push(h.kind);
+            continue;
+        }
         g.throughput(Throughput::Bytes(h.size as u64));
         g.bench_with_input(BenchmarkId::new(h.kind, h.size), &h.text, |b, text| {
-            b.iter(|| {
-                pulldown_cmark::Parser::new_ext(text, options)
-                    .into_offset_iter()
-                    .count()
-            })
+            b.iter(|| run(text))
         });
     }
     g.finish();
 }
 
+/// The hostile inputs (issue 11's), then the Markdown-stressing ones (issue
+/// 12's and 25's, to 4 MiB): one group each, 10 samples a size; then the bare
+/// parse of each reader on the Markdown-stressing inputs, how much of the
+/// scanner's growth per doubling is the readers' own.
+fn hostile_inputs(c: &mut Criterion) {
+    let sorted = |mut v: Vec<Hostile>| {
+        v.sort_by_key(|h| h.size);
+        v
+    };
+    let markdown = sorted(markdown_hostile());
+    capped_group(c, "hostile", &sorted(hostile()), |t| scan(t).len());
+    capped_group(c, "markdown-hostile", &markdown, |t| scan(t).len());
+    capped_group(c, "markdown-hostile-parse", &markdown, pulldown_parse);
+    capped_group(c, "markdown-hostile-comrak", &markdown, comrak_parse);
+}
+
 criterion_group!(
     benches,
     realistic_corpus,
+    markdown_rich_corpus,
     loop_tracker,
     resolve_calls,
     hostile_inputs

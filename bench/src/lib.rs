@@ -8,6 +8,9 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
+mod markdown_rich;
+pub use markdown_rich::markdown_rich;
+
 /// The fixed seed of the corpus.
 pub const SEED: u64 = 0x5eed_2026;
 
@@ -80,7 +83,7 @@ const WORDS: &[&str] = &[
     "step",
 ];
 
-fn prose(rng: &mut ChaCha8Rng, words: usize) -> String {
+pub(crate) fn prose(rng: &mut ChaCha8Rng, words: usize) -> String {
     let mut s = String::new();
     for i in 0..words {
         if i > 0 {
@@ -114,7 +117,7 @@ fn nested_json(rng: &mut ChaCha8Rng, depth: usize) -> String {
 
 /// A marker: a spec example with a fresh id where the structure has one, or
 /// a tool directive with nested JSON.
-fn marker(rng: &mut ChaCha8Rng) -> String {
+pub(crate) fn marker(rng: &mut ChaCha8Rng) -> String {
     if rng.gen_ratio(1, 4) {
         let depth = rng.gen_range(0..4);
         let json = nested_json(rng, depth);
@@ -261,7 +264,27 @@ pub fn markdown_hostile() -> Vec<Hostile> {
             s.truncate(size);
             s
         };
-        let cases: [(&'static str, String); 12] = [
+        // Issue 25's superlinear shapes: nested `[` closed by collapsed
+        // references `][]` with one definition of the label, and many list
+        // markers on one line before a call.
+        let collapsed = {
+            let k = (size - 40) / 4;
+            fill(
+                &format!(
+                    "{}a{}\n\n[a]: /u\n\n[TOOL a.b {{}}]\n",
+                    "[".repeat(k),
+                    "][]".repeat(k)
+                ),
+                size,
+            )
+        };
+        let markers = fill(
+            &format!("{}[TOOL a.b {{}}]\n", "- ".repeat((size - 20) / 2)),
+            size,
+        );
+        let cases: [(&'static str, String); 14] = [
+            ("md-collapsed-references", collapsed),
+            ("md-list-markers-one-line", markers),
             ("md-brackets-calls", fill("[[TOOL a.b {}] [", size)),
             (
                 "md-backtick-runs",
@@ -300,6 +323,45 @@ pub fn markdown_hostile() -> Vec<Hostile> {
         }
     }
     out
+}
+
+/// A bare pulldown-cmark parse of `text` with the scanner's options (tables,
+/// strikethrough), through the offset iterator: how many events.
+pub fn pulldown_parse(text: &str) -> usize {
+    let options =
+        pulldown_cmark::Options::ENABLE_TABLES | pulldown_cmark::Options::ENABLE_STRIKETHROUGH;
+    pulldown_cmark::Parser::new_ext(text, options)
+        .into_offset_iter()
+        .count()
+}
+
+/// A bare comrak parse of `text` with the scanner's options (tables,
+/// strikethrough), every node of the tree visited once: how many nodes.
+pub fn comrak_parse(text: &str) -> usize {
+    let mut options = comrak::Options::default();
+    options.extension.table = true;
+    options.extension.strikethrough = true;
+    let arena = comrak::Arena::new();
+    comrak::parse_document(&arena, text, &options)
+        .descendants()
+        .count()
+}
+
+/// The size of the large run of `[` (issue 25), in bytes: 32 MiB.
+pub const LARGE_BRACKETS: usize = 32 << 20;
+
+/// The large hostile input measured once, for its time and peak memory (issue
+/// 25): a run of [`LARGE_BRACKETS`] bytes of `[`, then a call in a paragraph
+/// of its own.
+pub fn large_hostile() -> Hostile {
+    Hostile {
+        kind: "md-brackets-32mib",
+        size: LARGE_BRACKETS,
+        text: fill(
+            &format!("{}\n\n[TOOL a.b {{}}]\n", "[".repeat(LARGE_BRACKETS - 20)),
+            LARGE_BRACKETS,
+        ),
+    }
 }
 
 /// The strong baseline of issue 12: what a good engineer writes without

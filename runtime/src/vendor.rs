@@ -17,8 +17,14 @@ pub const FILES: &[(&str, &str)] = &[
     ("src/context/comrak.rs", include_str!("context/comrak.rs")),
     ("src/context/meet.rs", include_str!("context/meet.rs")),
     ("src/context/mod.rs", include_str!("context/mod.rs")),
-    ("src/context/normalize.rs", include_str!("context/normalize.rs")),
-    ("src/context/pulldown.rs", include_str!("context/pulldown.rs")),
+    (
+        "src/context/normalize.rs",
+        include_str!("context/normalize.rs"),
+    ),
+    (
+        "src/context/pulldown.rs",
+        include_str!("context/pulldown.rs"),
+    ),
     ("src/context/reader.rs", include_str!("context/reader.rs")),
     ("src/context/trivial.rs", include_str!("context/trivial.rs")),
     ("src/envelope.rs", include_str!("envelope.rs")),

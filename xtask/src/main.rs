@@ -5,8 +5,10 @@
 //!   spec produces (and with `--against`, the spec with an earlier one); writes nothing.
 //! - `cargo xtask readme`: rewrite the `box-docs` output the README and the
 //!   guide show.
-//! - `cargo xtask bench [--record]`: the benchmarks (BENCHMARKS.md); with
-//!   `--record` the report is also kept under `bench/runs/`.
+//! - `cargo xtask bench [--record | --scanner]`: the benchmarks
+//!   (BENCHMARKS.md); with `--record` the report is also kept under
+//!   `bench/runs/`; `--scanner` runs only the Rust scanner beside its
+//!   CommonMark readers.
 //!
 //! Both are `agent_sentences_gen`'s, the standalone generator's, with this
 //! repository's defaults.
@@ -60,8 +62,14 @@ enum Command {
     Bench {
         /// Also keep the report as a run of the project's record:
         /// bench/runs/<date>-<commit>/report.md (see BENCHMARKS.md).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "scanner")]
         record: bool,
+        /// Only the Rust scanner against the CommonMark readers (both
+        /// corpora, prose, the Markdown-stressing hostile inputs, peak
+        /// memory): the criterion rows and the Markdown-context section,
+        /// written to target/bench/scanner-report.md.
+        #[arg(long)]
+        scanner: bool,
     },
     /// Rewrite the output shown in the `console` blocks of README.md and
     /// docs/guide/*.md from the `box-docs` binary (built first), so a spec
@@ -109,7 +117,15 @@ fn main() -> ExitCode {
         Command::Check(args) => exit(run_check(&ctx, &args)),
         Command::Test { quick, filter } => exit(test::run_all(&ctx, quick, filter.as_deref())),
         Command::Readme { check } => exit(readme::run(check)),
-        Command::Bench { record } => exit(match python::ensure_tools() {
+        Command::Bench { scanner: true, .. } => exit(
+            bench::run_scanner()
+                .map_err(|e| eprintln!("error: {e}"))
+                .is_ok(),
+        ),
+        Command::Bench {
+            scanner: false,
+            record,
+        } => exit(match python::ensure_tools() {
             Some(py) => bench::run_all(&py)
                 .and_then(|report| {
                     if record {

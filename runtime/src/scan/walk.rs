@@ -159,8 +159,10 @@ impl<S: 'static> Run<'_, S> {
                         (k.span, kind)
                     }));
                 for (span, kind) in what {
+                    // Reported as far as the sentence reaches: past it, the
+                    // text is read as ever.
                     reports.push(Skipped {
-                        span,
+                        span: span.start..span.end.min(s.end),
                         reason: SkipReason::InFreeText,
                         message: format!(
                             "{kind} inside the free text of the sentence at bytes {}..{}: part of that sentence, never read on its own",

@@ -57,10 +57,32 @@ pub fn scan_invariants(text: &str) -> Result<(), String> {
 
     let (found, skipped) = scan_with_diagnostics(text);
     let fail = |what: String| Err(format!("{text:?}: {what}"));
+    // A candidate in a later block of a sentence's free text is reported
+    // inside that sentence's span (P196); every other span stands apart.
+    let in_free_text = |s: &&agent_sentences::scan::Skipped| {
+        s.reason == agent_sentences::scan::SkipReason::InFreeText
+    };
+    for k in skipped.iter().filter(in_free_text) {
+        if !found.iter().any(|f| {
+            matches!(f.item, Item::Sentence { .. })
+                && f.span.start < k.span.start
+                && k.span.end <= f.span.end
+        }) {
+            return fail(format!(
+                "{:?} is reported in free text outside every sentence",
+                k.span
+            ));
+        }
+    }
     let mut spans: Vec<std::ops::Range<usize>> = found
         .iter()
         .map(|f| f.span.clone())
-        .chain(skipped.iter().map(|s| s.span.clone()))
+        .chain(
+            skipped
+                .iter()
+                .filter(|s| !in_free_text(s))
+                .map(|s| s.span.clone()),
+        )
         .collect();
     for s in &spans {
         if !(s.start < s.end
