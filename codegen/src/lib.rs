@@ -44,6 +44,7 @@ pub mod envelope;
 pub mod examples;
 pub mod files;
 pub mod free_text;
+pub mod grammar;
 pub mod ident;
 pub mod lifecycle;
 pub mod load;
@@ -173,6 +174,7 @@ fn analyze(spec_dir: &Path) -> Result<Analysis, Report> {
     intact.sentences.retain(|s| !broken(&s.key));
     let example_diags = examples::check_model(&spec, &intact);
     diags.extend(example_diags);
+    diags.extend(grammar::lower(&spec, &intact).1);
     let scan_back = !diags.iter().any(|d| d.severity == Severity::Error);
     diags.extend(envelope::check(&spec, &model, scan_back));
     Ok(Analysis { spec, model, diags })

@@ -3,6 +3,7 @@
 //! `generated/`, so output order is deterministic.
 
 pub mod docs;
+pub mod grammar;
 pub mod header;
 pub mod python;
 pub mod rust;
@@ -34,6 +35,10 @@ pub fn emit_all(spec: &Spec, model: &Model, options: &Options) -> BTreeMap<Strin
     );
     if let Some(ops) = docs::ops_md(spec, model) {
         files.insert("docs/OPS.md".to_owned(), ops);
+    }
+    let (grammars, _) = crate::grammar::lower(spec, model);
+    for (path, text) in grammar::files(&grammars) {
+        files.insert(path, text);
     }
     files.insert(
         "schema/structures.schema.json".to_owned(),

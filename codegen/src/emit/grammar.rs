@@ -1,0 +1,453 @@
+//! `generated/grammar/*.lark` and `*.gbnf`: the lowered grammar model
+//! ([`crate::grammar`]) written in llguidance's Lark dialect ([`lark`]) and
+//! in llama.cpp's GBNF ([`gbnf`]).
+//!
+//! Lark: a rule that reaches no inline JSON Schema is a terminal (upper
+//! case), so a whole sentence is one lexeme and llguidance's lexer never
+//! has to split it; a parser rule (lower case) that uses one goes through a
+//! lower-case alias. Each `%json` gets a rule of its own.
+
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+use serde_json::Value;
+
+use crate::emit::header::TOML_HEADER;
+use crate::grammar::model::{Expr, Grammar, Grammars};
+use crate::grammar::regex;
+
+/// The name a rule has in Lark: upper case for a terminal.
+pub fn lark_name(g: &Grammar, rule: &str) -> String {
+    if rule == "start" || g.has_json(rule) {
+        rule.to_owned()
+    } else {
+        rule.to_uppercase()
+    }
+}
+
+/// The name a rule has in GBNF (`root` for the start rule; `-` for `_`).
+pub fn gbnf_name(rule: &str) -> String {
+    if rule == "start" {
+        "root".to_owned()
+    } else {
+        rule.replace('_', "-")
+    }
+}
+
+fn lark_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// One character in a class, in Rust regex syntax (llguidance's).
+fn regex_char(c: char) -> String {
+    match c {
+        '\n' => "\\n".into(),
+        '\r' => "\\r".into(),
+        '\t' => "\\t".into(),
+        '/' => "\\/".into(),
+        c if "\\.+*?()|[]{}^$#&-~".contains(c) => format!("\\{c}"),
+        c if c.is_ascii_graphic() => c.to_string(),
+        ' ' => " ".into(),
+        c => format!("\\u{{{:x}}}", c as u32),
+    }
+}
+
+/// One character in a GBNF class or string.
+fn gbnf_char(c: char, in_class: bool) -> String {
+    match c {
+        '\n' => "\\n".into(),
+        '\r' => "\\r".into(),
+        '\t' => "\\t".into(),
+        '\\' => "\\\\".into(),
+        '"' if !in_class => "\\\"".into(),
+        '[' | ']' | '-' | '^' if in_class => format!("\\x{:02X}", c as u32),
+        c if c.is_ascii_graphic() || c == ' ' => c.to_string(),
+        c if (c as u32) < 0x100 => format!("\\x{:02X}", c as u32),
+        c if (c as u32) < 0x10000 => format!("\\u{:04X}", c as u32),
+        c => format!("\\U{:08X}", c as u32),
+    }
+}
+
+/// The ranges, or their complement with a `^` when that is shorter.
+fn class_body(ranges: &[(char, char)], ch: &dyn Fn(char) -> String) -> String {
+    let comp = regex::complement(ranges);
+    let (neg, rs) = if comp.len() < ranges.len()
+        || (comp.len() == ranges.len() && ranges.last().is_some_and(|r| r.1 == '\u{10FFFF}'))
+    {
+        (true, comp)
+    } else {
+        (false, ranges.to_vec())
+    };
+    let mut out = String::from(if neg { "[^" } else { "[" });
+    for (a, b) in rs {
+        out.push_str(&ch(a));
+        if b != a {
+            if b as u32 > a as u32 + 1 {
+                out.push('-');
+            }
+            out.push_str(&ch(b));
+        }
+    }
+    out.push(']');
+    out
+}
+
+fn quantifier(min: u32, max: Option<u32>) -> String {
+    match (min, max) {
+        (0, None) => "*".into(),
+        (1, None) => "+".into(),
+        (0, Some(1)) => "?".into(),
+        (m, None) => format!("{{{m},}}"),
+        (m, Some(n)) if m == n => format!("{{{m}}}"),
+        (m, Some(n)) => format!("{{{m},{n}}}"),
+    }
+}
+
+struct Lark<'a> {
+    g: &'a Grammar,
+    json_rules: Vec<(String, Value)>,
+    aliases: BTreeSet<String>,
+}
+
+impl Lark<'_> {
+    /// `e` inside rule `owner`; `parser` when the owner is a parser rule.
+    fn expr(&mut self, e: &Expr, owner: &str, parser: bool, top: bool) -> String {
+        match e {
+            Expr::Empty => "\"\"".into(),
+            Expr::Nothing => "/[^\\s\\S]/".into(),
+            Expr::Lit(s) => lark_string(s),
+            Expr::Class(r) => format!("/{}/", class_body(r, &regex_char)),
+            Expr::Seq(v) => {
+                let s = v
+                    .iter()
+                    .map(|x| self.expr(x, owner, parser, false))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                if top {
+                    s
+                } else {
+                    format!("({s})")
+                }
+            }
+            Expr::Alt(v) => {
+                let s = v
+                    .iter()
+                    .map(|x| self.expr(x, owner, parser, false))
+                    .collect::<Vec<_>>()
+                    .join(" | ");
+                if top {
+                    s
+                } else {
+                    format!("({s})")
+                }
+            }
+            Expr::Repeat { expr, min, max } => {
+                let inner = self.expr(expr, owner, parser, false);
+                let inner = if inner.starts_with('(')
+                    || matches!(**expr, Expr::Ref(_) | Expr::Lit(_) | Expr::Class(_))
+                {
+                    inner
+                } else {
+                    format!("({inner})")
+                };
+                format!("{inner}{}", quantifier(*min, *max))
+            }
+            Expr::Ref(r) => {
+                let name = lark_name(self.g, r);
+                if parser && name != *r {
+                    self.aliases.insert(r.clone());
+                    r.clone()
+                } else {
+                    name
+                }
+            }
+            Expr::Json(schema) => {
+                let name = format!("{owner}_args");
+                self.json_rules.push((name.clone(), schema.clone()));
+                name
+            }
+        }
+    }
+}
+
+/// The grammar in llguidance's Lark dialect, `title` and `notes` as
+/// comments at the top.
+pub fn lark(g: &Grammar, title: &str, notes: &[String]) -> String {
+    let mut l = Lark {
+        g,
+        json_rules: Vec::new(),
+        aliases: BTreeSet::new(),
+    };
+    let mut body = String::new();
+    for r in &g.rules {
+        let name = lark_name(g, &r.name);
+        let parser = name == r.name;
+        let text = l.expr(&r.expr, &r.name, parser, true);
+        let _ = writeln!(body, "// {}\n{name}: {text}\n", r.doc);
+        for (jn, schema) in std::mem::take(&mut l.json_rules) {
+            let _ = writeln!(
+                body,
+                "{jn}: %json {}\n",
+                serde_json::to_string(&schema).expect("serializes")
+            );
+        }
+    }
+    let mut out = format!("{}\n// {title}\n", TOML_HEADER.replacen('#', "//", 1));
+    for n in notes {
+        let _ = writeln!(out, "// {n}");
+    }
+    out.push('\n');
+    out.push_str(&body);
+    for a in &l.aliases {
+        let _ = writeln!(out, "{a}: {}", lark_name(g, a));
+    }
+    while out.ends_with("\n\n") {
+        out.pop();
+    }
+    out
+}
+
+/// The grammar in GBNF. A `%json` has no GBNF counterpart: each becomes
+/// rules of its own ([`json_gbnf`]).
+pub fn gbnf(g: &Grammar, title: &str, notes: &[String]) -> String {
+    let mut out = format!("{TOML_HEADER}\n# {title}\n");
+    for n in notes {
+        let _ = writeln!(out, "# {n}");
+    }
+    out.push('\n');
+    let mut extra: Vec<(String, Value)> = Vec::new();
+    for r in &g.rules {
+        let text = gbnf_expr(&r.expr, &r.name, &mut extra, true);
+        let _ = writeln!(out, "# {}\n{} ::= {text}\n", r.doc, gbnf_name(&r.name));
+        for (name, schema) in std::mem::take(&mut extra) {
+            out.push_str(&json_gbnf(&name, &schema));
+        }
+    }
+    while out.ends_with("\n\n") {
+        out.pop();
+    }
+    out
+}
+
+fn gbnf_expr(e: &Expr, owner: &str, extra: &mut Vec<(String, Value)>, top: bool) -> String {
+    match e {
+        Expr::Empty => "\"\"".into(),
+        Expr::Nothing => "[^\\x00-\\U0010FFFF]".into(),
+        Expr::Lit(s) => format!(
+            "\"{}\"",
+            s.chars().map(|c| gbnf_char(c, false)).collect::<String>()
+        ),
+        Expr::Class(r) => class_body(r, &|c| gbnf_char(c, true)),
+        Expr::Seq(v) => {
+            let s = v
+                .iter()
+                .map(|x| gbnf_expr(x, owner, extra, false))
+                .collect::<Vec<_>>()
+                .join(" ");
+            if top {
+                s
+            } else {
+                format!("({s})")
+            }
+        }
+        Expr::Alt(v) => {
+            let s = v
+                .iter()
+                .map(|x| gbnf_expr(x, owner, extra, false))
+                .collect::<Vec<_>>()
+                .join(" | ");
+            if top {
+                s
+            } else {
+                format!("({s})")
+            }
+        }
+        Expr::Repeat { expr, min, max } => {
+            let inner = gbnf_expr(expr, owner, extra, false);
+            let inner = if inner.starts_with('(')
+                || matches!(**expr, Expr::Ref(_) | Expr::Lit(_) | Expr::Class(_))
+            {
+                inner
+            } else {
+                format!("({inner})")
+            };
+            format!("{inner}{}", quantifier(*min, *max))
+        }
+        Expr::Ref(r) => gbnf_name(r),
+        Expr::Json(schema) => {
+            let name = format!("{owner}_args");
+            extra.push((name.clone(), schema.clone()));
+            gbnf_name(&name)
+        }
+    }
+}
+
+/// A JSON Schema as GBNF rules named `name-…`, canonical separators, for
+/// the schemas the catalogue uses: objects with `properties` (in order,
+/// `required` or not, no others), strings (`minLength`), integers (the
+/// bounds the grammar model puts on them), booleans and null.
+pub fn json_gbnf(name: &str, schema: &Value) -> String {
+    let mut out = String::new();
+    let top = gbnf_name(name);
+    let body = json_value(&top, schema, &mut out);
+    let _ = writeln!(out, "{top} ::= {body}\n");
+    out
+}
+
+fn json_value(name: &str, s: &Value, out: &mut String) -> String {
+    let ty = s.get("type").and_then(Value::as_str).unwrap_or("");
+    match ty {
+        "object" => {
+            let props: Vec<(&String, &Value)> = s
+                .get("properties")
+                .and_then(Value::as_object)
+                .map(|m| m.iter().collect())
+                .unwrap_or_default();
+            let required: Vec<&str> = s
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            if props.is_empty() {
+                return "\"{}\"".into();
+            }
+            // tail(i, first): the properties from i on; `first` when none
+            // is written yet (no separator before the next).
+            let mut member = Vec::new();
+            for (k, v) in &props {
+                let vn = format!("{name}-{}", k.replace('_', "-"));
+                let vb = json_value(&vn, v, out);
+                let _ = writeln!(out, "{vn} ::= {vb}\n");
+                member.push(format!("\"\\\"{}\\\": \" {vn}", k.replace('"', "\\\"")));
+            }
+            let n = props.len();
+            for i in (0..n).rev() {
+                for first in [true, false] {
+                    let sep = if first {
+                        String::new()
+                    } else {
+                        "\", \" ".into()
+                    };
+                    let next = |f: bool| {
+                        if i + 1 < n {
+                            format!(" {name}-t{}{}", i + 1, if f { "f" } else { "n" })
+                        } else {
+                            String::new()
+                        }
+                    };
+                    let with = format!("{sep}{}{}", member[i], next(false));
+                    let rule = if required.contains(&props[i].0.as_str()) {
+                        with
+                    } else {
+                        let without = if i + 1 < n {
+                            next(first).trim().to_owned()
+                        } else {
+                            "\"\"".into()
+                        };
+                        format!("({with}) | {without}")
+                    };
+                    let _ = writeln!(
+                        out,
+                        "{name}-t{i}{} ::= {rule}\n",
+                        if first { "f" } else { "n" }
+                    );
+                }
+            }
+            format!("\"{{\" {name}-t0f \"}}\"")
+        }
+        "string" => {
+            let min = s.get("minLength").and_then(Value::as_u64).unwrap_or(0);
+            let ch = format!("{name}-char");
+            let _ = writeln!(
+                out,
+                "{ch} ::= [^\"\\\\\\x00-\\x1F\\x7F\\u2028\\u2029] | \"\\\\\" [\"\\\\bfnrt]\n"
+            );
+            format!("\"\\\"\" {ch}{{{min},}} \"\\\"\"")
+        }
+        "integer" => {
+            // The bounds the grammar model writes: the whole i64 range, or
+            // from 0 or 1 up; digits up to 10^18 - 1 (below i64::MAX).
+            match s.get("minimum").and_then(Value::as_i64) {
+                Some(1) => "[1-9] [0-9]{0,17}".into(),
+                Some(0) => "(\"0\" | [1-9] [0-9]{0,17})".into(),
+                Some(i64::MIN) => "(\"0\" | \"-\"? [1-9] [0-9]{0,17})".into(),
+                _ => "[^\\x00-\\U0010FFFF]".into(),
+            }
+        }
+        "boolean" => "(\"true\" | \"false\")".into(),
+        "null" => "\"null\"".into(),
+        _ => "[^\\x00-\\U0010FFFF]".into(),
+    }
+}
+
+/// Comment lines at the top of both grammars: what they leave out.
+fn notes(g: &Grammars) -> Vec<String> {
+    let mut out = vec![
+        "Canonical texts only: what the generated renderers write (one blank between parts, JSON with \", \" and \": \").".to_owned(),
+        "Calls offer the runnable ops of schema/ops.json, each with its argument schema; incomplete ops are never offered.".to_owned(),
+        "The argument object's byte limit (directives.json /limits) is checked when the call is resolved, not here.".to_owned(),
+    ];
+    for l in &g.left_out {
+        out.push(format!("Left out: `{}`: {}.", l.key, l.reason));
+    }
+    out
+}
+
+/// Every grammar file, keyed by its path under `generated/`.
+pub fn files(g: &Grammars) -> Vec<(String, String)> {
+    let n = notes(g);
+    let mut reply_notes = n.clone();
+    reply_notes.push(format!(
+        "The verdict answers the id of rule `{}`; `reply_grammar(id, ops)` puts the message's id there and keeps the calls of the chosen ops in rule `{}`.",
+        g.id_rule, g.call_rule
+    ));
+    vec![
+        (
+            "grammar/sentences.lark".to_owned(),
+            lark(
+                &g.sentences,
+                "One sentence of any structure, or one call in any directive form.",
+                &n,
+            ),
+        ),
+        (
+            "grammar/reply.lark".to_owned(),
+            lark(
+                &g.reply,
+                "A whole reply to an enveloped message: lines, then the verdict line.",
+                &reply_notes,
+            ),
+        ),
+        (
+            "grammar/sentences.gbnf".to_owned(),
+            gbnf(
+                &g.sentences,
+                "One sentence of any structure, or one call in any directive form.",
+                &n,
+            ),
+        ),
+        (
+            "grammar/reply.gbnf".to_owned(),
+            gbnf(
+                &g.reply,
+                "A whole reply to an enveloped message: lines, then the verdict line.",
+                &reply_notes,
+            ),
+        ),
+    ]
+}
