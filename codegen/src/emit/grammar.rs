@@ -78,8 +78,10 @@ fn gbnf_char(c: char, in_class: bool) -> String {
         '[' | ']' | '-' | '^' if in_class => format!("\\x{:02X}", c as u32),
         c if c.is_ascii_graphic() || c == ' ' => c.to_string(),
         c if (c as u32) < 0x100 => format!("\\x{:02X}", c as u32),
-        c if (c as u32) < 0x10000 => format!("\\u{:04X}", c as u32),
-        c => format!("\\U{:08X}", c as u32),
+        // Written as itself: readers that strip an escape's leading zeros
+        // (llguidance's `gbnf_to_lark`) would misread `\u034F`.
+        c if (0x1000..0x10000).contains(&(c as u32)) => format!("\\u{:04X}", c as u32),
+        c => c.to_string(),
     }
 }
 
@@ -373,10 +375,11 @@ fn json_value(name: &str, s: &Value, out: &mut String) -> String {
         "string" => {
             let min = s.get("minLength").and_then(Value::as_u64).unwrap_or(0);
             let ch = format!("{name}-char");
-            let _ = writeln!(
-                out,
-                "{ch} ::= [^\"\\\\\\x00-\\x1F\\x7F\\u2028\\u2029] | \"\\\\\" [\"\\\\bfnrt]\n"
-            );
+            // The characters `string_pattern` allows; `"` escaped.
+            let plain =
+                regex::subtract(&crate::grammar::string_chars(), &[('"', '"'), ('\\', '\\')]);
+            let class = class_body(&plain, &|c| gbnf_char(c, true));
+            let _ = writeln!(out, "{ch} ::= {class} | \"\\\\\\\"\"\n");
             format!("\"\\\"\" {ch}{{{min},}} \"\\\"\"")
         }
         "integer" => {

@@ -27,18 +27,76 @@ use crate::load::{Spec, SpecFile};
 use crate::lower::{FieldTy, Model, SentenceIr};
 use crate::template::Piece;
 
-/// The blanks and line breaks.
-const BLANKS: [char; 4] = [' ', '\t', '\r', '\n'];
-/// Characters free text never holds: line breaks (a line is a line), and
-/// the characters that start a sentence, call, code span or fence, or HTML
-/// that could hide what follows (`[`, `` ` ``, `<`).
-pub const FREE_TEXT_EXCLUDED: [char; 5] = ['\r', '\n', '[', '`', '<'];
+/// Characters the free text of a reply never holds (P207): line breaks
+/// (a line is a line), and every character that can start Markdown inline
+/// syntax (a code span, HTML, an entity, emphasis, an escape, a link or a
+/// table cell) that could take a sentence or call out of plain text, or
+/// start one (`[`).
+pub const FREE_TEXT_EXCLUDED: [char; 14] = [
+    '\r', '\n', '[', ']', '`', '<', '>', '&', '*', '_', '\\', '~', '!', '|',
+];
+
+/// Characters a line of free text does not start with: blanks (indented
+/// code), and what can start a block that takes the next lines in (a
+/// quote, a list item, a fence, a heading or its underline).
+pub const FREE_LINE_FIRST_EXCLUDED: [char; 20] = [
+    ' ', '\t', '~', '>', '-', '+', '=', '#', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'c',
+    ':',
+];
+
+/// Characters no text the reply grammar lets a model write holds, beside
+/// [`FREE_TEXT_EXCLUDED`]: controls, format and other invisible
+/// (default-ignorable) characters, line and paragraph separators
+/// and odd spaces: the scanner refuses a call
+/// that holds an invisible character, and readers trim or break on the
+/// others (P207).
+pub const UNSEEN_CLASS: &str = r"[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\p{Zl}\p{Zp}\u{a0}\u{1680}\u{2000}-\u{200a}\u{202f}\u{205f}\u{3000}]";
+
+/// Every character the reply grammar leaves out of free text, reply
+/// sentences' fields and call arguments' strings.
+pub fn unplain() -> Vec<(char, char)> {
+    let mut out = regex::class_ranges(UNSEEN_CLASS);
+    out.extend(regex::ranges_of(&FREE_TEXT_EXCLUDED));
+    out
+}
+
+/// The characters a string argument of a call may hold: printable,
+/// no Markdown inline syntax (P206).
+pub fn string_chars() -> Vec<(char, char)> {
+    regex::subtract(&regex::ANY, &unplain())
+}
+
+/// The pattern [`string_chars`] gives string arguments, in the JSON
+/// Schema's regex dialect.
+pub fn string_pattern() -> String {
+    let mut p = String::from("^[");
+    for (a, b) in string_chars() {
+        for (i, c) in [a, b].into_iter().enumerate() {
+            if i == 1 {
+                if b == a {
+                    break;
+                }
+                p.push('-');
+            }
+            if c.is_ascii_alphanumeric() || c == ' ' {
+                p.push(c);
+            } else {
+                p.push_str(&format!("\\u{{{:x}}}", c as u32));
+            }
+        }
+    }
+    p.push_str("]*$");
+    p
+}
 
 /// The canonical JSON Schema options of llguidance: the separators the
 /// renderers write, no other whitespace, no escapes they never write.
 fn canonical_schema(schema: &Value) -> Value {
     fn clamp(v: &mut Value) {
         if let Some(obj) = v.as_object_mut() {
+            if obj.get("type").and_then(Value::as_str) == Some("string") {
+                obj.entry("pattern").or_insert(json!(string_pattern()));
+            }
             if obj.get("type").and_then(Value::as_str) == Some("integer") {
                 obj.entry("maximum").or_insert(json!(i64::MAX));
                 obj.entry("minimum").or_insert(json!(i64::MIN));
@@ -100,6 +158,7 @@ pub fn op_ident(op: &str) -> String {
 /// The field rules of one structure, and its body; `Err` with findings
 /// when a pattern cannot be expressed, `Ok(None)` when the structure is
 /// left out (with the reason pushed).
+#[allow(clippy::too_many_arguments)]
 fn structure(
     spec: &Spec,
     model: &Model,
@@ -107,7 +166,10 @@ fn structure(
     g: &mut Grammar,
     left_out: &mut Vec<LeftOut>,
     diags: &mut Vec<Diagnostic>,
+    exclude: &[(char, char)],
+    prefix: &str,
 ) -> Option<Expr> {
+    let name = format!("{prefix}{}", s.key);
     let pieces: Vec<&Piece> = s.segments.iter().flat_map(|seg| &seg.pieces).collect();
     let mut seen = BTreeSet::new();
     for p in &pieces {
@@ -133,12 +195,12 @@ fn structure(
         if f.derived_from.is_some() || is(json_field) || is(op_field) {
             continue;
         }
-        let rule = format!("{}_{}", s.key, f.name);
+        let rule = format!("{name}_{}", f.name);
         let mut groups = Vec::new();
         match regex::translate(
             &format!("{}{}", s.flag_prefix, f.inner),
-            &s.key,
-            &[],
+            &name,
+            exclude,
             &mut groups,
         ) {
             Ok(expr) => {
@@ -200,7 +262,7 @@ fn structure(
                                 Piece::Field(f) if op_field.is_some_and(|j| &j.name == f) => {
                                     op.map_or(Expr::Nothing, |o| Expr::Lit(o.0.clone()))
                                 }
-                                Piece::Field(f) => Expr::Ref(format!("{}_{}", s.key, f)),
+                                Piece::Field(f) => Expr::Ref(format!("{name}_{f}")),
                             })
                             .collect(),
                     );
@@ -233,7 +295,7 @@ fn structure(
         .collect();
     let mut alts = Vec::new();
     for op in &ops {
-        let rule = format!("{}_{}", s.key, op_ident(&op.0));
+        let rule = format!("{name}_{}", op_ident(&op.0));
         g.push(
             &rule,
             format!(
@@ -361,7 +423,16 @@ pub fn lower(spec: &Spec, model: &Model) -> (Grammars, Vec<Diagnostic>) {
     );
     let mut structures = Vec::new();
     for s in &model.sentences {
-        if let Some(body) = structure(spec, model, s, &mut g, &mut out.left_out, &mut diags) {
+        if let Some(body) = structure(
+            spec,
+            model,
+            s,
+            &mut g,
+            &mut out.left_out,
+            &mut diags,
+            &[],
+            "",
+        ) {
             if body != Expr::Nothing {
                 g.push(
                     &s.key,
@@ -489,18 +560,18 @@ fn reply(
     out.call_rule = "call".into();
     out.line_rule = "line".into();
     // Free text: no sentence, call, code span, fence or HTML can start in it.
-    let free_char = Expr::class(regex::subtract(&regex::ANY, &FREE_TEXT_EXCLUDED));
-    let first: Vec<char> = BLANKS.iter().copied().chain(['~', 'c']).collect();
+    let unplain = unplain();
+    let free_char = Expr::class(regex::subtract(&regex::ANY, &unplain));
     let first_char = Expr::class(regex::subtract(
-        &regex::ANY,
-        &[&FREE_TEXT_EXCLUDED[..], &first[..]].concat(),
+        &regex::subtract(&regex::ANY, &unplain),
+        &regex::ranges_of(&FREE_LINE_FIRST_EXCLUDED),
     ));
     let rest = Expr::repeat(Expr::Ref("free_char".into()), 0, None);
     // A line starting with `c` must not start a `curl` command.
     let not = |c: char| {
         Expr::class(regex::subtract(
-            &regex::ANY,
-            &[&FREE_TEXT_EXCLUDED[..], &[c]].concat(),
+            &regex::subtract(&regex::ANY, &unplain),
+            &[(c, c)],
         ))
     };
     let curlish = Expr::seq(vec![
@@ -527,18 +598,47 @@ fn reply(
             Some(1),
         ),
     ]);
-    g.push("free_line", "a line of free text: it starts with no blank, `~` or `curl`, and holds no line break, `[`, `` ` `` or `<`", Expr::alt(vec![Expr::seq(vec![first_char, rest]), curlish]));
+    g.push(
+        "free_line",
+        "a line of free text: no line break or Markdown inline syntax, and no start of a block that takes the next lines in or of a `curl` command",
+        Expr::alt(vec![Expr::seq(vec![first_char, rest]), curlish]),
+    );
     g.push("free_char", "a character of free text", free_char);
     if !line_structures.is_empty() {
+        // Each structure again, its fields without the characters free
+        // text leaves out (they could take the sentence out of plain text).
+        let mut alts = Vec::new();
+        for s in model
+            .sentences
+            .iter()
+            .filter(|s| line_structures.contains(&s.key))
+        {
+            if let Some(body) = structure(
+                spec,
+                model,
+                s,
+                &mut g,
+                &mut Vec::new(),
+                &mut Vec::new(),
+                &unplain,
+                "line_",
+            ) {
+                let rule = format!("line_{}", s.key);
+                g.push(
+                    &rule,
+                    format!(
+                        "structure `{}` on a reply line, its fields in free-text characters",
+                        s.key
+                    ),
+                    body,
+                );
+                alts.push(Expr::Ref(rule));
+            }
+        }
         g.push(
             "reply_sentence",
             "a sentence a reply may hold on a line of its own",
-            Expr::alt(
-                line_structures
-                    .iter()
-                    .map(|k| Expr::Ref(k.clone()))
-                    .collect(),
-            ),
+            Expr::alt(alts),
         );
     }
     for (op, rules) in &ops {
@@ -591,9 +691,9 @@ fn reply(
                     let inner = field
                         .map(|x| format!("{}{}", v.flag_prefix, x.inner))
                         .unwrap_or_default();
-                    let exclude: Vec<char> =
+                    let exclude: Vec<(char, char)> =
                         if matches!(field.map(|x| &x.ty), Some(FieldTy::String)) {
-                            FREE_TEXT_EXCLUDED.to_vec()
+                            unplain.clone()
                         } else {
                             Vec::new()
                         };

@@ -27,7 +27,7 @@ pub type Group = (String, Expr);
 pub fn translate(
     pattern: &str,
     prefix: &str,
-    exclude: &[char],
+    exclude: &[(char, char)],
     groups: &mut Vec<Group>,
 ) -> Result<Expr, String> {
     let hir = regex_syntax::ParserBuilder::new()
@@ -59,7 +59,7 @@ fn strip_start(hir: Hir) -> Hir {
 
 struct Translator<'a> {
     prefix: &'a str,
-    exclude: &'a [char],
+    exclude: &'a [(char, char)],
 }
 
 impl Translator<'_> {
@@ -69,7 +69,10 @@ impl Translator<'_> {
             HirKind::Literal(lit) => {
                 let text = std::str::from_utf8(&lit.0)
                     .map_err(|_| "a literal that is not UTF-8 text".to_owned())?;
-                if text.chars().any(|c| self.exclude.contains(&c)) {
+                if text
+                    .chars()
+                    .any(|c| self.exclude.iter().any(|&(a, b)| a <= c && c <= b))
+                {
                     Expr::Nothing
                 } else {
                     Expr::Lit(text.to_owned())
@@ -86,9 +89,11 @@ impl Translator<'_> {
             HirKind::Class(Class::Bytes(_)) => {
                 return Err("a byte class (the pattern must match Unicode text)".to_owned())
             }
-            HirKind::Look(look) => return Err(format!(
+            HirKind::Look(look) => {
+                return Err(format!(
                 "the assertion {look:?} (a grammar has no look-around, anchors or word boundaries)"
-            )),
+            ))
+            }
             HirKind::Repetition(rep) => {
                 Expr::repeat(self.expr(&rep.sub, groups)?, rep.min, rep.max)
             }
@@ -122,23 +127,42 @@ impl Translator<'_> {
     }
 }
 
+/// The characters of `chars` as ranges.
+pub fn ranges_of(chars: &[char]) -> Vec<(char, char)> {
+    chars.iter().map(|&c| (c, c)).collect()
+}
+
+/// The ranges of a class in the common regex dialect, e.g. `[\p{Cf}]`.
+///
+/// # Panics
+/// When `class` is not a Unicode class (a bug in the caller's constant).
+pub fn class_ranges(class: &str) -> Vec<(char, char)> {
+    let hir = regex_syntax::parse(class).expect("a valid class");
+    match hir.kind() {
+        HirKind::Class(Class::Unicode(c)) => {
+            c.ranges().iter().map(|r| (r.start(), r.end())).collect()
+        }
+        _ => panic!("{class} is not a Unicode class"),
+    }
+}
+
 /// `ranges` without the characters of `exclude`.
-pub fn subtract(ranges: &[(char, char)], exclude: &[char]) -> Vec<(char, char)> {
+pub fn subtract(ranges: &[(char, char)], exclude: &[(char, char)]) -> Vec<(char, char)> {
     let mut out: Vec<(u32, u32)> = ranges.iter().map(|&(a, b)| (a as u32, b as u32)).collect();
-    for &c in exclude {
-        let c = c as u32;
+    for &(x, y) in exclude {
+        let (x, y) = (x as u32, y as u32);
         out = out
             .into_iter()
             .flat_map(|(a, b)| {
-                if c < a || c > b {
+                if y < a || x > b {
                     vec![(a, b)]
                 } else {
                     let mut v = Vec::new();
-                    if c > a {
-                        v.push((a, c - 1));
+                    if x > a {
+                        v.push((a, x - 1));
                     }
-                    if c < b {
-                        v.push((c + 1, b));
+                    if y < b {
+                        v.push((y + 1, b));
                     }
                     v
                 }
