@@ -290,3 +290,82 @@ def test_samples_of_the_reply_grammar_scan_as_lines_and_a_verdict() -> None:
     assert sum(s.count("\n") for s in samples) > 2_000
     failures = [(s, why) for s in samples if (why := check_reply_sample(s, VERDICT_ID))]
     assert failures[:5] == []
+
+
+ALPHABET = list("abcXYZ019 _-./:'\"—éß中🚀!?[]{}()#*`<>&|~\\") + ["\t", "\n", "\r", "\u00a0", "\u200d"]
+PLAIN = [c for c in ALPHABET if plain(c)]
+
+
+def random_text(rng: random.Random, pool: list[str]) -> str:
+    return "".join(rng.choice(pool) for _ in range(rng.randrange(1, 16)))
+
+
+def field_value(rng: random.Random, field: Any, flags: int, example: Any) -> Any:
+    """A value of ``field`` its pattern accepts: random text, or the spec
+    example's value with random characters put in; None when none was drawn."""
+    if field.type == "enum":
+        return rng.choice(field.values)
+    if field.type == "integer":
+        return rng.choice([0, 1, 7, 42, rng.randrange(10**9)])
+    seed = getattr(example, field.attr, None)
+    for _ in range(200):
+        if isinstance(seed, str) and rng.random() < 0.5:
+            at = rng.randrange(len(seed) + 1)
+            text = seed[:at] + random_text(rng, ALPHABET)[: rng.randrange(4)] + seed[at:]
+        else:
+            text = random_text(rng, ALPHABET)
+        if re.fullmatch(field.pattern, text, flags):
+            return text
+    return None
+
+
+def parser_side_samples(rng: random.Random, count: int) -> list[str]:
+    """Texts the generated renderers write from values the field patterns
+    accept, each parsing back to itself; calls of the runnable ops with
+    plain string arguments (P206) that the scanner finds and resolves."""
+    kinds = [k for k in agent_sentences.KINDS if k.key not in LEFT_OUT and k.key != "tool_call"]
+    runnable = [(n, op) for n, op in OPS.items() if "args" in op and not op.get("missing")]
+    out: list[str] = []
+    while len(out) < count:
+        if rng.random() < 0.2:
+            name, op = rng.choice(runnable)
+            args: dict[str, Any] = {}
+            for key, schema in op["args"]["properties"].items():
+                if key in op["args"].get("required", []) or rng.random() < 0.5:
+                    args[key] = rng.randrange(1, 10**6) if schema["type"] == "integer" else random_text(rng, PLAIN)
+            engine = rng.choice([e for e in DIRECTIVES["bracket"]["engines"] if e in op["engines"]])
+            text = f"[{engine} {name} {canonical_json(args)}]"
+            found, skipped = agent_sentences.scan_with_diagnostics(text)
+            if len(found) == 1 and not skipped and resolves(found[0].item):
+                out.append(text)
+            continue
+        kind = rng.choice(kinds)
+        cls = agent_sentences.PARSERS[kind.key]
+        flags = re.S if "s" in kind.flag_prefix else 0
+        example = agent_sentences.parse(kind.example_sentence)
+        values = {}
+        for f in kind.fields:
+            if f.derived_from or (not f.required and rng.random() < 0.3):
+                continue
+            values[f.attr] = field_value(rng, f, flags, example)
+        if any(v is None for v in values.values()):
+            continue
+        sentence_cls = type(example)
+        try:
+            text = sentence_cls(**values).render()
+            if agent_sentences.parse(text).render() != text:
+                continue
+        except (agent_sentences.ParseError, ValueError, TypeError):
+            continue
+        del cls
+        out.append(text)
+    return out
+
+
+def test_the_sentence_grammar_accepts_what_the_parsers_render() -> None:
+    g = checker("sentences.lark")
+    samples = parser_side_samples(random.Random(7), 10_000)
+    kinds = {agent_sentences.parse(s).KIND.key for s in samples if not s.startswith("[EXEC")}
+    assert kinds == {k.key for k in agent_sentences.KINDS if k.key not in LEFT_OUT}
+    refused = [s for s in samples if not g.accepts(s)]
+    assert refused[:5] == []
