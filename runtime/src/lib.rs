@@ -18,6 +18,7 @@
 #![warn(missing_docs)]
 
 pub mod envelope;
+pub mod grammar;
 pub mod json;
 pub mod loops;
 mod markdown;

@@ -454,3 +454,85 @@ pub fn files(g: &Grammars) -> Vec<(String, String)> {
         ),
     ]
 }
+
+/// The `grammar` module appended to the generated crate's `lib.rs`: the
+/// grammar texts and `reply_grammar`, which fills the reply grammar through
+/// the runtime's `ReplyTemplate`.
+pub fn rust_module(g: &Grammars, files: &[(String, String)]) -> String {
+    let text = |name: &str| {
+        files
+            .iter()
+            .find(|(p, _)| p == &format!("grammar/{name}"))
+            .map(|(_, t)| format!("{t:?}"))
+            .unwrap_or_else(|| "\"\"".to_owned())
+    };
+    let pair = |rule: &str| format!("({:?}, {:?})", lark_name(&g.reply, rule), gbnf_name(rule));
+    let ops: String = g
+        .call_ops
+        .iter()
+        .map(|(op, rule)| {
+            format!(
+                "        ({op:?}, {:?}, {:?}),\n",
+                lark_name(&g.reply, rule),
+                gbnf_name(rule)
+            )
+        })
+        .collect();
+    format!(
+        r#"
+/// The decoding grammars the spec generates (`generated/grammar/`, P205–P209):
+/// one sentence or call ([`SENTENCES_LARK`], [`SENTENCES_GBNF`]) and a whole
+/// reply to an enveloped message ([`REPLY_LARK`], [`REPLY_GBNF`]), and
+/// [`reply_grammar`], the reply grammar for one message's id.
+pub mod grammar {{
+    pub use agent_sentences_runtime::grammar::{{Dialect, GrammarError, ReplyTemplate}};
+
+    /// `generated/grammar/sentences.lark`: one sentence of any structure, or one call (llguidance's Lark dialect).
+    pub const SENTENCES_LARK: &str = {sl};
+    /// `generated/grammar/reply.lark`: a whole reply, its verdict answering any id.
+    pub const REPLY_LARK: &str = {rl};
+    /// `generated/grammar/sentences.gbnf`: [`SENTENCES_LARK`] in llama.cpp's GBNF.
+    pub const SENTENCES_GBNF: &str = {sg};
+    /// `generated/grammar/reply.gbnf`: [`REPLY_LARK`] in llama.cpp's GBNF.
+    pub const REPLY_GBNF: &str = {rg};
+
+    /// The reply grammar and the rules [`reply_grammar`] fills.
+    pub const REPLY: ReplyTemplate = ReplyTemplate {{
+        lark: REPLY_LARK,
+        gbnf: REPLY_GBNF,
+        id_pattern: {idp:?},
+        id_rule: {idr},
+        call_rule: {cr},
+        line_rule: {lr},
+        ops: &[
+{ops}        ],
+    }};
+
+    /// The reply grammar in `dialect` whose verdict answers `id` (which must
+    /// match the verdict's id pattern in full), offering the calls of `ops`
+    /// only (every runnable op when `None`; none for an empty list).
+    ///
+    /// ```
+    /// use agent_sentences::grammar::{{reply_grammar, Dialect}};
+    /// let g = reply_grammar(Dialect::Lark, "swarm-4a2b/1", Some(&["tools.list"])).unwrap();
+    /// assert!(g.contains("\"swarm-4a2b/1\""));
+    /// assert!(reply_grammar(Dialect::Lark, "a] b", None).is_err());
+    /// ```
+    ///
+    /// # Errors
+    /// [`GrammarError`]: an id that does not match, an op not offered.
+    pub fn reply_grammar(dialect: Dialect, id: &str, ops: Option<&[&str]>) -> Result<String, GrammarError> {{
+        REPLY.render(dialect, id, ops)
+    }}
+}}
+"#,
+        sl = text("sentences.lark"),
+        rl = text("reply.lark"),
+        sg = text("sentences.gbnf"),
+        rg = text("reply.gbnf"),
+        idp = g.id_pattern,
+        idr = pair(&g.id_rule),
+        cr = pair(&g.call_rule),
+        lr = pair(&g.line_rule),
+    )
+}

@@ -37,8 +37,9 @@ pub fn emit_all(spec: &Spec, model: &Model, options: &Options) -> BTreeMap<Strin
         files.insert("docs/OPS.md".to_owned(), ops);
     }
     let (grammars, _) = crate::grammar::lower(spec, model);
-    for (path, text) in grammar::files(&grammars) {
-        files.insert(path, text);
+    let grammar_files = grammar::files(&grammars);
+    for (path, text) in &grammar_files {
+        files.insert(path.clone(), text.clone());
     }
     files.insert(
         "schema/structures.schema.json".to_owned(),
@@ -65,7 +66,10 @@ pub fn emit_all(spec: &Spec, model: &Model, options: &Options) -> BTreeMap<Strin
         "rust/Cargo.toml".to_owned(),
         rust::cargo_toml(model, options.runtime_path.as_deref()),
     );
-    files.insert("rust/src/lib.rs".to_owned(), rust::lib_rs(model));
+    files.insert(
+        "rust/src/lib.rs".to_owned(),
+        rust::lib_rs(model) + &grammar::rust_module(&grammars, &grammar_files),
+    );
     files.insert(
         "rust/tests/spec_examples.rs".to_owned(),
         rust::spec_examples_rs(model),
