@@ -536,3 +536,130 @@ pub mod grammar {{
         lr = pair(&g.line_rule),
     )
 }
+
+/// `generated/python/agent_sentences/grammar.py`: the grammar texts and
+/// `reply_grammar`, through the native module.
+pub fn python_module(g: &Grammars) -> String {
+    let ops: Vec<String> = g.call_ops.iter().map(|(o, _)| format!("{o:?}")).collect();
+    format!(
+        r#"{header}
+"""The decoding grammars the spec generates (``generated/grammar/``): one
+sentence or call (:data:`SENTENCES_LARK`, :data:`SENTENCES_GBNF`) and a whole
+reply to an enveloped message (:data:`REPLY_LARK`, :data:`REPLY_GBNF`), and
+:func:`reply_grammar`, the reply grammar for one message's id.
+
+The texts and the filling are the Rust crate's (``agent_sentences::grammar``),
+through the native module."""
+
+from __future__ import annotations
+
+from typing import Final, Literal
+
+from . import _native
+
+__all__ = ["OFFERED_OPS", "REPLY_GBNF", "REPLY_LARK", "SENTENCES_GBNF", "SENTENCES_LARK", "reply_grammar"]
+
+SENTENCES_LARK: Final[str] = _native.grammar_text("sentences.lark")
+"""One sentence of any structure, or one call, in llguidance's Lark dialect."""
+REPLY_LARK: Final[str] = _native.grammar_text("reply.lark")
+"""A whole reply, its verdict answering any id (use :func:`reply_grammar`)."""
+SENTENCES_GBNF: Final[str] = _native.grammar_text("sentences.gbnf")
+""":data:`SENTENCES_LARK` in llama.cpp's GBNF."""
+REPLY_GBNF: Final[str] = _native.grammar_text("reply.gbnf")
+""":data:`REPLY_LARK` in llama.cpp's GBNF."""
+OFFERED_OPS: Final[tuple[str, ...]] = ({ops})
+"""The ops a reply may call (the runnable ops of the catalogue), in catalogue order."""
+
+
+def reply_grammar(id: str, ops: list[str] | tuple[str, ...] | None = None, dialect: Literal["lark", "gbnf"] = "lark") -> str:
+    """The reply grammar whose verdict answers ``id``, offering the calls of
+    ``ops`` only (every op of :data:`OFFERED_OPS` when None, no call for an
+    empty list), in ``dialect``.
+
+    Raises ValueError when ``id`` does not match the verdict's id pattern in
+    full, or an op is not offered: nothing is made (fail closed)."""
+    return _native.reply_grammar(dialect, id, None if ops is None else list(ops))
+"#,
+        header = crate::emit::header::PY_HEADER,
+        ops = if ops.is_empty() { String::new() } else { format!("{},", ops.join(", ")) },
+    )
+}
+
+/// `generated/docs/GRAMMAR.md`: how to pass the grammars to a serving
+/// engine, with the spec's example reply.
+pub fn grammar_md(g: &Grammars) -> String {
+    let (id, reply) = g
+        .example_reply
+        .clone()
+        .unwrap_or_else(|| ("job-1".to_owned(), String::new()));
+    let ops: Vec<String> = g.call_ops.iter().map(|(o, _)| format!("`{o}`")).collect();
+    let left: String = g
+        .left_out
+        .iter()
+        .map(|l| format!("- `{}` is left out: {}.\n", l.key, l.reason))
+        .collect();
+    format!(
+        r#"{header}
+# Decoding grammars
+
+`cargo xtask gen` writes the spec's grammars under `generated/grammar/`, in
+llguidance's Lark dialect (vLLM, SGLang, OpenAI custom tools) and in
+llama.cpp's GBNF, both from one grammar model (decisions P205–P209):
+
+| File | What a model following it writes |
+|---|---|
+| `sentences.lark`, `sentences.gbnf` | one sentence of any structure, or one call in any directive form |
+| `reply.lark`, `reply.gbnf` | a whole reply to an enveloped message: lines of free text, sentences and calls, then the verdict line last |
+
+Both hold canonical texts only: what the generated renderers write, so every
+text parses and renders back byte for byte. Calls offer the runnable ops
+({ops}), each with its own argument schema; incomplete ops are never offered.
+A reply's free text holds no line break, no Markdown inline syntax and no
+unseen character, so no sentence or call starts in it by accident; the
+verdict line needs a status and a one-line summary.
+{left}
+## The reply grammar for one message
+
+The verdict must answer the message's id: fill it with `reply_grammar`, which
+checks the id against the verdict's id pattern and can offer fewer ops.
+
+```python
+from agent_sentences.grammar import reply_grammar
+
+lark = reply_grammar("{id}", ops=["tools.list"])           # llguidance Lark
+gbnf = reply_grammar("{id}", dialect="gbnf")              # llama.cpp GBNF
+```
+
+```rust
+use agent_sentences::grammar::{{reply_grammar, Dialect}};
+let lark = reply_grammar(Dialect::Lark, "{id}", None)?;
+```
+
+## Serving engines
+
+- **vLLM** (structured outputs, `guidance` backend): pass the Lark text as the
+  request's grammar, e.g. with the OpenAI client
+  `extra_body={{"structured_outputs": {{"grammar": lark}}}}` (older releases:
+  `extra_body={{"guided_grammar": lark}}`).
+- **SGLang** (`--grammar-backend llguidance`): pass the Lark text as the
+  request's `ebnf` grammar (`extra_body={{"ebnf": lark}}`).
+- **llama.cpp**: `llama-cli --grammar-file generated/grammar/reply.gbnf`
+  (a reply that answers any id), or the filled text as `"grammar"` in a
+  `llama-server` request.
+- **OpenAI custom tools**: a tool whose input is the grammar's text:
+  `{{"type": "custom", "name": "reply", "format": {{"type": "grammar", "syntax": "lark", "definition": lark}}}}`.
+
+## The spec's example reply
+
+A reply to the envelope's example message (id `{id}`) that the reply grammar
+accepts:
+
+<!-- example reply -->
+```text
+{reply}
+```
+"#,
+        header = crate::emit::header::MD_HEADER,
+        ops = ops.join(", "),
+    )
+}

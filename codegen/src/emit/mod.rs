@@ -121,6 +121,11 @@ pub fn emit_all(spec: &Spec, model: &Model, options: &Options) -> BTreeMap<Strin
     if let Some(loops) = python::loops_py(model) {
         files.insert("python/agent_sentences/loops.py".to_owned(), loops);
     }
+    files.insert("docs/GRAMMAR.md".to_owned(), grammar::grammar_md(&grammars));
+    files.insert(
+        "python/agent_sentences/grammar.py".to_owned(),
+        grammar::python_module(&grammars),
+    );
     if let Some(ops) = python::ops_py(model) {
         files.insert("python/agent_sentences/ops.py".to_owned(), ops);
     }
