@@ -581,7 +581,11 @@ def reply_grammar(id: str, ops: list[str] | tuple[str, ...] | None = None, diale
     return _native.reply_grammar(dialect, id, None if ops is None else list(ops))
 "#,
         header = crate::emit::header::PY_HEADER,
-        ops = if ops.is_empty() { String::new() } else { format!("{},", ops.join(", ")) },
+        ops = if ops.is_empty() {
+            String::new()
+        } else {
+            format!("{},", ops.join(", "))
+        },
     )
 }
 
