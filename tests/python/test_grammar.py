@@ -369,3 +369,36 @@ def test_the_sentence_grammar_accepts_what_the_parsers_render() -> None:
     assert kinds == {k.key for k in agent_sentences.KINDS if k.key not in LEFT_OUT}
     refused = [s for s in samples if not g.accepts(s)]
     assert refused[:5] == []
+
+
+def test_reply_grammar_api() -> None:
+    """``agent_sentences.grammar`` holds the generated texts, and
+    ``reply_grammar`` fills the id and the ops or refuses (P208)."""
+    from agent_sentences import grammar
+
+    for name in FILES:
+        const = getattr(grammar, name.replace(".", "_").upper())
+        assert const == (ROOT / "generated" / "grammar" / name).read_text(encoding="utf-8")
+    runnable = tuple(n for n, op in OPS.items() if "args" in op and not op.get("missing"))
+    assert grammar.OFFERED_OPS == runnable
+    verdict = f"[RESULT {VERDICT_ID}] OK done"
+    call = f"[TOOL {runnable[-1]} {canonical_json(OPS[runnable[-1]]['examples'][0])}]"
+    other = f"[TOOL {runnable[0]} {canonical_json(OPS[runnable[0]]['examples'][0])}]"
+    for dialect in ("lark", "gbnf"):
+        text = grammar.reply_grammar(VERDICT_ID, ops=[runnable[-1]], dialect=dialect)
+        lark = lark_text_of_gbnf(text) if dialect == "gbnf" else text
+        assert compile_warnings(lark) == (False, [])
+        g = Checker(lark)
+        assert g.accepts(call + "\n" + verdict)
+        assert not g.accepts(other + "\n" + verdict)
+        assert not g.accepts("[RESULT other] OK done")
+        none = Checker(grammar.reply_grammar(VERDICT_ID, ops=[], dialect=dialect) if dialect == "lark" else lark_text_of_gbnf(grammar.reply_grammar(VERDICT_ID, ops=[], dialect=dialect)))
+        assert none.accepts("Checked.\n" + verdict) and not none.accepts(call + "\n" + verdict)
+    for bad_id in ["", "a b", 'a"b', "a]\n[RESULT b", VERDICT_ID + "\n"]:
+        with pytest.raises(ValueError):
+            grammar.reply_grammar(bad_id)
+    with pytest.raises(ValueError):
+        grammar.reply_grammar(VERDICT_ID, ops=["no.such.op"])
+    incomplete = next(n for n, op in OPS.items() if "args" not in op)
+    with pytest.raises(ValueError):
+        grammar.reply_grammar(VERDICT_ID, ops=[incomplete])
