@@ -261,3 +261,37 @@ fn a_structure_and_an_op_added_to_the_spec_change_the_grammar() {
     // EXEC is not among the op's engines: no EXEC form calls it.
     assert!(!g.files["grammar/sentences.lark"].contains("[EXEC ping.send"));
 }
+
+/// A field pattern a grammar cannot express (here an anchor inside the
+/// group, which both regex engines accept) fails the lint, located at the pattern and naming the
+/// structure and the field (P205); the generator writes nothing.
+#[test]
+fn a_field_pattern_the_grammar_cannot_express_fails_the_lint() {
+    let spec = spec_with_a_new_structure();
+    let path = spec.path().join("regex_patterns.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let edited = text.replace(
+        r"(?P<agent_id>[A-Za-z0-9_-]+)",
+        r"(?P<agent_id>(?:^)?[A-Za-z0-9_-]+)",
+    );
+    assert_ne!(edited, text);
+    std::fs::write(&path, edited).unwrap();
+    let report = lint_with(spec.path(), &Python::Off);
+    let found: Vec<_> = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == "grammar-inexpressible")
+        .collect();
+    assert_eq!(found.len(), 1, "{report}");
+    let d = found[0];
+    assert_eq!(d.severity, agent_sentences_codegen::Severity::Error);
+    assert!(d.file.ends_with("regex_patterns.json"), "{}", d.file);
+    assert_eq!(d.pointer, "/patterns/heartbeat/pattern");
+    assert!(
+        d.message.contains("structure `heartbeat`") && d.message.contains("field `agent_id`"),
+        "{}",
+        d.message
+    );
+    assert!(d.line > 1);
+    assert!(agent_sentences_codegen::generate(spec.path()).is_err());
+}
