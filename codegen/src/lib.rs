@@ -9,6 +9,9 @@
 //! 3. [`lower`]: build the intermediate model the emitters read (with the
 //!    loop lifecycle read by [`lifecycle`]), then [`examples`]: every
 //!    structure's example parsed and rendered through that model;
+//!    The grammar stage ([`grammar`]) lowers the structures, directive forms
+//!    and ops into the decoding grammar's model (its findings join the
+//!    lint's: a field pattern no grammar can express is an error);
 //! 4. [`emit`]: render every output file, one function per file.
 //!
 //! Each stage names only the stages before it (and shared helpers such as
