@@ -14,6 +14,9 @@
 //! 3. [`lower`]: build the intermediate model the emitters read (with the
 //!    loop lifecycle read by [`lifecycle`]), then [`examples`]: every
 //!    structure's example parsed and rendered through that model;
+//!    The grammar stage ([`grammar`]) lowers the structures, directive forms
+//!    and ops into the decoding grammar's model (its findings join the
+//!    lint's: a field pattern no grammar can express is an error);
 //! 4. [`emit`]: render every output file, one function per file.
 //!
 //! Each stage names only the stages before it (and shared helpers such as
@@ -49,6 +52,7 @@ pub mod envelope;
 pub mod examples;
 pub mod files;
 pub mod free_text;
+pub mod grammar;
 pub mod ident;
 pub mod lifecycle;
 pub mod load;
@@ -202,6 +206,7 @@ fn analyze(spec_dir: &Path) -> Result<Analysis, Report> {
     intact.sentences.retain(|s| !broken(&s.key));
     let example_diags = examples::check_model(&spec, &intact);
     diags.extend(example_diags);
+    diags.extend(grammar::lower(&spec, &intact).1);
     let scan_back = !diags.iter().any(|d| d.severity == Severity::Error);
     diags.extend(envelope::check(&spec, &model, scan_back));
     Ok(Analysis { spec, model, diags })

@@ -214,3 +214,91 @@ fn a_structure_added_to_the_spec_alone_is_generated_and_read_in_both_languages()
         "the shared vectors still hold with the structure added:\n{log}"
     );
 }
+
+/// The decoding grammar follows the spec alone (P205, P206): the new
+/// structure becomes a rule of both grammars in both dialects and a reply
+/// line, and an op added to the catalogue becomes a call of every form its
+/// engines allow, with its own argument schema.
+#[test]
+fn a_structure_and_an_op_added_to_the_spec_change_the_grammar() {
+    let spec = spec_with_a_new_structure();
+    let path = spec.path().join("ops.json");
+    let mut ops: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    ops["ops"]["ping.send"] = json!({
+        "description": "Pings an agent.",
+        "engines": ["TOOL"],
+        "side_effecting": false,
+        "args": {
+            "type": "object",
+            "properties": { "agent": { "type": "string", "minLength": 1 } },
+            "required": ["agent"],
+            "additionalProperties": false
+        },
+        "examples": [{ "agent": "646" }]
+    });
+    std::fs::write(&path, serde_json::to_string_pretty(&ops).unwrap() + "\n").unwrap();
+    let before = agent_sentences_codegen::generate(&root().join("schema")).unwrap();
+    let g = agent_sentences_codegen::generate(spec.path()).unwrap_or_else(|r| panic!("{r}"));
+    let rule = KEY.to_uppercase();
+    for (path, needles) in [
+        (
+            "grammar/sentences.lark",
+            vec![
+                format!("\n{rule}: \"[HEARTBEAT \" {rule}_AGENT_ID \"]\"\n"),
+                format!("\n{KEY}: {rule}\n"),
+                format!("| {KEY}\n"),
+                "\nbracket_tool_ping_send: \"[TOOL ping.send \" bracket_tool_ping_send_args \"]\"\n".to_owned(),
+                "\"agent\":{\"type\":\"string\",\"minLength\":1".to_owned(),
+            ],
+        ),
+        (
+            "grammar/sentences.gbnf",
+            vec![format!("\n{KEY} ::= \"[HEARTBEAT \" {KEY}-agent-id \"]\"\n")],
+        ),
+        (
+            "grammar/reply.lark",
+            vec![format!("| LINE_{rule}\n"), "\ncall_ping_send: ".to_owned()],
+        ),
+    ] {
+        for needle in needles {
+            assert!(g.files[path].contains(&needle), "{path} lacks {needle:?}");
+            assert!(!before.files[path].contains(&needle), "{path} had {needle:?} before the change");
+        }
+    }
+    // EXEC is not among the op's engines: no EXEC form calls it.
+    assert!(!g.files["grammar/sentences.lark"].contains("[EXEC ping.send"));
+}
+
+/// A field pattern a grammar cannot express (here an anchor inside the
+/// group, which both regex engines accept) fails the lint, located at the pattern and naming the
+/// structure and the field (P205); the generator writes nothing.
+#[test]
+fn a_field_pattern_the_grammar_cannot_express_fails_the_lint() {
+    let spec = spec_with_a_new_structure();
+    let path = spec.path().join("regex_patterns.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let edited = text.replace(
+        r"(?P<agent_id>[A-Za-z0-9_-]+)",
+        r"(?P<agent_id>(?:^)?[A-Za-z0-9_-]+)",
+    );
+    assert_ne!(edited, text);
+    std::fs::write(&path, edited).unwrap();
+    let report = lint_with(spec.path(), &Python::Off);
+    let found: Vec<_> = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == "grammar-inexpressible")
+        .collect();
+    assert_eq!(found.len(), 1, "{report}");
+    let d = found[0];
+    assert_eq!(d.severity, agent_sentences_codegen::Severity::Error);
+    assert!(d.file.ends_with("regex_patterns.json"), "{}", d.file);
+    assert_eq!(d.pointer, "/patterns/heartbeat/pattern");
+    assert!(
+        d.message.contains("structure `heartbeat`") && d.message.contains("field `agent_id`"),
+        "{}",
+        d.message
+    );
+    assert!(d.line > 1);
+    assert!(agent_sentences_codegen::generate(spec.path()).is_err());
+}

@@ -20,6 +20,7 @@
 #[doc(hidden)]
 pub mod context;
 pub mod envelope;
+pub mod grammar;
 pub mod json;
 pub mod loops;
 pub mod ops;

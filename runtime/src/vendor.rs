@@ -28,6 +28,7 @@ pub const FILES: &[(&str, &str)] = &[
     ("src/context/reader.rs", include_str!("context/reader.rs")),
     ("src/context/trivial.rs", include_str!("context/trivial.rs")),
     ("src/envelope.rs", include_str!("envelope.rs")),
+    ("src/grammar.rs", include_str!("grammar.rs")),
     ("src/json.rs", include_str!("json.rs")),
     ("src/lib.rs", include_str!("lib.rs")),
     ("src/loops.rs", include_str!("loops.rs")),

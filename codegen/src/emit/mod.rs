@@ -3,6 +3,7 @@
 //! `generated/`, so output order is deterministic.
 
 pub mod docs;
+pub mod grammar;
 pub mod header;
 pub mod python;
 pub mod rust;
@@ -36,6 +37,11 @@ pub fn emit_all(spec: &Spec, model: &Model, options: &Options) -> BTreeMap<Strin
     if let Some(ops) = docs::ops_md(spec, model) {
         files.insert("docs/OPS.md".to_owned(), ops);
     }
+    let (grammars, _) = crate::grammar::lower(spec, model);
+    let grammar_files = grammar::files(&grammars);
+    for (path, text) in &grammar_files {
+        files.insert(path.clone(), text.clone());
+    }
     files.insert(
         "schema/structures.schema.json".to_owned(),
         schema::structures_schema(),
@@ -61,7 +67,10 @@ pub fn emit_all(spec: &Spec, model: &Model, options: &Options) -> BTreeMap<Strin
         "rust/Cargo.toml".to_owned(),
         rust::cargo_toml(model, &options.runtime),
     );
-    files.insert("rust/src/lib.rs".to_owned(), rust::lib_rs(model));
+    files.insert(
+        "rust/src/lib.rs".to_owned(),
+        rust::lib_rs(model) + &grammar::rust_module(&grammars, &grammar_files),
+    );
     files.insert("rust/README.md".to_owned(), rust::readme_md(model));
     files.insert(
         "rust/tests/spec_examples.rs".to_owned(),
@@ -114,6 +123,11 @@ pub fn emit_all(spec: &Spec, model: &Model, options: &Options) -> BTreeMap<Strin
     if let Some(loops) = python::loops_py(model) {
         files.insert("python/agent_sentences/loops.py".to_owned(), loops);
     }
+    files.insert("docs/GRAMMAR.md".to_owned(), grammar::grammar_md(&grammars));
+    files.insert(
+        "python/agent_sentences/grammar.py".to_owned(),
+        grammar::python_module(&grammars),
+    );
     if let Some(ops) = python::ops_py(model) {
         files.insert("python/agent_sentences/ops.py".to_owned(), ops);
     }

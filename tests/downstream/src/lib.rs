@@ -160,3 +160,8 @@ pub struct GuideOpsExamples;
 #[cfg(doctest)]
 #[doc = include_str!("../../../docs/guide/envelope.md")]
 pub struct GuideEnvelopeExamples;
+
+/// `docs/guide/grammar.md`'s Rust examples, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/guide/grammar.md")]
+pub struct GuideGrammarExamples;

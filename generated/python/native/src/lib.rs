@@ -164,6 +164,36 @@ fn tag_affinity(tag: &str, text: &str) -> usize {
     agent_sentences_runtime::tag_affinity(tag, text)
 }
 
+/// One of the decoding grammars the spec generates, by file name
+/// (`sentences.lark`, `reply.lark`, `sentences.gbnf`, `reply.gbnf`).
+#[pyfunction]
+fn grammar_text(name: &str) -> PyResult<&'static str> {
+    use agent_sentences::grammar as g;
+    match name {
+        "sentences.lark" => Ok(g::SENTENCES_LARK),
+        "reply.lark" => Ok(g::REPLY_LARK),
+        "sentences.gbnf" => Ok(g::SENTENCES_GBNF),
+        "reply.gbnf" => Ok(g::REPLY_GBNF),
+        _ => Err(pyo3::exceptions::PyValueError::new_err(format!("no grammar {name:?}"))),
+    }
+}
+
+/// The reply grammar for `id` with the calls of `ops` (all when None), in
+/// `dialect` (`lark` or `gbnf`); a `ValueError` saying why when the id or an
+/// op is refused (`agent_sentences::grammar::reply_grammar`).
+#[pyfunction]
+#[pyo3(signature = (dialect, id, ops=None))]
+fn reply_grammar(dialect: &str, id: &str, ops: Option<Vec<String>>) -> PyResult<String> {
+    use agent_sentences::grammar::{reply_grammar as fill, Dialect};
+    let dialect = match dialect {
+        "lark" => Dialect::Lark,
+        "gbnf" => Dialect::Gbnf,
+        _ => return Err(pyo3::exceptions::PyValueError::new_err(format!("no dialect {dialect:?}: lark or gbnf"))),
+    };
+    let ops: Option<Vec<&str>> = ops.as_ref().map(|v| v.iter().map(String::as_str).collect());
+    fill(dialect, id, ops.as_deref()).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+}
+
 /// The module: the functions above, `JsonError`, and `LIMITS` (the spec's
 /// `(max_depth, max_bytes)` as the Rust crate holds them).
 #[pymodule]
@@ -182,6 +212,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(restore, m)?)?;
     m.add_function(wrap_pyfunction!(loops_report, m)?)?;
     m.add_class::<support::PyTracker>()?;
+    m.add_function(wrap_pyfunction!(grammar_text, m)?)?;
+    m.add_function(wrap_pyfunction!(reply_grammar, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(tools_list, m)?)?;
     m.add("JsonError", m.py().get_type::<support::NativeJsonError>())?;
