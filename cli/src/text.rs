@@ -35,7 +35,11 @@ pub fn table(rows: &[Vec<String>], indent: &str) -> String {
             if c + 1 == row.len() {
                 line.push_str(cell);
             } else {
-                line.push_str(&format!("{cell:<w$}  ", w = widths[c]));
+                // Padded by hand: `format!`'s width tops out at 65,535, and a
+                // cell (a sender, an id from a log) may be longer.
+                line.push_str(cell);
+                let pad = widths[c].saturating_sub(cell.chars().count()) + 2;
+                line.extend(std::iter::repeat_n(' ', pad));
             }
         }
         out.push_str(line.trim_end());
@@ -98,6 +102,20 @@ mod tests {
         assert_eq!(show("x\u{9b}y"), r#""x\u009by""#);
         assert_eq!(show("abc\u{202e}def"), r#""abc\u202edef""#);
         assert_eq!(show("zero\u{200b}width"), r#""zero\u200bwidth""#);
+    }
+
+    #[test]
+    fn a_cell_past_65535_characters_is_padded_without_a_panic() {
+        let long = "a".repeat(70_000);
+        let rows = vec![
+            vec![long.clone(), "x".to_owned()],
+            vec!["b".to_owned(), "y".to_owned()],
+        ];
+        let t = table(&rows, "");
+        let second = t.lines().nth(1).unwrap();
+        assert_eq!(second.len(), 70_000 + 2 + 1);
+        assert!(second.starts_with('b') && second.ends_with('y'));
+        assert_eq!(t.lines().next().unwrap(), format!("{long}  x"));
     }
 
     #[test]

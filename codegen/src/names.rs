@@ -201,12 +201,38 @@ impl Namespace {
     }
 }
 
+/// The types and classes the generated code defines whatever the spec
+/// holds (the crate root of `generated/rust`, `sentences.py`): a structure
+/// whose type would take one of these names is a `name-collision`.
+pub const GENERATED_TYPES: &[&str] = &[
+    "Call",
+    "Capture",
+    "FieldInfo",
+    "Found",
+    "GroupInfo",
+    "JsonObject",
+    "MatchExample",
+    "Op",
+    "ParseError",
+    "ParseErrorKind",
+    "PatternInfo",
+    "Sentence",
+    "SentenceKind",
+    "UnknownValue",
+    "ValueType",
+];
+
 /// Every `name-not-identifier`, `name-is-keyword` and `name-collision`
 /// finding of the spec (see the module documentation).
 pub fn check(spec: &Spec) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let mut types = Namespace::new("Rust type");
     let mut classes = Namespace::new("Python class");
+    for fixed in GENERATED_TYPES {
+        let own = ((*fixed).to_owned(), "the generated code's own type");
+        types.taken.insert((*fixed).to_owned(), own.clone());
+        classes.taken.insert((*fixed).to_owned(), own);
+    }
     let mut consts = Namespace::new("structure constant");
     for (key, st) in &spec.structures.structures {
         let n = Name {

@@ -314,6 +314,10 @@ fn deleting_a_structure_is_drift() {
         vec![
             ("docs/REGEX-PATTERNS.md", DriftKind::Stale),
             ("docs/SENTENCE-STRUCTURE.md", DriftKind::Stale),
+            ("grammar/reply.gbnf", DriftKind::Stale),
+            ("grammar/reply.lark", DriftKind::Stale),
+            ("grammar/sentences.gbnf", DriftKind::Stale),
+            ("grammar/sentences.lark", DriftKind::Stale),
             ("python/agent_sentences/__init__.py", DriftKind::Stale),
             ("python/agent_sentences/scanner.py", DriftKind::Stale),
             ("python/agent_sentences/sentences.py", DriftKind::Stale),
@@ -324,27 +328,27 @@ fn deleting_a_structure_is_drift() {
         ]
     );
     assert!(
-        drifts[6]
+        drifts[10]
             .diff
             .lines()
             .any(|l| l.starts_with('-') && l.contains("FleetAlert")),
         "{}",
-        drifts[6].diff
+        drifts[10].diff
     );
     assert!(
-        !drifts[6]
+        !drifts[10]
             .diff
             .lines()
             .any(|l| l.starts_with('+') && l.contains("FleetAlert")),
         "{}",
-        drifts[6].diff
+        drifts[10].diff
     );
     assert!(
-        drifts[3]
+        drifts[7]
             .diff
             .lines()
             .any(|l| l.starts_with('-') && l.contains("(FleetAlert, [")),
         "{}",
-        drifts[3].diff
+        drifts[7].diff
     );
 }

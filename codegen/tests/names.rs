@@ -204,6 +204,9 @@ fn names_that_collide_after_conversion_are_lint_errors() {
         (Slot::Op, "tools-list", "op `tools-list` becomes the Rust op variant `ToolsList`, as op `tools.list` does: the generated code would hold two of that name"),
         (Slot::Field, "due", "field `due` becomes the Rust field `due`, as field `due` does: the generated code would hold two of that name"),
         (Slot::Field, "render", "field `render` would replace the `render` that the generated Python class defines or names at class scope"),
+        // A structure's type and the generated code's own types share one namespace.
+        (Slot::StructureKey, "sentence", "structure key `sentence` becomes the Rust type `Sentence`, as the generated code's own type `Sentence` does: the generated code would hold two of that name"),
+        (Slot::StructureKey, "value_type", "structure key `value_type` becomes the Rust type `ValueType`, as the generated code's own type `ValueType` does: the generated code would hold two of that name"),
     ] {
         let dir = spec_with(&[(slot, name)]);
         let found = errors(dir.path());

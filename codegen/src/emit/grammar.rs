@@ -481,9 +481,10 @@ pub fn rust_module(g: &Grammars, files: &[(String, String)]) -> String {
     format!(
         r#"
 /// The decoding grammars the spec generates (`generated/grammar/`, P205–P209):
-/// one sentence or call ([`SENTENCES_LARK`], [`SENTENCES_GBNF`]) and a whole
-/// reply to an enveloped message ([`REPLY_LARK`], [`REPLY_GBNF`]), and
-/// [`reply_grammar`], the reply grammar for one message's id.
+/// one sentence or call ([`grammar::SENTENCES_LARK`], [`grammar::SENTENCES_GBNF`])
+/// and a whole reply to an enveloped message ([`grammar::REPLY_LARK`],
+/// [`grammar::REPLY_GBNF`]), and [`grammar::reply_grammar`], the reply grammar
+/// for one message's id.
 pub mod grammar {{
     pub use agent_sentences_runtime::grammar::{{Dialect, GrammarError, ReplyTemplate}};
 
