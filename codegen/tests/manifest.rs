@@ -133,9 +133,19 @@ fn the_vendored_runtime_is_the_runtime_crate_beside_the_generated_one() {
         "runtime/Cargo.toml".to_owned(),
         "runtime/README.md".to_owned(),
     ];
-    for e in std::fs::read_dir(root.join("runtime/src")).unwrap() {
-        let name = e.unwrap().file_name().to_string_lossy().into_owned();
-        expected.push(format!("runtime/src/{name}"));
+    // Every `.rs` file under `runtime/src`, its folders (`context/`, `scan/`, …) included.
+    let mut dirs = vec![root.join("runtime/src")];
+    while let Some(dir) = dirs.pop() {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let path = e.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|x| x == "rs") {
+                let rel = path.strip_prefix(root.join("runtime")).unwrap();
+                let rel = rel.to_string_lossy().replace('\\', "/");
+                expected.push(format!("runtime/{rel}"));
+            }
+        }
     }
     expected.sort();
     assert_eq!(vendored, expected.iter().collect::<Vec<_>>());
