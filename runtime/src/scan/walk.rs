@@ -108,7 +108,8 @@ impl<S: 'static> Run<'_, S> {
             return;
         };
         self.skipped.push(Skipped {
-            span: f.span.clone(),
+            // As far as the sentence reaches, as for every other candidate.
+            span: f.span.start..f.span.end.min(over.end),
             reason: SkipReason::InFreeText,
             message: format!(
                 "a directive fence inside the free text of the sentence at bytes {}..{}: part of that sentence, never run on its own",
