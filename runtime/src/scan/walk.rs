@@ -204,8 +204,13 @@ impl<S: 'static> Run<'_, S> {
                 ),
             });
         }
+        // The pass over the live runs is done: its shell state (the quotes it
+        // saw, where its last curl command ended) says nothing of the
+        // unshared runs, which start over from the text's start. A curl
+        // command there after one the live pass read is reported too.
         self.shell = None;
         self.bidi = None;
+        self.curl_end = 0;
         for u in &ctx.unshared {
             let (f0, s0) = (self.found.len(), self.skipped.len());
             self.text_run(&u.run, u.span.start, u.span.end);
