@@ -4,7 +4,10 @@
 //! corpus in one run, printed as tables; and the peak memory of a Python scan
 //! of one 16 MiB text; and the harvest (`bench/python/harvest_bench.py`):
 //! throughput against `scan_many` on the same texts, peak memory from 100 MB
-//! to 1 GB of input (`HARVEST_SIZES=100,1000` in MB).
+//! to 1 GB of input (`HARVEST_SIZES=100,1000` in MB); and the decoding
+//! grammar (`bench/python/grammar_bench.py`): llguidance's compile time of
+//! each generated grammar, the time to check the corpus's found items, and
+//! the wall time of the grammar test file.
 //!
 //! The report goes to `target/bench/report.md`; with `--record`, also to
 //! `bench/runs/<date>-<commit>/report.md`, the project's record of runs
@@ -352,6 +355,7 @@ pub fn run_all(python: &Path) -> Result<String, String> {
         }
     }
     markdown_context(&mut t)?;
+    grammar(python, &mut t)?;
     // Issue 17: the harvest against `scan_many` on the same texts, and its
     // peak memory from 100 MB to 1 GB of input (HARVEST_SIZES overrides).
     let sizes = std::env::var("HARVEST_SIZES").unwrap_or_else(|_| "100,1000".to_owned());
@@ -370,6 +374,66 @@ pub fn run_all(python: &Path) -> Result<String, String> {
     let _ = writeln!(t, "\n`cargo xtask gen` (after build): {:.3} s; clean build of the generated crate (default features): {:.1} s", gen_secs, build_secs);
     println!("{t}");
     std::fs::write("target/bench/report.md", &t).map_err(|e| e.to_string())?;
+    Ok(t)
+}
+
+/// The decoding grammar's rows (issue 26): llguidance's compile time of
+/// each generated grammar and the time to check the corpus's found items
+/// (`bench/python/grammar_bench.py`), and the wall time of the whole
+/// grammar test file, whose target is under 60 s on 2 cores.
+fn grammar(python: &Path, t: &mut String) -> Result<(), String> {
+    eprintln!("== grammar bench (bench/python/grammar_bench.py)");
+    let out = Command::new(python)
+        .args(["bench/python/grammar_bench.py", CORPUS])
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", python.display()))?;
+    if !out.status.success() {
+        return Err(format!(
+            "the grammar bench failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let _ = writeln!(t, "\n{}", String::from_utf8_lossy(&out.stdout).trim_end());
+    eprintln!("== grammar test file (pytest tests/python/test_grammar.py)");
+    let start = Instant::now();
+    let status = Command::new(python)
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        .arg("tests/python/test_grammar.py")
+        .stdout(std::process::Stdio::null())
+        .status()
+        .map_err(|e| format!("cannot run pytest: {e}"))?;
+    let secs = start.elapsed().as_secs_f64();
+    let _ = writeln!(
+        t,
+        "\nThe grammar test file (`pytest tests/python/test_grammar.py`, every sample included): {secs:.1} s wall ({}; target under 60 s on 2 cores)",
+        if status.success() { "passed" } else { "FAILED" }
+    );
+    Ok(())
+}
+
+/// `cargo xtask bench --grammar`: only the decoding grammar's rows, on the
+/// realistic corpus (written first), against the installed package; the
+/// report goes to target/bench/grammar-report.md.
+pub fn run_grammar(python: &Path) -> Result<String, String> {
+    std::fs::create_dir_all("target/bench").map_err(|e| e.to_string())?;
+    run(cargo().args([
+        "run",
+        "--quiet",
+        "--release",
+        "-p",
+        "agent-sentences-bench",
+        "--bin",
+        "corpus",
+        "--",
+        CORPUS,
+    ]))?;
+    if !crate::python::install_package(python) {
+        return Err("the generated package did not build".into());
+    }
+    let mut t = String::new();
+    grammar(python, &mut t)?;
+    println!("{t}");
+    std::fs::write("target/bench/grammar-report.md", &t).map_err(|e| e.to_string())?;
     Ok(t)
 }
 

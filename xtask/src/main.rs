@@ -5,10 +5,10 @@
 //!   spec produces (and with `--against`, the spec with an earlier one); writes nothing.
 //! - `cargo xtask readme`: rewrite the `box-docs` output the README and the
 //!   guide show.
-//! - `cargo xtask bench [--record | --scanner]`: the benchmarks
+//! - `cargo xtask bench [--record | --scanner | --grammar]`: the benchmarks
 //!   (BENCHMARKS.md); with `--record` the report is also kept under
 //!   `bench/runs/`; `--scanner` runs only the Rust scanner beside its
-//!   CommonMark readers.
+//!   CommonMark readers; `--grammar` only the decoding grammar's rows.
 //!
 //! Both are `agent_sentences_gen`'s, the standalone generator's, with this
 //! repository's defaults.
@@ -68,8 +68,13 @@ enum Command {
         /// corpora, prose, the Markdown-stressing hostile inputs, peak
         /// memory): the criterion rows and the Markdown-context section,
         /// written to target/bench/scanner-report.md.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "grammar")]
         scanner: bool,
+        /// Only the decoding grammar's rows (llguidance compile time of each
+        /// generated grammar, checking the corpus's found items, the grammar
+        /// test file's wall time), written to target/bench/grammar-report.md.
+        #[arg(long, conflicts_with = "record")]
+        grammar: bool,
     },
     /// Rewrite the output shown in the `console` blocks of README.md and
     /// docs/guide/*.md from the `box-docs` binary (built first), so a spec
@@ -122,8 +127,15 @@ fn main() -> ExitCode {
                 .map_err(|e| eprintln!("error: {e}"))
                 .is_ok(),
         ),
+        Command::Bench { grammar: true, .. } => exit(match python::ensure_tools() {
+            Some(py) => bench::run_grammar(&py)
+                .map_err(|e| eprintln!("error: {e}"))
+                .is_ok(),
+            None => false,
+        }),
         Command::Bench {
             scanner: false,
+            grammar: false,
             record,
         } => exit(match python::ensure_tools() {
             Some(py) => bench::run_all(&py)
