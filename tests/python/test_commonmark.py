@@ -51,7 +51,8 @@ design, as a paragraph; the readers' meet can only remove text, so no reader add
 assertion keeps the figure from growing; the target stays ``BUDGET_TARGET``."""
 MARKDOWN_IT_ONLY = 41
 """Found items markdown-it-py alone shows otherwise (P178): pulldown-cmark, comrak and cmark-gfm all show
-them as ordinary text. A third reader that agrees with markdown-it was tried and is superlinear; the test
+them as ordinary text, and so does commonmark.js, the reference implementation (P245): markdown-it departs
+from CommonMark there. A third reader that agrees with markdown-it was tried and is superlinear; the test
 allows at most these many, and none for cmark-gfm."""
 REPORT = 5
 """How many failing texts an assertion message shows (minimised)."""
