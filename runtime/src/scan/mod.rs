@@ -243,6 +243,21 @@ impl<S: 'static> Scanner<S> {
 
     /// As [`Scanner::scan`], plus every skipped directive candidate and why.
     pub fn scan_with_diagnostics(&self, text: &str) -> (Vec<Found<S>>, Vec<Skipped>) {
+        self.scan_in(text, &Context::of(text, &self.fence_words))
+    }
+
+    /// As [`Scanner::scan_with_diagnostics`], with the text's Markdown
+    /// context forced trivial: each paragraph (lines between blank lines)
+    /// read as one run of text, whatever its markup, no fence and no link.
+    /// Not the text's scan: the bench measures the candidate work with it,
+    /// apart from the CommonMark readers.
+    #[doc(hidden)]
+    pub fn scan_context_forced_trivial(&self, text: &str) -> (Vec<Found<S>>, Vec<Skipped>) {
+        self.scan_in(text, &Context::forced_trivial(text))
+    }
+
+    /// Every candidate of `text` in the context `ctx`.
+    fn scan_in(&self, text: &str, ctx: &Context) -> (Vec<Found<S>>, Vec<Skipped>) {
         let mut run = Run {
             s: self,
             full: text,
@@ -261,7 +276,7 @@ impl<S: 'static> Scanner<S> {
             heredocs: None,
             bidi: None,
         };
-        run.all();
+        run.all(ctx);
         (run.found, run.skipped)
     }
 
@@ -368,6 +383,35 @@ mod tests {
             .unwrap()
             .search(&Input::new(text).range(from..).anchored(Anchored::Yes))
             .map(|m| m.end())
+    }
+
+    /// The search by lead byte finds what a search char by char finds.
+    #[test]
+    fn bidi_controls_are_found_by_their_lead_bytes() {
+        let by_char = |t: &str| t.char_indices().find(|&(_, c)| is_bidi_control(c));
+        let controls = (0..=0x10FFFFu32)
+            .filter_map(char::from_u32)
+            .filter(|&c| is_bidi_control(c));
+        let mut texts: Vec<String> = vec![
+            String::new(),
+            "plain".into(),
+            "é — ؛ \u{2065}\u{206A}\u{2010}\u{202F}\u{200D} Ø".into(),
+        ];
+        for c in controls {
+            texts.push(format!("a — é{c}b\u{202E}"));
+            texts.push(format!("{c}"));
+        }
+        // Every character whose UTF-8 form starts as a control's does.
+        texts.push(
+            (0x600..0x700)
+                .chain(0x2000..0x2100)
+                .filter_map(char::from_u32)
+                .filter(|&c| !is_bidi_control(c))
+                .collect(),
+        );
+        for t in &texts {
+            assert_eq!(first_bidi_control(t), by_char(t), "{t:?}");
+        }
     }
 
     #[test]
