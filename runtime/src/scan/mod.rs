@@ -526,10 +526,33 @@ mod tests {
             !tail.loops.is_empty(),
             "the summary's DFA loops on text without `[`"
         );
+        let plain = tail.plain.as_ref().expect("the summary reads plain runs");
+        assert_eq!(plain.specials(), b"[", "only `[` stops a plain run");
         let meta = MetaRegex::new(&summary).unwrap();
         let pieces = [
-            "a", "b", " ", "\t", "\n", "\r\n", "[", "R", "E", "S", "U", "L", "T", "[RESULT ",
-            "[RESUL", "é", "✓", "—", "ok done",
+            "a",
+            "b",
+            " ",
+            "\t",
+            "\n",
+            "\r\n",
+            "[",
+            "R",
+            "E",
+            "S",
+            "U",
+            "L",
+            "T",
+            "[RESULT ",
+            "[RESUL",
+            "é",
+            "✓",
+            "—",
+            "ok done",
+            "a longer word",
+            "R E S",
+            "\t\tx  y z ",
+            "0123456789abcdef",
         ];
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         for _ in 0..5_000 {
