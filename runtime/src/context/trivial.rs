@@ -109,8 +109,10 @@ fn read_lines(text: &str, check: bool) -> Option<Vec<TextRun>> {
     // The paragraph being read: its start and its last byte not a space.
     let mut open: Option<(usize, usize)> = None;
     let mut line = 0;
+    // One searcher over the text for every line's end.
+    let mut ends = memchr::memchr_iter(b'\n', b).chain(std::iter::once(b.len()));
     while line <= b.len() {
-        let end = memchr::memchr(b'\n', &b[line..]).map_or(b.len(), |k| line + k);
+        let end = ends.next().unwrap_or(b.len());
         let l = &b[line..end];
         match l.iter().rposition(|&c| c != b' ') {
             None => {

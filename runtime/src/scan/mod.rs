@@ -72,6 +72,7 @@ use std::ops::Range;
 use std::sync::OnceLock;
 
 use regex_automata::meta::Regex as MetaRegex;
+use regex_automata::util::pool::{Pool, PoolGuard};
 use regex_automata::{Anchored, Input};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -110,7 +111,16 @@ pub struct Scanner<S: 'static> {
     op_bytes: Option<[bool; 256]>,
     /// The info-string words of directive fences.
     fence_words: Vec<&'static str>,
+    /// Capture slots per structure, kept across texts (each scan takes one
+    /// set, and gives it back when it ends): a scan allocates none for its
+    /// candidates once the pool holds one per thread.
+    scratch: Pool<Scratch, fn() -> Scratch>,
 }
+
+/// Per structure: its capture slots (of the pattern before its tail, if it
+/// has one), made on first use, and its failed attempts in the text being
+/// scanned (see `Scanner::quick`).
+type Scratch = Vec<(Option<regex_automata::util::captures::Captures>, u32)>;
 
 /// The table of an op pattern of the form `[…]+` over ASCII, if it is one.
 fn op_byte_table(pattern: &str) -> Option<[bool; 256]> {
@@ -233,6 +243,7 @@ impl<S: 'static> Scanner<S> {
             after_bracket,
             op_bytes,
             fence_words: directives.fences.iter().map(|f| f.0).collect(),
+            scratch: Pool::new(Vec::new),
         }
     }
 
@@ -269,7 +280,13 @@ impl<S: 'static> Scanner<S> {
             block_end: text.len(),
             found: Vec::new(),
             skipped: Vec::new(),
-            caps: Vec::new(),
+            caps: {
+                let mut caps = self.scratch.get();
+                for c in caps.iter_mut() {
+                    c.1 = 0;
+                }
+                caps
+            },
             curl_end: 0,
             unclosed: [usize::MAX; 2],
             shell: None,
@@ -362,7 +379,7 @@ struct Run<'a, S: 'static> {
     pub(super) unclosed: [usize; 2],
     /// Per structure: capture slots (of the pattern before its tail, if it
     /// has one), made on first use, and failed attempts (see `Scanner::quick`).
-    pub(super) caps: Vec<(Option<regex_automata::util::captures::Captures>, u32)>,
+    pub(super) caps: PoolGuard<'a, Scratch, fn() -> Scratch>,
     /// The shell quote state of the text run being read, as far as it was
     /// lexed (see `Run::inside_quote`).
     pub(super) shell: Option<ShellLexer>,

@@ -99,7 +99,7 @@ pub(super) struct DenseTail {
     pub(super) loops: Vec<(regex_automata::util::primitives::StateID, Box<[bool; 256]>)>,
     /// Runs of plain bytes, read without a transition per byte, when the
     /// DFA allows it (see [`Plain`]).
-    pub(super) plain: Option<Plain>,
+    pub(super) plain: Option<Box<Plain>>,
 }
 
 impl DenseTail {
@@ -151,7 +151,8 @@ impl DenseTail {
         // Seen from the first loop state from which it holds.
         let plain = loops
             .iter()
-            .find_map(|&(home, _)| Plain::new(&dfa, home, &queue));
+            .find_map(|&(home, _)| Plain::new(&dfa, home, &queue))
+            .map(Box::new);
         DenseTail { dfa, loops, plain }
     }
 

@@ -460,7 +460,8 @@ impl<S: 'static> Run<'_, S> {
     /// `Scanner::quick`).
     pub(super) fn sentence_at(&mut self, k: usize, start: usize) -> Option<(usize, Option<S>)> {
         if self.caps.is_empty() {
-            self.caps = (0..self.s.structures.len()).map(|_| (None, 0)).collect();
+            let n = self.s.structures.len();
+            self.caps.extend((0..n).map(|_| (None, 0)));
         }
         let quick = if self.caps[k].1 >= MISSES_BEFORE_DFA {
             self.s.quick_dfa(k)
