@@ -18,6 +18,7 @@ fn realistic_corpus(c: &mut Criterion) {
     g.bench_function("scan", |b| {
         b.iter(|| corpus.iter().map(|m| scan(&m.text).len()).sum::<usize>())
     });
+    candidates(&mut g, &corpus);
     // Issue 11: the same scans on every core (rayon, as `scan_many` runs
     // them), with no Python objects: the ceiling of `scan_many`'s speed-up.
     g.bench_function("scan-all-cores", |b| {
@@ -54,6 +55,24 @@ fn realistic_corpus(c: &mut Criterion) {
     g.finish();
 }
 
+/// Issue 27: the candidate work apart from the context: the scan of each
+/// text with its Markdown context forced trivial (each paragraph one run of
+/// text, no reader run), so a regression in either part shows.
+fn candidates(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    corpus: &[agent_sentences_bench::Message],
+) {
+    use agent_sentences::scan::scan_context_forced_trivial;
+    g.bench_function("candidates", |b| {
+        b.iter(|| {
+            corpus
+                .iter()
+                .map(|m| scan_context_forced_trivial(&m.text).0.len())
+                .sum::<usize>()
+        })
+    });
+}
+
 /// The bare parse of each CommonMark reader (pulldown-cmark, comrak) and the
 /// strong baseline, on one corpus.
 fn readers_and_baseline(
@@ -87,6 +106,7 @@ fn markdown_rich_corpus(c: &mut Criterion) {
     g.bench_function("scan", |b| {
         b.iter(|| corpus.iter().map(|m| scan(&m.text).len()).sum::<usize>())
     });
+    candidates(&mut g, &corpus);
     readers_and_baseline(&mut g, &corpus);
     g.finish();
 }

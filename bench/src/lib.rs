@@ -230,8 +230,17 @@ pub const MARKDOWN_HOSTILE_SIZES: [usize; 5] = [256 << 10, 512 << 10, 1 << 20, 2
 /// `*`, `<`, nested brackets and emphasis, deep lists and quotes, each with
 /// calls, at every size of [`MARKDOWN_HOSTILE_SIZES`].
 pub fn markdown_hostile() -> Vec<Hostile> {
+    MARKDOWN_HOSTILE_SIZES
+        .iter()
+        .flat_map(|&size| markdown_hostile_at(size))
+        .collect()
+}
+
+/// Every Markdown-stressing hostile input (see [`markdown_hostile`]) at one
+/// size, in bytes.
+pub fn markdown_hostile_at(size: usize) -> Vec<Hostile> {
     let mut out = Vec::new();
-    for &size in &MARKDOWN_HOSTILE_SIZES {
+    {
         let nested = |open: &str, close: &str| {
             let depth = size / (open.len() + close.len()) / 2;
             fill(
@@ -350,12 +359,15 @@ pub fn comrak_parse(text: &str) -> usize {
 /// The size of the large run of `[` (issue 25), in bytes: 32 MiB.
 pub const LARGE_BRACKETS: usize = 32 << 20;
 
+/// The kind of [`large_hostile`]'s input.
+pub const LARGE_KIND: &str = "md-brackets-32mib";
+
 /// The large hostile input measured once, for its time and peak memory (issue
 /// 25): a run of [`LARGE_BRACKETS`] bytes of `[`, then a call in a paragraph
 /// of its own.
 pub fn large_hostile() -> Hostile {
     Hostile {
-        kind: "md-brackets-32mib",
+        kind: LARGE_KIND,
         size: LARGE_BRACKETS,
         text: fill(
             &format!("{}\n\n[TOOL a.b {{}}]\n", "[".repeat(LARGE_BRACKETS - 20)),

@@ -18,6 +18,8 @@
 //! Python's `repr(float)` writes them ([`format_float`]), so the generated
 //! Python package renders byte for byte the same text.
 
+mod once;
+
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
@@ -74,6 +76,10 @@ pub fn parse_object(text: &str) -> Result<Map<String, Value>, JsonError> {
 /// # Errors
 /// As [`parse_object`], and when the text is longer than `limits.max_bytes`.
 pub fn parse_object_with(text: &str, limits: Limits) -> Result<Map<String, Value>, JsonError> {
+    // A well-formed object is read once; anything else as before (`once.rs`).
+    if let Some(map) = once::whole_object(text, limits) {
+        return Ok(map);
+    }
     let value = parse_value(text, limits)?;
     check_integer_literals(text)?;
     match value {
@@ -394,12 +400,27 @@ fn number_end(b: &[u8], mut i: usize) -> Result<usize, usize> {
 /// must be `{`): [`syntax_end`] finds where it ends, then the object is read
 /// strictly ([`parse_object_with`]: duplicate keys, integer range, lone
 /// surrogates, depth and size limits). Returns the object and the byte offset
-/// just after it. Linear in the bytes of the value.
+/// just after it. Linear in the bytes of the value: an acceptable object is
+/// read once, straight into its value (`once.rs`); any other is read again by
+/// the two passes, which give the error and where scanning resumes.
 ///
 /// # Errors
 /// [`ScanError`]: at the first byte that cannot continue the value, or just
 /// after a well-formed value that is not an acceptable object.
 pub fn scan_object(
+    text: &str,
+    start: usize,
+    limits: Limits,
+) -> Result<(Map<String, Value>, usize), ScanError> {
+    if let Some(found) = once::object_at(text, start, limits) {
+        return Ok(found);
+    }
+    scan_object_two_passes(text, start, limits)
+}
+
+/// [`scan_object`] by its two passes alone: [`syntax_end`], then
+/// `serde_json` and the strict checks.
+fn scan_object_two_passes(
     text: &str,
     start: usize,
     limits: Limits,
@@ -717,6 +738,66 @@ fn write_string(s: &str, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The one-pass reader answers only with what the two passes give, and
+    /// answers for every acceptable object (here: every one without a lone
+    /// surrogate).
+    #[test]
+    fn an_object_read_once_is_what_the_two_passes_read() {
+        let limits = Limits {
+            max_depth: 4,
+            max_bytes: 200,
+        };
+        let cases = [
+            r#"{}"#,
+            r#"{"a": 1, "b": [true, false, null], "c": {"d": "e"}}"#,
+            r#"{ "a" : -0 , "b" : 0 , "c" : -1, "d": 18446744073709551615, "e": -9223372036854775808}"#,
+            r#"{"f": [1.5, -2.25e3, 1E2, 0e999, 1e-400, -1e-400, 2.2250738585072011e-308]}"#,
+            r#"{"g": [123456789012345678901234567890.5, 4.9e-324, 1.7976931348623157e308, -0.0]}"#,
+            r#"{"s": "a\"b\\c\/d\b\f\n\r\t\u00e9\u2028\ud83d\ude00 é —", "k\u0041": 1}"#,
+            r#"{"a": [[[1]]]}"#,
+            // Each rejected, or left to the two passes.
+            r#"{"a": [[[[1]]]]}"#,
+            r#"{"a": 1, "a": 2}"#,
+            r#"{"a": 1, "\u0061": 2}"#,
+            r#"{"a": 18446744073709551616}"#,
+            r#"{"a": -9223372036854775809}"#,
+            r#"{"a": 1e400}"#,
+            r#"{"a": "\ud800"}"#,
+            r#"{"a": "\udc00x"}"#,
+            r#"{"a": "\ud800\u0041"}"#,
+            r#"{"a": "\x"}"#,
+            "{\"a\": \"\u{1}\"}",
+            r#"{"a": 01}"#,
+            r#"{"a": 1.}"#,
+            r#"{"a": tru}"#,
+            r#"{"a": 1,}"#,
+            r#"{"a" 1}"#,
+            r#"{"a": [1,]}"#,
+            r#"{"a": 1"#,
+            r#"{"a": "x"#,
+            r#"{"long": "0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789"}"#,
+        ];
+        let lone = |t: &str| t.contains("\\ud800") || t.contains("\\udc00");
+        for case in cases {
+            for text in [case.to_owned(), format!("x {case} y]")] {
+                let start = text.find('{').unwrap();
+                let slow = scan_object_two_passes(&text, start, limits);
+                match once::object_at(&text, start, limits) {
+                    Some(fast) => assert_eq!(Ok(fast), slow, "{text}"),
+                    None => assert!(slow.is_err() || lone(&text), "{text}: {slow:?}"),
+                }
+            }
+            let slow = parse_value(case, limits).and_then(|v| {
+                check_integer_literals(case)?;
+                Ok(v)
+            });
+            match once::whole_object(&format!(" {case}\n"), limits) {
+                Some(fast) => assert_eq!(Ok(Value::Object(fast)), slow, "{case}"),
+                None => assert!(slow.is_err() || lone(case), "{case}: {slow:?}"),
+            }
+        }
+    }
 
     #[test]
     fn renders_like_python_json_dumps() {

@@ -30,6 +30,7 @@ pub const FILES: &[(&str, &str)] = &[
     ("src/envelope.rs", include_str!("envelope.rs")),
     ("src/grammar.rs", include_str!("grammar.rs")),
     ("src/json.rs", include_str!("json.rs")),
+    ("src/json/once.rs", include_str!("json/once.rs")),
     ("src/lib.rs", include_str!("lib.rs")),
     ("src/loops.rs", include_str!("loops.rs")),
     ("src/loops/check.rs", include_str!("loops/check.rs")),

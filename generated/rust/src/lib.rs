@@ -6865,6 +6865,13 @@ pub mod scan {
     pub fn scan_with_diagnostics(text: &str) -> (Vec<Found>, Vec<Skipped>) {
         SCANNER.scan_with_diagnostics(text)
     }
+    /// As [`scan_with_diagnostics`], with the text's Markdown context forced trivial
+    /// (each paragraph one run of text, whatever its markup): not the text's scan. The
+    /// bench measures the candidate work with it, apart from the CommonMark readers.
+    #[doc(hidden)]
+    pub fn scan_context_forced_trivial(text: &str) -> (Vec<Found>, Vec<Skipped>) {
+        SCANNER.scan_context_forced_trivial(text)
+    }
 }
 /// The loop tracker for this spec: a [`work_order`](WorkOrder) sentence opens a loop in state `open`, the other sentences move it as their `lifecycle_transition` says (`loops::MACHINE`), and loops that go quiet are due a `nudge` (`Tracker::due`).
 ///

@@ -63,11 +63,14 @@ pub(crate) struct Context {
 /// backticks or tildes, or `curl`. Where nothing can be, no reader is run.
 pub(crate) fn may_hold_candidates(text: &str) -> bool {
     let b = text.as_bytes();
-    memchr::memchr(b'[', b).is_some()
-        || memchr::memmem::find(b, b"```").is_some()
-        || memchr::memmem::find(b, b"~~~").is_some()
-        || memchr::memmem::find(b, b"curl").is_some()
+    memchr::memchr(b'[', b).is_some() || MARKERS.iter().any(|f| f.find(b).is_some())
 }
+
+/// The substrings [`may_hold_candidates`] looks for besides `[`, each a
+/// finder built once (building one costs about as much as searching a short
+/// text).
+static MARKERS: std::sync::LazyLock<[memchr::memmem::Finder<'static>; 3]> =
+    std::sync::LazyLock::new(|| [&b"```"[..], b"~~~", b"curl"].map(memchr::memmem::Finder::new));
 
 impl Context {
     /// The context of `text`: empty when nothing in it could be a candidate
@@ -87,6 +90,20 @@ impl Context {
             };
         }
         Self::read(text, fence_words)
+    }
+
+    /// The context of `text` forced trivial, whatever its Markdown: each
+    /// paragraph one text run, no fence, no link (empty when nothing in it
+    /// could be a candidate). Not the text's context: the bench scans with
+    /// it to measure the candidate work apart from the readers.
+    pub(crate) fn forced_trivial(text: &str) -> Context {
+        if !may_hold_candidates(text) {
+            return Context::default();
+        }
+        Context {
+            runs: trivial::paragraphs(text),
+            ..Context::default()
+        }
     }
 
     /// The context of `text` as the readers give it, never the trivial

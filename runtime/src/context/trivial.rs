@@ -80,17 +80,39 @@ pub(crate) fn runs(text: &str) -> Option<Vec<TextRun>> {
         }
         k = end;
     }
-    for pair in [&b"!["[..], b"](", b"][", b"]:"] {
-        if memchr::memmem::find(b, pair).is_some() {
-            return None;
-        }
+    if PAIRS.iter().any(|pair| pair.find(b).is_some()) {
+        return None;
     }
+    read_lines(text, true)
+}
+
+/// The pairs of bytes that start inline markup (`![`, `](`, `][`, `]:`), each
+/// a substring finder built once.
+static PAIRS: std::sync::LazyLock<[memchr::memmem::Finder<'static>; 4]> =
+    std::sync::LazyLock::new(|| [&b"!["[..], b"](", b"][", b"]:"].map(memchr::memmem::Finder::new));
+
+/// The runs of `text` read as a trivial text's: each paragraph (a stretch of
+/// lines between lines of spaces only) one run, from its first byte to its
+/// last that is not a space. The readers' context only when [`runs`] holds;
+/// on any other text, the context forced trivial (what the scan costs with
+/// no Markdown context, for the bench: `Context::forced_trivial`).
+pub(crate) fn paragraphs(text: &str) -> Vec<TextRun> {
+    read_lines(text, false).unwrap_or_default()
+}
+
+/// The paragraphs of `text` (see [`paragraphs`]); with `check`, `None` as
+/// soon as a line that is not blank starts with a byte no trivial line
+/// starts with.
+fn read_lines(text: &str, check: bool) -> Option<Vec<TextRun>> {
+    let b = text.as_bytes();
     let mut runs = Vec::new();
     // The paragraph being read: its start and its last byte not a space.
     let mut open: Option<(usize, usize)> = None;
     let mut line = 0;
+    // One searcher over the text for every line's end.
+    let mut ends = memchr::memchr_iter(b'\n', b).chain(std::iter::once(b.len()));
     while line <= b.len() {
-        let end = memchr::memchr(b'\n', &b[line..]).map_or(b.len(), |k| line + k);
+        let end = ends.next().unwrap_or(b.len());
         let l = &b[line..end];
         match l.iter().rposition(|&c| c != b' ') {
             None => {
@@ -99,7 +121,7 @@ pub(crate) fn runs(text: &str) -> Option<Vec<TextRun>> {
                 }
             }
             Some(last) => {
-                if !FIRST[usize::from(l[0])] {
+                if check && !FIRST[usize::from(l[0])] {
                     return None;
                 }
                 let e = line + last + 1;

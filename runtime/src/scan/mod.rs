@@ -72,6 +72,7 @@ use std::ops::Range;
 use std::sync::OnceLock;
 
 use regex_automata::meta::Regex as MetaRegex;
+use regex_automata::util::pool::{Pool, PoolGuard};
 use regex_automata::{Anchored, Input};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -110,7 +111,16 @@ pub struct Scanner<S: 'static> {
     op_bytes: Option<[bool; 256]>,
     /// The info-string words of directive fences.
     fence_words: Vec<&'static str>,
+    /// Capture slots per structure, kept across texts (each scan takes one
+    /// set, and gives it back when it ends): a scan allocates none for its
+    /// candidates once the pool holds one per thread.
+    scratch: Pool<Scratch, fn() -> Scratch>,
 }
+
+/// Per structure: its capture slots (of the pattern before its tail, if it
+/// has one), made on first use, and its failed attempts in the text being
+/// scanned (see `Scanner::quick`).
+type Scratch = Vec<(Option<regex_automata::util::captures::Captures>, u32)>;
 
 /// The table of an op pattern of the form `[…]+` over ASCII, if it is one.
 fn op_byte_table(pattern: &str) -> Option<[bool; 256]> {
@@ -233,6 +243,7 @@ impl<S: 'static> Scanner<S> {
             after_bracket,
             op_bytes,
             fence_words: directives.fences.iter().map(|f| f.0).collect(),
+            scratch: Pool::new(Vec::new),
         }
     }
 
@@ -243,6 +254,21 @@ impl<S: 'static> Scanner<S> {
 
     /// As [`Scanner::scan`], plus every skipped directive candidate and why.
     pub fn scan_with_diagnostics(&self, text: &str) -> (Vec<Found<S>>, Vec<Skipped>) {
+        self.scan_in(text, &Context::of(text, &self.fence_words))
+    }
+
+    /// As [`Scanner::scan_with_diagnostics`], with the text's Markdown
+    /// context forced trivial: each paragraph (lines between blank lines)
+    /// read as one run of text, whatever its markup, no fence and no link.
+    /// Not the text's scan: the bench measures the candidate work with it,
+    /// apart from the CommonMark readers.
+    #[doc(hidden)]
+    pub fn scan_context_forced_trivial(&self, text: &str) -> (Vec<Found<S>>, Vec<Skipped>) {
+        self.scan_in(text, &Context::forced_trivial(text))
+    }
+
+    /// Every candidate of `text` in the context `ctx`.
+    fn scan_in(&self, text: &str, ctx: &Context) -> (Vec<Found<S>>, Vec<Skipped>) {
         let mut run = Run {
             s: self,
             full: text,
@@ -254,14 +280,20 @@ impl<S: 'static> Scanner<S> {
             block_end: text.len(),
             found: Vec::new(),
             skipped: Vec::new(),
-            caps: Vec::new(),
+            caps: {
+                let mut caps = self.scratch.get();
+                for c in caps.iter_mut() {
+                    c.1 = 0;
+                }
+                caps
+            },
             curl_end: 0,
             unclosed: [usize::MAX; 2],
             shell: None,
             heredocs: None,
             bidi: None,
         };
-        run.all();
+        run.all(ctx);
         (run.found, run.skipped)
     }
 
@@ -347,7 +379,7 @@ struct Run<'a, S: 'static> {
     pub(super) unclosed: [usize; 2],
     /// Per structure: capture slots (of the pattern before its tail, if it
     /// has one), made on first use, and failed attempts (see `Scanner::quick`).
-    pub(super) caps: Vec<(Option<regex_automata::util::captures::Captures>, u32)>,
+    pub(super) caps: PoolGuard<'a, Scratch, fn() -> Scratch>,
     /// The shell quote state of the text run being read, as far as it was
     /// lexed (see `Run::inside_quote`).
     pub(super) shell: Option<ShellLexer>,
@@ -368,6 +400,35 @@ mod tests {
             .unwrap()
             .search(&Input::new(text).range(from..).anchored(Anchored::Yes))
             .map(|m| m.end())
+    }
+
+    /// The search by lead byte finds what a search char by char finds.
+    #[test]
+    fn bidi_controls_are_found_by_their_lead_bytes() {
+        let by_char = |t: &str| t.char_indices().find(|&(_, c)| is_bidi_control(c));
+        let controls = (0..=0x10FFFFu32)
+            .filter_map(char::from_u32)
+            .filter(|&c| is_bidi_control(c));
+        let mut texts: Vec<String> = vec![
+            String::new(),
+            "plain".into(),
+            "é — ؛ \u{2065}\u{206A}\u{2010}\u{202F}\u{200D} Ø".into(),
+        ];
+        for c in controls {
+            texts.push(format!("a — é{c}b\u{202E}"));
+            texts.push(format!("{c}"));
+        }
+        // Every character whose UTF-8 form starts as a control's does.
+        texts.push(
+            (0x600..0x700)
+                .chain(0x2000..0x2100)
+                .filter_map(char::from_u32)
+                .filter(|&c| !is_bidi_control(c))
+                .collect(),
+        );
+        for t in &texts {
+            assert_eq!(first_bidi_control(t), by_char(t), "{t:?}");
+        }
     }
 
     #[test]
@@ -482,10 +543,33 @@ mod tests {
             !tail.loops.is_empty(),
             "the summary's DFA loops on text without `[`"
         );
+        let plain = tail.plain.as_ref().expect("the summary reads plain runs");
+        assert_eq!(plain.specials(), b"[", "only `[` stops a plain run");
         let meta = MetaRegex::new(&summary).unwrap();
         let pieces = [
-            "a", "b", " ", "\t", "\n", "\r\n", "[", "R", "E", "S", "U", "L", "T", "[RESULT ",
-            "[RESUL", "é", "✓", "—", "ok done",
+            "a",
+            "b",
+            " ",
+            "\t",
+            "\n",
+            "\r\n",
+            "[",
+            "R",
+            "E",
+            "S",
+            "U",
+            "L",
+            "T",
+            "[RESULT ",
+            "[RESUL",
+            "é",
+            "✓",
+            "—",
+            "ok done",
+            "a longer word",
+            "R E S",
+            "\t\tx  y z ",
+            "0123456789abcdef",
         ];
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         for _ in 0..5_000 {

@@ -97,6 +97,9 @@ pub(super) struct DenseTail {
     /// Such states, each with the bytes that leave it: a run of other bytes
     /// is passed over by a byte search instead of one transition per byte.
     pub(super) loops: Vec<(regex_automata::util::primitives::StateID, Box<[bool; 256]>)>,
+    /// Runs of plain bytes, read without a transition per byte, when the
+    /// DFA allows it (see [`Plain`]).
+    pub(super) plain: Option<Box<Plain>>,
 }
 
 impl DenseTail {
@@ -145,7 +148,12 @@ impl DenseTail {
                 loops.push((sid, Box::new(stop)));
             }
         }
-        DenseTail { dfa, loops }
+        // Seen from the first loop state from which it holds.
+        let plain = loops
+            .iter()
+            .find_map(|&(home, _)| Plain::new(&dfa, home, &queue))
+            .map(Box::new);
+        DenseTail { dfa, loops, plain }
     }
 
     /// The end of the DFA's leftmost-first match anchored at byte `from` of
@@ -163,6 +171,32 @@ impl DenseTail {
         let mut mat = None;
         let mut at = from;
         while at < hay.len() {
+            if let Some(p) = &self.plain {
+                // A run of at least three plain bytes, from a state that
+                // reads it alike: its states come from its bytes' classes.
+                if hay.len() - at >= 3
+                    && hay[at..at + 3].iter().all(|&b| p.plain[usize::from(b)])
+                    && p.starts.binary_search(&sid).is_ok()
+                {
+                    let end = p.run_end(hay, at);
+                    let classes = dfa.byte_classes();
+                    // The state after byte `i` (past the run's first byte).
+                    let after = |i: usize| {
+                        p.after[usize::from(classes.get(hay[i - 1])) * p.classes
+                            + usize::from(classes.get(hay[i]))]
+                    };
+                    // The last match in the run, as the loop below would
+                    // note it: a match state after byte `i` ends one at `i`.
+                    match (at + 1..end).rev().find(|&i| after(i).1) {
+                        Some(i) => mat = Some(i),
+                        None if dfa.is_match_state(dfa.next_state(sid, hay[at])) => mat = Some(at),
+                        None => {}
+                    }
+                    sid = after(end - 1).0;
+                    at = end;
+                    continue;
+                }
+            }
             let next = dfa.next_state(sid, hay[at]);
             if next == sid {
                 if let Some((_, stop)) = self.loops.iter().find(|l| l.0 == sid) {
@@ -195,6 +229,182 @@ impl DenseTail {
             mat = Some(hay.len());
         }
         mat
+    }
+}
+
+/// Stretches of a tail's text that its DFA reads without looking at which
+/// state it is in (issue 27): a run of "plain" bytes (ASCII bytes outside a
+/// few special ones) takes every state of a set to a state that depends only
+/// on the run's last two bytes (their byte classes), and the states along the
+/// run are found the same way. A run is then found by a word-at-a-time
+/// search, not a transition per byte. Built only when that holds of the DFA
+/// (checked over every reachable state and every pair of plain bytes when
+/// the tail is compiled), so it never changes a result.
+pub(super) struct Plain {
+    /// The ASCII bytes that are not plain (at most three); every byte from
+    /// 0x80 up is not plain either.
+    specials: Vec<u8>,
+    /// Per byte: whether it is plain.
+    plain: [bool; 256],
+    /// The states a run may start from, sorted.
+    starts: Vec<regex_automata::util::primitives::StateID>,
+    /// The DFA's byte classes' count.
+    classes: usize,
+    /// Per pair of byte classes (the run's last two bytes): the state after
+    /// the run, and whether it is a match state.
+    after: Vec<(regex_automata::util::primitives::StateID, bool)>,
+}
+
+impl Plain {
+    /// At most this many ASCII bytes are special (each is searched for).
+    const MAX_SPECIALS: usize = 3;
+
+    /// The plain-run reading of `dfa`, seen from its loop state `home` and
+    /// its reachable `states`, when it holds (see [`Plain`]). The special
+    /// bytes are chosen among the ASCII bytes on which `home` does not loop
+    /// (at most eight of them), fewest first.
+    pub(super) fn new(
+        dfa: &DenseDfa,
+        home: regex_automata::util::primitives::StateID,
+        states: &[regex_automata::util::primitives::StateID],
+    ) -> Option<Self> {
+        use regex_automata::dfa::Automaton;
+        let live = |s| !(dfa.is_dead_state(s) || dfa.is_quit_state(s));
+        let mut plain = [false; 256];
+        for b in 0..0x80u8 {
+            plain[usize::from(b)] = live(dfa.next_state(home, b));
+        }
+        let leaving: Vec<u8> = (0..0x80u8)
+            .filter(|&b| plain[usize::from(b)] && dfa.next_state(home, b) != home)
+            .collect();
+        if leaving.len() > 8 || (0..0x80).filter(|&b| !plain[b]).count() > Self::MAX_SPECIALS {
+            return None;
+        }
+        // Every subset of `leaving` of at most three bytes, smallest first.
+        let mut subsets: Vec<Vec<u8>> = (0u32..1 << leaving.len())
+            .map(|m| {
+                (0..leaving.len())
+                    .filter(|&k| m & (1 << k) != 0)
+                    .map(|k| leaving[k])
+                    .collect::<Vec<u8>>()
+            })
+            .collect();
+        subsets.sort_by_key(Vec::len);
+        for extra in subsets {
+            let mut p = plain;
+            for &b in &extra {
+                p[usize::from(b)] = false;
+            }
+            if (0..0x80).filter(|&b| !p[b]).count() > Self::MAX_SPECIALS {
+                break;
+            }
+            if let Some(found) = Self::with(dfa, home, states, p) {
+                return Some(found);
+            }
+        }
+        None
+    }
+
+    /// [`Plain`] with the plain bytes `plain`, when it holds.
+    fn with(
+        dfa: &DenseDfa,
+        home: regex_automata::util::primitives::StateID,
+        states: &[regex_automata::util::primitives::StateID],
+        plain: [bool; 256],
+    ) -> Option<Self> {
+        use regex_automata::dfa::Automaton;
+        use regex_automata::util::primitives::StateID;
+        let live = |s: StateID| !(dfa.is_dead_state(s) || dfa.is_quit_state(s));
+        let byte_classes = dfa.byte_classes();
+        let classes = byte_classes.alphabet_len();
+        let class = |b: u8| usize::from(byte_classes.get(b));
+        // One plain byte per class: bytes of a class have the same
+        // transitions everywhere.
+        let mut reps: Vec<u8> = Vec::new();
+        for b in (0..0x80u8).filter(|&b| plain[usize::from(b)]) {
+            if !reps.iter().any(|&r| class(r) == class(b)) {
+                reps.push(b);
+            }
+        }
+        if reps.is_empty() {
+            return None;
+        }
+        // The state after two plain bytes from `home`, per pair of classes.
+        let mut after = vec![(home, false); classes * classes];
+        for &x in &reps {
+            for &y in &reps {
+                let s = dfa.next_state(dfa.next_state(home, x), y);
+                after[class(x) * classes + class(y)] = (s, dfa.is_match_state(s));
+            }
+        }
+        // The states from which every plain byte leads to a live state and
+        // every two plain bytes lead where they lead from `home`.
+        let mut set: Vec<StateID> = states
+            .iter()
+            .copied()
+            .filter(|&s| {
+                live(s)
+                    && reps.iter().all(|&x| {
+                        let t = dfa.next_state(s, x);
+                        live(t)
+                            && reps.iter().all(|&y| {
+                                dfa.next_state(t, y) == after[class(x) * classes + class(y)].0
+                            })
+                    })
+            })
+            .collect();
+        set.sort();
+        // Closed under plain bytes: the largest such subset.
+        loop {
+            let before = set.len();
+            let kept: Vec<StateID> = set
+                .iter()
+                .copied()
+                .filter(|&s| {
+                    reps.iter()
+                        .all(|&x| set.binary_search(&dfa.next_state(s, x)).is_ok())
+                })
+                .collect();
+            set = kept;
+            if set.len() == before {
+                break;
+            }
+        }
+        set.binary_search(&home).is_ok().then(|| Plain {
+            specials: (0..0x80u8).filter(|&b| !plain[usize::from(b)]).collect(),
+            plain,
+            starts: set,
+            classes,
+            after,
+        })
+    }
+
+    /// The ASCII bytes that are not plain.
+    #[cfg(test)]
+    pub(super) fn specials(&self) -> &[u8] {
+        &self.specials
+    }
+
+    /// The end of the run of plain bytes that starts at `at` in `hay`.
+    fn run_end(&self, hay: &[u8], mut at: usize) -> usize {
+        const HIGH: u64 = 0x8080_8080_8080_8080;
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        // A word holds byte `c` where `w ^ c*ONES` has a zero byte.
+        let has = |w: u64, c: u8| {
+            let x = w ^ (ONES * u64::from(c));
+            x.wrapping_sub(ONES) & !x & HIGH != 0
+        };
+        while let Some(chunk) = hay.get(at..at + 8) {
+            let w = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+            if w & HIGH != 0 || self.specials.iter().any(|&c| has(w, c)) {
+                break;
+            }
+            at += 8;
+        }
+        while at < hay.len() && self.plain[usize::from(hay[at])] {
+            at += 1;
+        }
+        at
     }
 }
 

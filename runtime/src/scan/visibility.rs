@@ -43,6 +43,28 @@ pub(super) fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{61C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
+/// The first bidi control ([`is_bidi_control`]) in `text` and its byte
+/// offset. Searched by the lead bytes of their UTF-8 forms (U+061C is
+/// `D8 9C`; the others start with `E2`), a `memchr2` over the text, then the
+/// character at each hit decoded: most text has few such bytes.
+pub(super) fn first_bidi_control(text: &str) -> Option<(usize, char)> {
+    let b = text.as_bytes();
+    let mut from = 0;
+    while let Some(k) = memchr::memchr2(0xD8, 0xE2, &b[from..]) {
+        let at = from + k;
+        // A lead byte in valid UTF-8: a character starts there.
+        let c = text[at..]
+            .chars()
+            .next()
+            .expect("a character starts at a lead byte");
+        if is_bidi_control(c) {
+            return Some((at, c));
+        }
+        from = at + 1;
+    }
+    None
+}
+
 /// What a skip says of the format character `c` at byte `at`, written in `place`.
 pub(super) fn invisible_message(c: char, at: usize, place: &str) -> String {
     format!(
@@ -91,14 +113,7 @@ impl<S: 'static> Run<'_, S> {
             _ => {
                 let end = self.block_end.clamp(start, self.full.len());
                 let block = &self.full[start..end];
-                let first = if block.is_ascii() {
-                    None
-                } else {
-                    block
-                        .char_indices()
-                        .find(|&(_, c)| is_bidi_control(c))
-                        .map(|(i, c)| (start + i, c))
-                };
+                let first = first_bidi_control(block).map(|(i, c)| (start + i, c));
                 self.bidi = Some((start, first));
                 first
             }

@@ -61,8 +61,8 @@ impl<S: 'static> Run<'_, S> {
         });
     }
 
-    pub(super) fn all(&mut self) {
-        let ctx = Context::of(self.full, &self.s.fence_words);
+    /// Reads the whole text in its context `ctx`.
+    pub(super) fn all(&mut self, ctx: &Context) {
         // What every reader shows, in the order of the text.
         let mut parts: Vec<(usize, Part<'_>)> = ctx
             .runs
@@ -88,8 +88,8 @@ impl<S: 'static> Run<'_, S> {
                 }
             }
         }
-        self.in_free_text(&ctx);
-        self.hidden(&ctx);
+        self.in_free_text(ctx);
+        self.hidden(ctx);
     }
 
     /// The found sentence whose span holds `at`, if any.
@@ -465,7 +465,8 @@ impl<S: 'static> Run<'_, S> {
     /// `Scanner::quick`).
     pub(super) fn sentence_at(&mut self, k: usize, start: usize) -> Option<(usize, Option<S>)> {
         if self.caps.is_empty() {
-            self.caps = (0..self.s.structures.len()).map(|_| (None, 0)).collect();
+            let n = self.s.structures.len();
+            self.caps.extend((0..n).map(|_| (None, 0)));
         }
         let quick = if self.caps[k].1 >= MISSES_BEFORE_DFA {
             self.s.quick_dfa(k)
