@@ -184,6 +184,20 @@ pub enum GroupType {
     JsonObject,
 }
 
+impl GroupType {
+    /// The runtime's value type of a group of this type (whose `as_str` is
+    /// this type's name in the spec).
+    pub fn value_type(self) -> agent_sentences_runtime::meta::ValueType {
+        use agent_sentences_runtime::meta::ValueType;
+        match self {
+            GroupType::String => ValueType::String,
+            GroupType::Integer => ValueType::Integer,
+            GroupType::Enum => ValueType::Enum,
+            GroupType::JsonObject => ValueType::JsonObject,
+        }
+    }
+}
+
 /// An example the pattern must match in full.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -518,4 +532,31 @@ pub struct EnvelopeExample {
     pub id: String,
     /// The message wrapped.
     pub message: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::GroupType;
+    use agent_sentences_runtime::meta::ValueType;
+
+    /// The spec's group types and the runtime's value types are one list:
+    /// each group type serializes as its value type's `as_str`, and every
+    /// value type is some group type's.
+    #[test]
+    fn group_types_are_the_runtime_value_types() {
+        let all = [
+            GroupType::String,
+            GroupType::Integer,
+            GroupType::Enum,
+            GroupType::JsonObject,
+        ];
+        for g in all {
+            assert_eq!(
+                serde_json::to_value(g).unwrap(),
+                serde_json::Value::String(g.value_type().as_str().to_owned())
+            );
+        }
+        let reached: Vec<ValueType> = all.iter().map(|g| g.value_type()).collect();
+        assert_eq!(reached, ValueType::ALL);
+    }
 }

@@ -33,6 +33,7 @@ pub const FILES: &[(&str, &str)] = &[
     ("src/lib.rs", include_str!("lib.rs")),
     ("src/loops.rs", include_str!("loops.rs")),
     ("src/loops/check.rs", include_str!("loops/check.rs")),
+    ("src/meta.rs", include_str!("meta.rs")),
     ("src/ops.rs", include_str!("ops.rs")),
     ("src/python.rs", include_str!("python.rs")),
     ("src/scan/mod.rs", include_str!("scan/mod.rs")),

@@ -289,13 +289,9 @@ fn enum_py_name(rust_name: &str) -> String {
     ident::python_class(rust_name)
 }
 
+/// The spec's name of a field's type (`FieldInfo.kind`).
 fn field_kind(ty: &FieldTy) -> &'static str {
-    match ty {
-        FieldTy::String => "string",
-        FieldTy::Integer => "integer",
-        FieldTy::Enum(_) => "enum",
-        FieldTy::JsonObject => "json_object",
-    }
+    ty.value_type().as_str()
 }
 
 fn view(model: &Model) -> View<'_> {
@@ -324,21 +320,16 @@ fn view(model: &Model) -> View<'_> {
                 .fields
                 .iter()
                 .map(|f| {
-                    let (base, lookup, values) = match &f.ty {
-                        FieldTy::String => ("str".to_owned(), None, Vec::new()),
-                        FieldTy::Integer => ("int".to_owned(), None, Vec::new()),
-                        FieldTy::JsonObject => ("JsonObject".to_owned(), None, Vec::new()),
-                        FieldTy::Enum(name) => {
+                    let base = f.ty.spelling().python;
+                    let (lookup, values) = match &f.ty {
+                        FieldTy::Enum(_) => {
                             let e = enums
                                 .iter()
-                                .find(|e| e.name == enum_py_name(name))
+                                .find(|e| e.name == base)
                                 .expect("lowered enums are listed");
-                            (
-                                e.name.clone(),
-                                Some(e.lookup_const.clone()),
-                                e.values.clone(),
-                            )
+                            (Some(e.lookup_const.clone()), e.values.clone())
                         }
+                        _ => (None, Vec::new()),
                     };
                     let annotation = if f.required {
                         base.clone()

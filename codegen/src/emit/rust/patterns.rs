@@ -68,7 +68,7 @@ pub(super) fn patterns_mod(model: &Model) -> TokenStream {
         };
         let groups = p.groups.iter().map(|g| {
             let (name, description, field) = (&g.name, &g.description, &g.field);
-            let ty = value_type(g.ty);
+            let ty = value_type(g.ty.value_type());
             let values = &g.values;
             quote! { GroupInfo { name: #name, ty: #ty, values: &[#(#values),*], field: #field, description: #description } }
         });
@@ -101,93 +101,13 @@ pub(super) fn patterns_mod(model: &Model) -> TokenStream {
         pub mod patterns {
             use std::sync::LazyLock;
             use agent_sentences_runtime::regex::Regex;
-            use agent_sentences_runtime::serde::Serialize;
+            pub use agent_sentences_runtime::meta::{Capture, GroupInfo, MatchExample, PatternInfo};
             use super::ValueType;
             #(#items)*
             /// Every pattern as `(key, source)`, in spec order.
             pub const ALL: &[(&str, &str)] = &[#(#all),*];
 
             #(#fulls)*
-
-            /// A named group of a pattern (`/patterns/<key>/groups/<name>`).
-            #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-            #[serde(crate = "agent_sentences_runtime::serde")]
-            pub struct GroupInfo {
-                /// The group's name.
-                pub name: &'static str,
-                /// The type of the captured value.
-                #[serde(rename = "type")]
-                pub ty: ValueType,
-                /// For [`ValueType::Enum`]: the allowed texts; empty otherwise.
-                pub values: &'static [&'static str],
-                /// The structure field the group fills (its own name unless the spec maps it).
-                pub field: &'static str,
-                /// What the group captures.
-                pub description: &'static str,
-            }
-
-            /// What one group captures in a [`MatchExample`].
-            #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-            #[serde(crate = "agent_sentences_runtime::serde")]
-            pub struct Capture {
-                /// The group's name.
-                pub group: &'static str,
-                /// The captured text.
-                pub text: &'static str,
-            }
-
-            /// A text the pattern matches in full, with what each taking-part group captures.
-            #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-            #[serde(crate = "agent_sentences_runtime::serde")]
-            pub struct MatchExample {
-                /// The text.
-                pub text: &'static str,
-                /// The groups that take part, in the spec's order.
-                pub captures: &'static [Capture],
-            }
-
-            /// One pattern's metadata (`/patterns/<key>` in `schema/regex_patterns.json`).
-            #[derive(Debug, Clone, Copy, Serialize)]
-            #[serde(crate = "agent_sentences_runtime::serde")]
-            pub struct PatternInfo {
-                /// The pattern key, e.g. `work_order`.
-                pub key: &'static str,
-                /// What it matches.
-                pub purpose: &'static str,
-                /// Flags inline, then the pattern: the string both engines compile.
-                pub source: &'static str,
-                /// The pattern without flags, as the spec writes it (a free-text group with `runs_until` written out, P91).
-                pub pattern: &'static str,
-                /// The spec's flags, named as Python's `re` names them (`MULTILINE`, `DOTALL`).
-                pub flags: &'static [&'static str],
-                /// The pattern as the seed document printed it, where it did (never compiled).
-                pub seed_pattern: Option<&'static str>,
-                /// Named groups, in the order they open.
-                pub groups: &'static [GroupInfo],
-                /// Texts the pattern matches in full.
-                pub matches: &'static [MatchExample],
-                /// Texts the pattern does not match in full.
-                pub non_matches: &'static [&'static str],
-                /// The spec entry as written, pretty-printed JSON.
-                #[serde(skip)]
-                pub spec_json: &'static str,
-                #[serde(skip)]
-                search: fn() -> &'static Regex,
-                #[serde(skip)]
-                full: fn() -> &'static Regex,
-            }
-
-            impl PatternInfo {
-                /// The compiled pattern, search semantics (finds it anywhere in a text).
-                pub fn regex(&self) -> &'static Regex {
-                    (self.search)()
-                }
-
-                /// The pattern anchored at both ends (`\A(?:…)\z`): matches a whole text or nothing.
-                pub fn full_regex(&self) -> &'static Regex {
-                    (self.full)()
-                }
-            }
 
             /// Every pattern's metadata, in spec order.
             pub const INFO: &[PatternInfo] = &[#(#infos),*];

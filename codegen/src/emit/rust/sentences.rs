@@ -5,7 +5,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::meta::{opt_str, rust_type, rust_type_name, type_doc};
+use super::meta::{opt_str, rust_type, rust_type_name, type_doc, value_type};
 use super::tokens::{anchored, doc, lit, text_lit};
 use crate::emit::docs::rustdoc;
 use crate::lower::{FieldIr, FieldTy, Model, SentenceIr};
@@ -364,19 +364,15 @@ pub(super) fn kind_enum(model: &Model, schemars: &TokenStream) -> TokenStream {
         let v = format_ident!("{}", s.type_name);
         let infos = s.fields.iter().map(|f| {
             let name = &f.name;
-            let (ty, values): (TokenStream, Vec<String>) = match &f.ty {
-                FieldTy::String => (quote!(ValueType::String), vec![]),
-                FieldTy::Integer => (quote!(ValueType::Integer), vec![]),
-                FieldTy::Enum(e) => (
-                    quote!(ValueType::Enum),
-                    model
-                        .enums
-                        .iter()
-                        .find(|x| &x.name == e)
-                        .map(|x| x.variants.iter().map(|(_, t)| t.clone()).collect())
-                        .unwrap_or_default(),
-                ),
-                FieldTy::JsonObject => (quote!(ValueType::JsonObject), vec![]),
+            let ty = value_type(f.ty.value_type());
+            let values: Vec<String> = match &f.ty {
+                FieldTy::Enum(e) => model
+                    .enums
+                    .iter()
+                    .find(|x| &x.name == e)
+                    .map(|x| x.variants.iter().map(|(_, t)| t.clone()).collect())
+                    .unwrap_or_default(),
+                _ => vec![],
             };
             let rust_type = rust_type_name(f);
             let required = f.required;
