@@ -97,7 +97,7 @@ pub struct KnownFinding {
     pub file: String,
     /// Its JSON pointer.
     pub pointer: String,
-    /// The README decision that settles it, e.g. `P7`.
+    /// The decision (`docs/decisions/`) that settles it, e.g. `P7`.
     pub decision: String,
 }
 
@@ -330,7 +330,7 @@ pub struct Limits {
 }
 
 /// `schema/loops.json` (optional): how the loop tracker reads the sentences,
-/// the facts the seeds leave open (README decisions P130–P137). The moves
+/// the facts the seeds leave open (decisions P130–P137). The moves
 /// themselves come from each structure's `lifecycle_transition`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

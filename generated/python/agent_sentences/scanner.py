@@ -89,7 +89,7 @@ SkipReason = Literal[
     "in-free-text",
 ]
 """Why a directive candidate was skipped, as Rust's ``SkipReason`` serializes
-(written from the runtime's ``SkipReason.ALL`` and ``summary``):
+(written from the runtime's ``SkipReason::ALL`` and ``SkipReason::summary``):
 
 - ``invalid-json``: the arguments are not one strict JSON object (syntax,
   duplicate keys, depth, size, or truncation);

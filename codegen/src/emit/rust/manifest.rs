@@ -14,7 +14,7 @@ pub const CRATE_RUST_VERSION: &str = "1.85";
 pub const CRATE_LICENSE: &str = "MIT";
 /// The repository the generated crate's manifest names (the workspace's
 /// `repository`).
-pub const CRATE_REPOSITORY: &str = "https://github.com/agent-sentences/agent-sentences";
+pub const CRATE_REPOSITORY: &str = crate::emit::header::REPOSITORY;
 
 /// `generated/rust/README.md`: the crate's README for its registry page
 /// (the manifest's `readme`): the spec it is generated from and how to use it.
