@@ -421,12 +421,13 @@ fn field_pointer(spec: &Spec, key: &str, field: &str) -> String {
     }
 }
 
+/// A field's type as a report names it: the spec's name, and an
+/// enumeration's type name (`enum `Status``).
 fn type_name(f: &FieldIr) -> String {
+    let spelling = f.ty.spelling();
     match &f.ty {
-        crate::lower::FieldTy::String => "string".into(),
-        crate::lower::FieldTy::Integer => "integer".into(),
-        crate::lower::FieldTy::Enum(e) => format!("enum `{e}`"),
-        crate::lower::FieldTy::JsonObject => "json_object".into(),
+        crate::lower::FieldTy::Enum(e) => format!("{} `{e}`", spelling.value_type),
+        _ => spelling.value_type.to_string(),
     }
 }
 

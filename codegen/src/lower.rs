@@ -8,6 +8,8 @@
 use indexmap::IndexMap;
 use serde::Serialize;
 
+use agent_sentences_runtime::meta::ValueType;
+
 use crate::ident;
 use crate::lifecycle::Lifecycle;
 use crate::load::Spec;
@@ -115,6 +117,66 @@ pub enum FieldTy {
     Enum(String),
     /// A JSON object.
     JsonObject,
+}
+
+/// A field type as each output spells it ([`FieldTy::spelling`]), without
+/// the optional wrapper (`Option<…>`, `… | None`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Spelling {
+    /// The runtime's value type; its `as_str` is the spec's name of the type
+    /// (`json_object`).
+    pub value_type: ValueType,
+    /// The generated Rust type (`u32`, an enumeration's type name).
+    pub rust: String,
+    /// The generated Python annotation (`int`, an enumeration's class name).
+    pub python: String,
+    /// The type in words, for the generated rustdoc.
+    pub words: String,
+}
+
+impl FieldTy {
+    /// How each output spells this type: the one table of field type
+    /// spellings, which the Rust and Python emitters and `check --against`
+    /// read.
+    pub fn spelling(&self) -> Spelling {
+        let (value_type, rust, python, words) = match self {
+            FieldTy::String => (
+                ValueType::String,
+                "String".to_owned(),
+                "str".to_owned(),
+                "text".to_owned(),
+            ),
+            FieldTy::Integer => (
+                ValueType::Integer,
+                "u32".to_owned(),
+                "int".to_owned(),
+                "a non-negative integer (`u32`)".to_owned(),
+            ),
+            FieldTy::Enum(e) => (
+                ValueType::Enum,
+                e.clone(),
+                ident::python_class(e),
+                format!("one of [`{e}`]"),
+            ),
+            FieldTy::JsonObject => (
+                ValueType::JsonObject,
+                "JsonObject".to_owned(),
+                "JsonObject".to_owned(),
+                "one strict JSON object".to_owned(),
+            ),
+        };
+        Spelling {
+            value_type,
+            rust,
+            python,
+            words,
+        }
+    }
+
+    /// The runtime's value type of this field type.
+    pub fn value_type(&self) -> ValueType {
+        self.spelling().value_type
+    }
 }
 
 /// A field of a sentence.

@@ -97,7 +97,7 @@ pub struct KnownFinding {
     pub file: String,
     /// Its JSON pointer.
     pub pointer: String,
-    /// The README decision that settles it, e.g. `P7`.
+    /// The decision (`docs/decisions/`) that settles it, e.g. `P7`.
     pub decision: String,
 }
 
@@ -182,6 +182,20 @@ pub enum GroupType {
     Enum,
     /// Exactly one strict JSON object (RFC 8259).
     JsonObject,
+}
+
+impl GroupType {
+    /// The runtime's value type of a group of this type (whose `as_str` is
+    /// this type's name in the spec).
+    pub fn value_type(self) -> agent_sentences_runtime::meta::ValueType {
+        use agent_sentences_runtime::meta::ValueType;
+        match self {
+            GroupType::String => ValueType::String,
+            GroupType::Integer => ValueType::Integer,
+            GroupType::Enum => ValueType::Enum,
+            GroupType::JsonObject => ValueType::JsonObject,
+        }
+    }
 }
 
 /// An example the pattern must match in full.
@@ -316,7 +330,7 @@ pub struct Limits {
 }
 
 /// `schema/loops.json` (optional): how the loop tracker reads the sentences,
-/// the facts the seeds leave open (README decisions P130–P137). The moves
+/// the facts the seeds leave open (decisions P130–P137). The moves
 /// themselves come from each structure's `lifecycle_transition`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -518,4 +532,31 @@ pub struct EnvelopeExample {
     pub id: String,
     /// The message wrapped.
     pub message: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::GroupType;
+    use agent_sentences_runtime::meta::ValueType;
+
+    /// The spec's group types and the runtime's value types are one list:
+    /// each group type serializes as its value type's `as_str`, and every
+    /// value type is some group type's.
+    #[test]
+    fn group_types_are_the_runtime_value_types() {
+        let all = [
+            GroupType::String,
+            GroupType::Integer,
+            GroupType::Enum,
+            GroupType::JsonObject,
+        ];
+        for g in all {
+            assert_eq!(
+                serde_json::to_value(g).unwrap(),
+                serde_json::Value::String(g.value_type().as_str().to_owned())
+            );
+        }
+        let reached: Vec<ValueType> = all.iter().map(|g| g.value_type()).collect();
+        assert_eq!(reached, ValueType::ALL);
+    }
 }

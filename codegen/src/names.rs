@@ -1,6 +1,6 @@
 //! Names that become identifiers: every structure key, pattern key, field
 //! name, enum group and value, and op name is checked against what the
-//! emitters derive from it ([`crate::ident`], `emit/rust.rs`,
+//! emitters derive from it ([`crate::ident`], `emit/rust/`,
 //! `emit/python.rs` and the Python templates), so a spec the lint accepts
 //! generates code without a panic and without two items of one name.
 //!

@@ -394,17 +394,33 @@ fn the_pattern_doc_shows_every_pattern_with_its_captures() {
     );
 }
 
+/// Links go to headings of the two documents, or to the decision index
+/// (a cited decision, `decision P2`, links there).
 #[test]
 fn links_point_at_headings_and_no_html_leaks() {
     let g = generated();
     let [(_, sentences), (_, patterns)] = docs(&g);
+    let decisions = agent_sentences_codegen::emit::header::decisions_url();
+    for name in [SENTENCES, PATTERNS] {
+        assert!(
+            !g.files[name].contains("README decision"),
+            "{name}: decisions are in docs/decisions, not the README"
+        );
+    }
     for (name, doc) in [(SENTENCES, &sentences), (PATTERNS, &patterns)] {
+        assert!(
+            doc.links.contains(&decisions),
+            "{name}: cites decisions and links their index"
+        );
         assert!(
             doc.html.is_empty(),
             "{name}: spec text became HTML: {:?}",
             doc.html
         );
         for link in &doc.links {
+            if *link == decisions {
+                continue;
+            }
             let (file, anchor) = link.split_once('#').unwrap_or((link.as_str(), ""));
             let target = match file {
                 "" => doc,

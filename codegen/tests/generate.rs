@@ -21,6 +21,38 @@ fn generated_dir_matches_the_spec() {
     );
 }
 
+/// The Python package's `SkipReason` literal is the runtime's list (P226):
+/// the same names in the same order, each documented with the runtime's
+/// summary, in the committed file (a hand edit of either side fails here).
+#[test]
+fn python_skip_reasons_are_the_runtimes() {
+    use agent_sentences_runtime::scan::SkipReason;
+    let path = root().join("generated/python/agent_sentences/scanner.py");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let start = text
+        .find("SkipReason = Literal[\n")
+        .expect("the SkipReason literal")
+        + 22;
+    let end = start + text[start..].find("]\n").expect("the literal closes");
+    let python: Vec<&str> = text[start..end]
+        .lines()
+        .map(|l| l.trim().trim_end_matches(',').trim_matches('"'))
+        .collect();
+    let rust: Vec<&str> = SkipReason::ALL.iter().map(|r| r.as_str()).collect();
+    assert_eq!(python, rust, "{}", path.display());
+    let doc = &text[end..];
+    let doc = &doc[..doc.find("\n\"\"\"\n").expect("the docstring closes")];
+    let doc = doc.split_whitespace().collect::<Vec<_>>().join(" ");
+    for r in SkipReason::ALL {
+        let entry = format!("- ``{}``: {}", r.as_str(), r.summary().replace('`', "``"));
+        let entry = entry.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            doc.contains(&entry),
+            "{r:?} is documented with its summary: {entry}"
+        );
+    }
+}
+
 #[test]
 fn generation_is_deterministic_and_idempotent() {
     let a = generate(&root().join("schema")).unwrap();

@@ -110,6 +110,32 @@ fn rust_module_has_no_cfg_and_reaches_dependencies_through_the_runtime() {
     );
 }
 
+/// The metadata types are the runtime's (P225): the generated code fills
+/// them in and re-exports them, and defines none of them.
+#[test]
+fn metadata_types_are_the_runtimes_reexported() {
+    let spec = common::root().join("schema");
+    let module = agent_sentences_codegen::rust_module(&spec).unwrap();
+    assert!(module.contains("pub use agent_sentences_runtime::meta::{FieldInfo, ValueType};"));
+    assert!(module.contains("pub use agent_sentences_runtime::meta::{"));
+    for ty in [
+        "ValueType",
+        "FieldInfo",
+        "GroupInfo",
+        "Capture",
+        "MatchExample",
+        "PatternInfo",
+    ] {
+        for def in [format!("pub enum {ty} "), format!("pub struct {ty} ")] {
+            assert!(!module.contains(&def), "the generated code defines `{ty}`");
+        }
+        assert!(
+            !module.contains(&format!("impl {ty} ")),
+            "the generated code implements `{ty}`"
+        );
+    }
+}
+
 /// A vendored runtime (the standalone generator's default, P210): the
 /// runtime's own files under `runtime/`, each behind a header naming the
 /// command, the manifests naming it by path beside its version, and every

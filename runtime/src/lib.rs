@@ -5,6 +5,8 @@
 //! - [`json`]: strict parsing of tool arguments (one RFC 8259 object, no
 //!   duplicate keys) and their canonical rendering.
 //! - [`loops`]: the loop tracker (the lifecycle state machine, SLA nudges).
+//! - [`meta`]: the metadata types a generated crate fills in ([`meta::ValueType`],
+//!   [`meta::FieldInfo`], [`meta::PatternInfo`]).
 //! - [`Step`] / [`stop_point`]: locating where a text stops fitting a pattern.
 //! - `python` (feature `python`): building Python objects from scan results,
 //!   for the generated PyO3 module; the only module with `unsafe` code (two
@@ -23,6 +25,7 @@ pub mod envelope;
 pub mod grammar;
 pub mod json;
 pub mod loops;
+pub mod meta;
 pub mod ops;
 #[cfg(feature = "python")]
 #[allow(unsafe_code)]

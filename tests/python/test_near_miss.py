@@ -1,21 +1,23 @@
 """Every pattern's `fullmatch`, and `parse`, stay linear on adversarial
 near-misses of a mebibyte (issue 13): built by `near_miss.py` from the
-spec's examples, each read as the same near-miss of 64 bytes reads."""
+spec's examples, each read as the same near-miss of 64 bytes reads.
+
+No clock is read: the tests hold what a big near-miss reads as. That the
+read takes linear time is held where it can be decided, not by a
+threshold: the spec lint rejects every pattern Python's backtracking
+``re`` could read in more than linear time (decision P187, the
+``nested-quantifier`` family of findings); ``parse`` runs the same
+patterns, once per structure, and locates a failure with a fixed list of
+steps."""
 
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 
 import agent_sentences as A
 from near_miss import SIZE, SMALL_BYTES, NearMiss, scale, spec_patterns, suffixes
-
-LIMIT_S = 5.0
-"""Seconds one read of a mebibyte may take. Linear reads take well under one;
-the seed-era `result` pattern took 22 s on 52 bytes."""
-
 
 def cases() -> list[NearMiss]:
     out = []
@@ -55,12 +57,6 @@ def reading(text: str) -> str:
         return f"error {type(e.kind).__name__} {e.structure} {e.closest}"
 
 
-def timed(f, *args):  # type: ignore[no-untyped-def]
-    start = time.perf_counter()
-    value = f(*args)
-    return value, time.perf_counter() - start
-
-
 def test_every_pattern_has_near_misses() -> None:
     assert {c.pattern for c in CASES} == set(spec_patterns())
 
@@ -70,25 +66,20 @@ def test_fullmatch_reads_a_mebibyte_near_miss_as_the_small_one(case: NearMiss) -
     pattern = A.patterns.COMPILED[case.pattern]
     small, big = case.copies(SMALL_BYTES), case.copies(SIZE)
     expected = scale(captures(pattern, case.text(small)), case.fill(small), case.fill(big))
-    got, seconds = timed(captures, pattern, case.text(big))
-    assert got == expected
-    assert seconds < LIMIT_S, f"{seconds:.1f} s"
+    assert captures(pattern, case.text(big)) == expected
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c.suffix != "\x00"], ids=lambda c: f"{c.pattern}-{c.group}-{len(c.suffix)}")
 def test_parse_reads_a_mebibyte_near_miss_as_the_small_one(case: NearMiss) -> None:
     expected = reading(case.text(case.copies(SMALL_BYTES)))
-    got, seconds = timed(reading, case.text(case.copies(SIZE)))
-    assert got == expected
-    assert seconds < LIMIT_S, f"{seconds:.1f} s"
+    assert reading(case.text(case.copies(SIZE))) == expected
 
 
 def test_two_results_whose_first_summary_spans_lines() -> None:
     # The issue's text, grown: each line of the first summary 64 KiB.
     line = "y" * (1 << 16)
     text = "[RESULT a] OK x\n" + "\n".join([line] * 16) + " [RESULT b] OK z"
-    (found, seconds) = timed(A.patterns.COMPILED["result"].fullmatch, text)
-    assert found is None and seconds < LIMIT_S
+    assert A.patterns.COMPILED["result"].fullmatch(text) is None
     with pytest.raises(A.ParseError) as e:
         A.Result.parse(text)
     assert e.value.offset == len(text.encode()) - len("[RESULT b] OK z")

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 use tera::{Context, Tera, Value};
 
-use crate::emit::header::MD_HEADER;
+use crate::emit::header::{decisions_url, MD_HEADER};
 use crate::lifecycle::{self, Lifecycle, Transition};
 use crate::load::Spec;
 use crate::lower::{FieldIr, GroupIr, Model, PatternIr, SentenceIr};
@@ -51,6 +51,8 @@ pub const FOOTER_KEY: &str = "contract_footer";
 pub struct DocsContext<'a> {
     /// The fixed first line ([`MD_HEADER`]).
     pub header: &'static str,
+    /// Where a cited decision is explained ([`decisions_url`]).
+    pub decisions: String,
     /// `structures.json` title.
     pub structures_title: &'a str,
     /// `structures.json` version.
@@ -288,6 +290,7 @@ fn pattern_doc<'a>(model: &'a Model, p: &'a PatternIr) -> PatternDoc<'a> {
 pub fn context<'a>(spec: &'a Spec, model: &'a Model) -> DocsContext<'a> {
     DocsContext {
         header: MD_HEADER,
+        decisions: decisions_url(),
         structures_title: &spec.structures.title,
         structures_version: &spec.structures.version,
         surface: spec.structures.surface.as_deref(),

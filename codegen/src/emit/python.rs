@@ -214,6 +214,62 @@ struct PyScan {
     aliases: Vec<(String, String)>,
     max_depth: usize,
     max_bytes: usize,
+    /// The runtime's skip reasons (`SkipReason::ALL`), in order.
+    skip_reasons: Vec<PySkipReason>,
+}
+
+/// A skip reason as the Python `SkipReason` literal and its docstring
+/// write it, from the runtime's `SkipReason` (one source for both languages).
+#[derive(Serialize)]
+struct PySkipReason {
+    /// As it serializes, e.g. `invalid-json`.
+    name: &'static str,
+    /// Its docstring entry, wrapped: `- ``name``: summary;` (`.` for the
+    /// last), continuation lines indented by two blanks.
+    doc: Vec<String>,
+}
+
+/// The docstring entries of the runtime's skip reasons.
+fn skip_reasons() -> Vec<PySkipReason> {
+    use agent_sentences_runtime::scan::SkipReason;
+    let n = SkipReason::ALL.len();
+    SkipReason::ALL
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let stop = if i + 1 == n { '.' } else { ';' };
+            let text = format!(
+                "- ``{}``: {}{stop}",
+                r.as_str(),
+                r.summary().replace('`', "``")
+            );
+            PySkipReason {
+                name: r.as_str(),
+                doc: wrap(&text, 80, "  "),
+            }
+        })
+        .collect()
+}
+
+/// `text` broken at blanks into lines of at most `width` characters where
+/// the words allow, the lines after the first starting with `indent`.
+fn wrap(text: &str, width: usize, indent: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let start = if lines.is_empty() { "" } else { indent };
+        if line.len() > start.len() && line.chars().count() + 1 + word.chars().count() > width {
+            lines.push(std::mem::take(&mut line));
+            line.push_str(indent);
+        } else if line.len() > start.len() {
+            line.push(' ');
+        } else if line.is_empty() {
+            line.push_str(start);
+        }
+        line.push_str(word);
+    }
+    lines.push(line);
+    lines
 }
 
 /// One structure the scanner matches (as Rust's `StructureScan`).
@@ -289,13 +345,9 @@ fn enum_py_name(rust_name: &str) -> String {
     ident::python_class(rust_name)
 }
 
+/// The spec's name of a field's type (`FieldInfo.kind`).
 fn field_kind(ty: &FieldTy) -> &'static str {
-    match ty {
-        FieldTy::String => "string",
-        FieldTy::Integer => "integer",
-        FieldTy::Enum(_) => "enum",
-        FieldTy::JsonObject => "json_object",
-    }
+    ty.value_type().as_str()
 }
 
 fn view(model: &Model) -> View<'_> {
@@ -324,21 +376,16 @@ fn view(model: &Model) -> View<'_> {
                 .fields
                 .iter()
                 .map(|f| {
-                    let (base, lookup, values) = match &f.ty {
-                        FieldTy::String => ("str".to_owned(), None, Vec::new()),
-                        FieldTy::Integer => ("int".to_owned(), None, Vec::new()),
-                        FieldTy::JsonObject => ("JsonObject".to_owned(), None, Vec::new()),
-                        FieldTy::Enum(name) => {
+                    let base = f.ty.spelling().python;
+                    let (lookup, values) = match &f.ty {
+                        FieldTy::Enum(_) => {
                             let e = enums
                                 .iter()
-                                .find(|e| e.name == enum_py_name(name))
+                                .find(|e| e.name == base)
                                 .expect("lowered enums are listed");
-                            (
-                                e.name.clone(),
-                                Some(e.lookup_const.clone()),
-                                e.values.clone(),
-                            )
+                            (Some(e.lookup_const.clone()), e.values.clone())
                         }
+                        _ => (None, Vec::new()),
                     };
                     let annotation = if f.required {
                         base.clone()
@@ -456,6 +503,7 @@ fn scan_view(model: &Model) -> PyScan {
         aliases: pairs(&d.aliases),
         max_depth: d.limits.max_json_depth,
         max_bytes: d.limits.max_args_bytes,
+        skip_reasons: skip_reasons(),
     }
 }
 

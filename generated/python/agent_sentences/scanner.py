@@ -88,7 +88,8 @@ SkipReason = Literal[
     "curl-not-at-line-start",
     "in-free-text",
 ]
-"""Why a directive candidate was skipped, as Rust's ``SkipReason`` serializes:
+"""Why a directive candidate was skipped, as Rust's ``SkipReason`` serializes
+(written from the runtime's ``SkipReason::ALL`` and ``SkipReason::summary``):
 
 - ``invalid-json``: the arguments are not one strict JSON object (syntax,
   duplicate keys, depth, size, or truncation);
@@ -105,18 +106,18 @@ SkipReason = Literal[
 - ``not-plain-text``: a candidate that a CommonMark renderer does not show as
   written: a code span, inline HTML, emphasis or strikethrough markup, link or
   image markup, or an entity starts inside it, or it runs past its block;
-- ``invisible-character``: an invisible character (Unicode category Cf,
-  another default-ignorable code point, U+2028 or U+2029) written in the op
-  or the arguments, or a bidi control before the call in its paragraph;
-- ``lookalike-keys``: two keys of one object equal after NFKC normalization
-  once invisible characters are removed;
-- ``hidden-by``: a candidate that some CommonMark reader shows as text and
-  not every reader shows as text of the same block, or a directive fence not
-  every reader reads alike; the message names each reader and what it shows
-  there (``comrak: html_block``);
-- ``curl-not-at-line-start``: a curl command that starts a block (a list
-  item's, a heading's, a table cell's text) on a line where Markdown markup
-  precedes it: only a line that starts with ``curl`` is a directive;
+- ``invisible-character``: an invisible character (Unicode category Cf, another
+  default-ignorable code point, U+2028 or U+2029) written in the op or the
+  arguments, or a bidi control before the call in its paragraph;
+- ``lookalike-keys``: two keys of one object equal after NFKC normalization once
+  invisible characters are removed;
+- ``hidden-by``: a candidate that some CommonMark reader shows as text and not
+  every reader shows as text of the same block, or a directive fence not every
+  reader reads alike; the message names each reader and what it shows there
+  (``comrak: html_block``);
+- ``curl-not-at-line-start``: a curl command that starts a block (a list item's,
+  a heading's, a table cell's text) on a line where Markdown markup precedes it:
+  only a line that starts with ``curl`` is a directive;
 - ``in-free-text``: a candidate or a directive fence written in a later block of
   a found sentence's free-text field (a work order's body, a result's summary):
   part of that sentence, never read on its own.

@@ -50,63 +50,14 @@ impl std::error::Error for UnknownValue {}
 pub const SPEC_TITLE: &str = "Agent Sentence Structures & Protocols";
 /// The spec's version (`version` of `schema/structures.json`).
 pub const SPEC_VERSION: &str = "1.0.0";
-/// The type of a captured value, named as the spec names it (`type` of a pattern group).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(crate = "agent_sentences_runtime::serde")]
-#[serde(rename_all = "snake_case")]
-pub enum ValueType {
-    /// Text, kept as captured.
-    String,
-    /// A non-negative decimal integer that fits in 32 bits.
-    Integer,
-    /// One of a closed set of texts.
-    Enum,
-    /// Exactly one strict JSON object.
-    JsonObject,
-}
-impl ValueType {
-    /// The spec's name of the type, e.g. `json_object`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ValueType::String => "string",
-            ValueType::Integer => "integer",
-            ValueType::Enum => "enum",
-            ValueType::JsonObject => "json_object",
-        }
-    }
-}
-impl fmt::Display for ValueType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-/// A field of a generated sentence type ([`SentenceKind::field_info`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(crate = "agent_sentences_runtime::serde")]
-pub struct FieldInfo {
-    /// The field's name as the spec writes it (and as it serializes).
-    pub name: &'static str,
-    /// The type of its value.
-    #[serde(rename = "type")]
-    pub ty: ValueType,
-    /// For [`ValueType::Enum`]: the allowed texts, in spec order; empty otherwise.
-    pub values: &'static [&'static str],
-    /// The Rust type of the struct field, e.g. `Option<Status>`.
-    pub rust_type: &'static str,
-    /// True for the spec's `required_fields`.
-    pub required: bool,
-    /// What the field holds (the description of the group that captures it).
-    pub description: &'static str,
-    /// The pattern groups that capture it, in pattern order.
-    pub groups: &'static [&'static str],
-    /// The field it is derived from, when its group lies inside that field's group.
-    pub derived_from: Option<&'static str>,
-}
+pub use agent_sentences_runtime::meta::{FieldInfo, ValueType};
 /// The spec's patterns: source strings (flags inline), compiled regexes and metadata.
 pub mod patterns {
     use std::sync::LazyLock;
     use agent_sentences_runtime::regex::Regex;
-    use agent_sentences_runtime::serde::Serialize;
+    pub use agent_sentences_runtime::meta::{
+        Capture, GroupInfo, MatchExample, PatternInfo,
+    };
     use super::ValueType;
     /// Parses a work order: \[WO:\<id>\] \[from \<sender>\] \<title> — \<body>. The body runs to the end of the text, across lines.
     ///
@@ -539,80 +490,6 @@ pub mod patterns {
                 .expect("the generator compiled this pattern")
         });
         &RE
-    }
-    /// A named group of a pattern (`/patterns/<key>/groups/<name>`).
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-    #[serde(crate = "agent_sentences_runtime::serde")]
-    pub struct GroupInfo {
-        /// The group's name.
-        pub name: &'static str,
-        /// The type of the captured value.
-        #[serde(rename = "type")]
-        pub ty: ValueType,
-        /// For [`ValueType::Enum`]: the allowed texts; empty otherwise.
-        pub values: &'static [&'static str],
-        /// The structure field the group fills (its own name unless the spec maps it).
-        pub field: &'static str,
-        /// What the group captures.
-        pub description: &'static str,
-    }
-    /// What one group captures in a [`MatchExample`].
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-    #[serde(crate = "agent_sentences_runtime::serde")]
-    pub struct Capture {
-        /// The group's name.
-        pub group: &'static str,
-        /// The captured text.
-        pub text: &'static str,
-    }
-    /// A text the pattern matches in full, with what each taking-part group captures.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-    #[serde(crate = "agent_sentences_runtime::serde")]
-    pub struct MatchExample {
-        /// The text.
-        pub text: &'static str,
-        /// The groups that take part, in the spec's order.
-        pub captures: &'static [Capture],
-    }
-    /// One pattern's metadata (`/patterns/<key>` in `schema/regex_patterns.json`).
-    #[derive(Debug, Clone, Copy, Serialize)]
-    #[serde(crate = "agent_sentences_runtime::serde")]
-    pub struct PatternInfo {
-        /// The pattern key, e.g. `work_order`.
-        pub key: &'static str,
-        /// What it matches.
-        pub purpose: &'static str,
-        /// Flags inline, then the pattern: the string both engines compile.
-        pub source: &'static str,
-        /// The pattern without flags, as the spec writes it (a free-text group with `runs_until` written out, P91).
-        pub pattern: &'static str,
-        /// The spec's flags, named as Python's `re` names them (`MULTILINE`, `DOTALL`).
-        pub flags: &'static [&'static str],
-        /// The pattern as the seed document printed it, where it did (never compiled).
-        pub seed_pattern: Option<&'static str>,
-        /// Named groups, in the order they open.
-        pub groups: &'static [GroupInfo],
-        /// Texts the pattern matches in full.
-        pub matches: &'static [MatchExample],
-        /// Texts the pattern does not match in full.
-        pub non_matches: &'static [&'static str],
-        /// The spec entry as written, pretty-printed JSON.
-        #[serde(skip)]
-        pub spec_json: &'static str,
-        #[serde(skip)]
-        search: fn() -> &'static Regex,
-        #[serde(skip)]
-        full: fn() -> &'static Regex,
-    }
-    impl PatternInfo {
-        /// The compiled pattern, search semantics (finds it anywhere in a text).
-        pub fn regex(&self) -> &'static Regex {
-            (self.search)()
-        }
-        /// The pattern anchored at both ends (`\A(?:…)\z`): matches a whole text or nothing.
-        pub fn full_regex(&self) -> &'static Regex {
-            (self.full)()
-        }
     }
     /// Every pattern's metadata, in spec order.
     pub const INFO: &[PatternInfo] = &[

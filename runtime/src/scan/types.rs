@@ -169,9 +169,30 @@ pub enum SkipReason {
     InFreeText,
 }
 
-impl fmt::Display for SkipReason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+impl SkipReason {
+    /// Every reason, in declaration order (a new reason goes at the end, and
+    /// here). The generated Python package's `SkipReason` and `SKIP_REASONS`
+    /// are written from this list.
+    pub const ALL: [SkipReason; 14] = [
+        SkipReason::InvalidJson,
+        SkipReason::TrailingText,
+        SkipReason::NoObject,
+        SkipReason::ShorthandWithoutObject,
+        SkipReason::UnclosedFence,
+        SkipReason::FenceBody,
+        SkipReason::CurlPayload,
+        SkipReason::UnclosedDirective,
+        SkipReason::NotPlainText,
+        SkipReason::InvisibleCharacter,
+        SkipReason::LookalikeKeys,
+        SkipReason::HiddenBy,
+        SkipReason::CurlNotAtLineStart,
+        SkipReason::InFreeText,
+    ];
+
+    /// The reason as it serializes and displays, e.g. `invalid-json`.
+    pub fn as_str(self) -> &'static str {
+        match self {
             SkipReason::InvalidJson => "invalid-json",
             SkipReason::TrailingText => "trailing-text",
             SkipReason::NoObject => "no-object",
@@ -186,7 +207,64 @@ impl fmt::Display for SkipReason {
             SkipReason::HiddenBy => "hidden-by",
             SkipReason::CurlNotAtLineStart => "curl-not-at-line-start",
             SkipReason::InFreeText => "in-free-text",
-        })
+        }
+    }
+
+    /// What the reason means, in one sentence for operators (no final
+    /// stop; code in Markdown backticks). The generated Python documents
+    /// each reason with it.
+    pub fn summary(self) -> &'static str {
+        match self {
+            SkipReason::InvalidJson => {
+                "the arguments are not one strict JSON object (syntax, duplicate keys, depth, size, or truncation)"
+            }
+            SkipReason::TrailingText => {
+                "text other than whitespace between the object and the `]` (or the end of the text before it)"
+            }
+            SkipReason::NoObject => "`[TOOL op …]` whose arguments do not start with `{`",
+            SkipReason::ShorthandWithoutObject => "`[DM …]` without a JSON object (D3)",
+            SkipReason::UnclosedFence => "a directive fence that is never closed",
+            SkipReason::FenceBody => "a directive fence whose body is not `<op> {json}`",
+            SkipReason::CurlPayload => {
+                "a curl command to the exec path whose payload is missing, double-quoted, not closed, \
+                 or has other keys than the op and the arguments"
+            }
+            SkipReason::UnclosedDirective => {
+                "a quoting structure (`[Directive:`) that does not close; its text is quoted to the end of the line"
+            }
+            SkipReason::NotPlainText => {
+                "a candidate that a CommonMark renderer does not show as written: a code span, inline HTML, \
+                 emphasis or strikethrough markup, link or image markup, or an entity starts inside it, \
+                 or it runs past its block"
+            }
+            SkipReason::InvisibleCharacter => {
+                "an invisible character (Unicode category Cf, another default-ignorable code point, \
+                 U+2028 or U+2029) written in the op or the arguments, or a bidi control before the call \
+                 in its paragraph"
+            }
+            SkipReason::LookalikeKeys => {
+                "two keys of one object equal after NFKC normalization once invisible characters are removed"
+            }
+            SkipReason::HiddenBy => {
+                "a candidate that some CommonMark reader shows as text and not every reader shows as text \
+                 of the same block, or a directive fence not every reader reads alike; the message names \
+                 each reader and what it shows there (`comrak: html_block`)"
+            }
+            SkipReason::CurlNotAtLineStart => {
+                "a curl command that starts a block (a list item's, a heading's, a table cell's text) on a \
+                 line where Markdown markup precedes it: only a line that starts with `curl` is a directive"
+            }
+            SkipReason::InFreeText => {
+                "a candidate or a directive fence written in a later block of a found sentence's free-text \
+                 field (a work order's body, a result's summary): part of that sentence, never read on its own"
+            }
+        }
+    }
+}
+
+impl fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -199,4 +277,26 @@ pub struct Skipped {
     pub reason: SkipReason,
     /// Details, e.g. the JSON error.
     pub message: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SkipReason;
+
+    /// `ALL` holds every reason once, in declaration order, and each
+    /// serializes as its `as_str`.
+    #[test]
+    fn every_skip_reason_is_listed_once_and_serializes_as_its_name() {
+        for (i, r) in SkipReason::ALL.into_iter().enumerate() {
+            assert_eq!(r as usize, i, "{r:?} out of declaration order");
+            assert_eq!(
+                serde_json::to_value(r).unwrap(),
+                serde_json::Value::String(r.as_str().to_owned())
+            );
+            assert!(!r.summary().ends_with('.'), "{r:?}");
+        }
+        // `InFreeText` is the last variant: a variant added after it goes at
+        // the end of `ALL` and replaces it here.
+        assert_eq!(SkipReason::ALL.len(), SkipReason::InFreeText as usize + 1);
+    }
 }

@@ -6,9 +6,15 @@
 //! and a suffix appended (nothing, a NUL, a line break and the example
 //! again). The expected reading is that of the same construction with at
 //! least 64 bytes of repeated capture, its captures scaled.
+//!
+//! No clock is read: the tests hold what a big near-miss reads as. The work
+//! is bounded by construction, not by a threshold: Rust `regex` runs every
+//! pattern in time linear in the text (finite automata, no backtracking),
+//! `Sentence::parse` tries each structure once and locates a failure with a
+//! fixed list of steps, and the spec lint rejects every pattern a
+//! backtracking engine could read in more than linear time (P187).
 
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
 
 use agent_sentences::patterns::INFO;
 use agent_sentences::Sentence;
@@ -22,8 +28,6 @@ fn size() -> usize {
         .unwrap_or(1 << 20)
 }
 const SMALL_BYTES: usize = 64;
-/// Time one read of a mebibyte may take (a debug build, on a shared machine).
-const LIMIT: Duration = Duration::from_secs(10);
 
 struct NearMiss {
     pattern: &'static str,
@@ -110,12 +114,6 @@ fn reading(text: &str) -> String {
     }
 }
 
-fn timed<T>(f: impl FnOnce() -> T) -> (T, Duration) {
-    let start = Instant::now();
-    let v = f();
-    (v, start.elapsed())
-}
-
 #[test]
 fn every_pattern_has_near_misses() {
     let cases = cases();
@@ -139,13 +137,10 @@ fn a_full_match_reads_a_mebibyte_near_miss_as_the_small_one() {
                 .map(|(k, v)| (k, v.replace(&small_fill, &big_fill)))
                 .collect::<BTreeMap<_, _>>()
         });
-        let (got, took) = timed(|| captures(c.pattern, &c.text(big)));
+        let got = captures(c.pattern, &c.text(big));
         let id = format!("{}-{}-{}", c.pattern, c.group, c.suffix.len());
         if got != expected {
             failures.push(format!("{id}: read otherwise than the small near-miss"));
-        }
-        if took > LIMIT {
-            failures.push(format!("{id}: {took:?}"));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -156,13 +151,10 @@ fn parsing_reads_a_mebibyte_near_miss_as_the_small_one() {
     let mut failures = Vec::new();
     for c in cases().into_iter().filter(|c| c.suffix != "\0") {
         let expected = reading(&c.text(c.copies(SMALL_BYTES)));
-        let (got, took) = timed(|| reading(&c.text(c.copies(size()))));
+        let got = reading(&c.text(c.copies(size())));
         let id = format!("{}-{}-{}", c.pattern, c.group, c.suffix.len());
         if got != expected {
             failures.push(format!("{id}: {got}, expected {expected}"));
-        }
-        if took > LIMIT {
-            failures.push(format!("{id}: {took:?}"));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
