@@ -1174,6 +1174,7 @@ fn loops_text_escapes_a_sender_the_terminal_would_act_on() {
     let who = "646\u{1b}[2J\nfake row";
     let log = [
         serde_json::json!({"at": "2026-12-01T09:00:00Z", "from": "super", "text": "[WO:7f] [from super] Audit — go"}),
+        serde_json::json!({"at": "2026-12-01T09:01:00Z", "from": who, "text": "[ACK:7f] [from 646]"}),
         serde_json::json!({"at": "2026-12-01T09:01:00Z", "from": who, "text": "[CLAIM 7f]"}),
         serde_json::json!({"at": "2026-12-01T09:02:00Z", "from": "777\u{9b}", "text": "[RESULT 7f] OK mine"}),
     ]
@@ -1195,7 +1196,7 @@ fn loops_text_escapes_a_sender_the_terminal_would_act_on() {
     );
     assert_eq!(
         r.stderr,
-        "line 3 (7f): \"loop `7f` is claimed by `646\\u001b[2J\\nfake row`, not by `777\\u009b`\"\n"
+        "line 4 (7f): \"loop `7f` is claimed by `646\\u001b[2J\\nfake row`, not by `777\\u009b`\"\n"
     );
     // JSON keeps the sender exactly.
     let r = run_with(&["loops", "--json", "-"], Some(log.as_bytes()));

@@ -12,8 +12,10 @@
 //!
 //! The automaton is `regex-automata`'s Thompson NFA, its empty moves
 //! (alternation, repetition, assertions, read as always passing: an
-//! over-approximation) folded into the moves that read a byte. Linear in the
-//! product's size, which is bounded: past [`PAIRS_MAX`] pairs, no answer.
+//! over-approximation) folded into the moves that read a byte; a wide
+//! bounded repetition is read as unbounded ([`RANGE_KEPT`]). Linear in the
+//! product's size, which is bounded: past [`PAIRS_MAX`] pairs or
+//! [`EDGES_MAX`] moves, no answer.
 //! The NFA is built from `regex-syntax`'s simplified tree, which merges
 //! equal alternatives (`a|a` is `a`): the AST questions of
 //! [`crate::backtrack`] (`overlapping-alternatives`) see those.
@@ -22,10 +24,45 @@ use std::collections::{HashMap, VecDeque};
 
 use regex_automata::nfa::thompson::{self, State, WhichCaptures, NFA};
 use regex_automata::util::primitives::StateID;
+use regex_syntax::hir::{Hir, HirKind};
 
 /// Pairs of states the product visits at most; past it, no answer (and no
 /// finding).
 pub const PAIRS_MAX: usize = 200_000;
+
+/// Moves of the product made at most; past it, no answer.
+pub const EDGES_MAX: usize = 4_000_000;
+
+/// The widest bounded repetition kept as written (`{m,n}` with `n - m` at
+/// most this); a wider one is read as `{m,}`: a chain of optional copies
+/// makes the product large, and `{m,}` reads each text every way `{m,n}`
+/// does and more (so a finding can come from the widening: `(?:a{2,9}b)+`
+/// and `(?:a{2,}b)+` answer alike, both no).
+pub const RANGE_KEPT: u32 = 3;
+
+/// `hir` with every repetition `{m,n}` wider than [`RANGE_KEPT`] read as
+/// `{m,}`.
+fn widen(hir: Hir) -> Hir {
+    match hir.into_kind() {
+        HirKind::Repetition(mut r) => {
+            if r.max.is_some_and(|n| n - r.min > RANGE_KEPT) {
+                r.max = None;
+            }
+            r.sub = Box::new(widen(*r.sub));
+            Hir::repetition(r)
+        }
+        HirKind::Capture(mut c) => {
+            c.sub = Box::new(widen(*c.sub));
+            Hir::capture(c)
+        }
+        HirKind::Concat(subs) => Hir::concat(subs.into_iter().map(widen).collect()),
+        HirKind::Alternation(subs) => Hir::alternation(subs.into_iter().map(widen).collect()),
+        HirKind::Empty => Hir::empty(),
+        HirKind::Literal(l) => Hir::literal(l.0),
+        HirKind::Class(c) => Hir::class(c),
+        HirKind::Look(l) => Hir::look(l),
+    }
+}
 
 /// A state's moves: `(first byte, last byte, next state)`.
 type Moves = Vec<(u8, u8, StateID)>;
@@ -151,14 +188,18 @@ impl Folded<'_> {
 /// is exponentially ambiguous; `None` when it is not, or when the question
 /// is too large to answer ([`PAIRS_MAX`]) or the pattern does not compile.
 pub fn exponential_witness(prefix: &str, text: &str) -> Option<String> {
+    let hir = regex_syntax::ParserBuilder::new()
+        .utf8(true)
+        .build()
+        .parse(&format!("{prefix}(?:{text})"))
+        .ok()?;
     let nfa = thompson::Compiler::new()
         .configure(
             thompson::Config::new()
                 .which_captures(WhichCaptures::None)
                 .nfa_size_limit(Some(8 << 20)),
         )
-        .syntax(regex_automata::util::syntax::Config::new().utf8(true))
-        .build(&format!("{prefix}(?:{text})"))
+        .build_from_hir(&widen(hir))
         .ok()?;
     let mut f = fold(&nfa)?;
     // The product, from every pair of the start's closure.
@@ -175,6 +216,7 @@ pub fn exponential_witness(prefix: &str, text: &str) -> Option<String> {
             queue.push_back(nodes.len() - 1);
         }
     }
+    let mut budget = EDGES_MAX;
     while let Some(i) = queue.pop_front() {
         let (a, b) = nodes[i];
         let mut out = Vec::new();
@@ -202,6 +244,7 @@ pub fn exponential_witness(prefix: &str, text: &str) -> Option<String> {
                             }
                         };
                         out.push((j, lo));
+                        budget = budget.checked_sub(1)?;
                     }
                 }
             }
@@ -321,6 +364,10 @@ mod tests {
         // factors alternatives): `overlapping-alternatives` reports it.
         assert_eq!(exponential_witness("", "(?:a|a)+"), None);
         assert!(exponential_witness("", "(?:\\d\\d?\\.?)+").is_some());
+        // Wide ranges, each answered within the bounds.
+        assert!(exponential_witness("", "(?:.{0,50}x)+").is_some());
+        assert!(exponential_witness("(?s)", "(?:[\\w\\d]\\w?)+").is_some());
+        assert!(exponential_witness("", "(?:\\p{L}{1,200}\\p{Ll}{0,99})+").is_some());
     }
 
     #[test]
@@ -334,6 +381,8 @@ mod tests {
             "\\w+",
             "[^\\r\\n]+[^\\r\\n]+",
             "(?:a{1,3}b)+",
+            "(?:a{0,50}b)+",
+            "(?:[0-9a-f]{32}-)+",
         ] {
             assert_eq!(exponential_witness("", p), None, "{p}");
         }

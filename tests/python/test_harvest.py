@@ -177,9 +177,17 @@ def test_usage_errors_write_nothing(tmp_path: Path) -> None:
     write_log(str(tmp_path / "a.jsonl"), 5)
     (tmp_path / "a.txt").write_text("{}\n")
     (tmp_path / "exists.parquet").write_text("keep")
+    # A directory, a FIFO (a reader would block on it) or a dangling link used to be
+    # "no such file".
+    (tmp_path / "dir.jsonl").mkdir()
+    os.mkfifo(tmp_path / "fifo.jsonl")
+    os.symlink("gone.jsonl", tmp_path / "broken.jsonl")
     for args, why in [
         (["a.txt", "--out", "o.parquet"], "a.txt: not a .jsonl or .jsonl.gz file"),
         (["missing.jsonl", "--out", "o.parquet"], "missing.jsonl: no such file"),
+        (["dir.jsonl", "--out", "o.parquet"], "dir.jsonl: not a regular file (a directory, a FIFO, a device or a broken link): not read"),
+        (["fifo.jsonl", "--out", "o.parquet"], "fifo.jsonl: not a regular file"),
+        (["broken.jsonl", "--out", "o.parquet"], "broken.jsonl: not a regular file"),
         (["a.jsonl", "--out", "exists.parquet"], "exists.parquet exists already"),
         (["a.jsonl", "--out", "nodir/o.parquet"], "nodir/o.parquet: no directory"),
     ]:

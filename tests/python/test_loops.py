@@ -176,7 +176,7 @@ def test_a_restored_state_is_what_its_history_makes_it() -> None:
     cases: list[tuple[Any, str, str]] = [
         (lambda l: l.update(opened_at="2026-12-01T10:00:00Z"), "/loops/7f/opened_at", "its opening step is at 2026-12-01T09:00:00Z"),
         (lambda l: l.update(deadline="2026-12-01T08:00:00Z"), "/loops/7f/deadline", "not the opening time plus the SLA (2026-12-01T09:30:00Z)"),
-        (lambda l: l.update(deadline="9999-12-31T23:59:59Z"), "/loops/7f/deadline", "not the opening time plus the SLA"),
+        (lambda l: l.update(deadline="9999-12-30T22:00:00Z"), "/loops/7f/deadline", "not the opening time plus the SLA"),
         (lambda l: l.update(owner="[NUDGE 7f]\n"), "/loops/7f/owner", "the history's claim makes it `646`"),
         (lambda l: l.update(owner=None), "/loops/7f/owner", "the owner is none"),
         (lambda l: l.update(closed_at="2026-12-01T09:02:00Z"), "/loops/7f/closed_at", "an open loop has no closing time"),
@@ -196,29 +196,30 @@ def test_a_restored_state_is_what_its_history_makes_it() -> None:
 def test_a_deadline_past_year_9999_is_refused_not_clamped() -> None:
     # The default config: the deadline 30 minutes after the opening, the last of 3
     # nudges 15 minutes apart 45 minutes after it. A work order whose breach time
-    # falls past the last time the tracker holds used to get a deadline clamped to
-    # it, silently; it is rejected, with the reason.
+    # falls past the last time the tracker holds (9999-12-30T22:00:00.999999999Z,
+    # jiff's) used to get a deadline clamped to it, silently; it is rejected, with
+    # the reason.
     t = A.loops.Tracker()
-    assert t.feed("9999-12-31T22:45:00Z", "super", "[WO:7f] [from super] Audit — go") == 0
+    assert t.feed("9999-12-30T20:45:01Z", "super", "[WO:7f] [from super] Audit — go") == 0
     assert t.report()["rejected"] == [
         {
             "line": 1,
             "id": "7f",
-            "reason": "loop `7f` opened at 9999-12-31T22:45:00Z would have its deadline or a nudge past 9999-12-31T23:59:59.999999999Z (the last time the tracker holds)",
+            "reason": "loop `7f` opened at 9999-12-30T20:45:01Z would have its deadline or a nudge past 9999-12-30T22:00:00.999999999Z (the last time the tracker holds)",
         }
     ]
     assert t.report()["loops"] == []
     # One second earlier everything fits, to the breach.
-    assert t.feed("9999-12-31T22:44:59Z", "super", "[WO:8a] [from super] Audit — go") == 1
+    assert t.feed("9999-12-30T20:45:00Z", "super", "[WO:8a] [from super] Audit — go") == 1
     (loop,) = t.report()["loops"]
-    assert loop["deadline"] == "9999-12-31T23:14:59Z"
+    assert loop["deadline"] == "9999-12-30T21:15:00Z"
     for n in (1, 2, 3):
-        due = t.due("9999-12-31T23:59:59Z")
-        assert due == [{"id": "8a", "sentence": f"[NUDGE 8a] [nudge {n}/3] Deadline 9999-12-31T23:14Z", "breached": False}]
+        due = t.due("9999-12-30T22:00:00Z")
+        assert due == [{"id": "8a", "sentence": f"[NUDGE 8a] [nudge {n}/3] Deadline 9999-12-30T21:15Z", "breached": False}]
         t.nudged(due)
-    assert t.due("9999-12-31T23:59:59Z") == [{"id": "8a", "sentence": None, "breached": True}]
+    assert t.due("9999-12-30T22:00:00Z") == [{"id": "8a", "sentence": None, "breached": True}]
     # A restored loop whose breach time would not fit is refused the same way.
     saved = json.loads(t.state())
     saved["config"]["nudge_interval_seconds"] = 901
-    with pytest.raises(ValueError, match=re.escape("at `/loops/8a/deadline`: a loop opened at 9999-12-31T22:44:59Z would have its deadline or a nudge past")):
+    with pytest.raises(ValueError, match=re.escape("at `/loops/8a/deadline`: a loop opened at 9999-12-30T20:45:00Z would have its deadline or a nudge past")):
         A.loops.Tracker.restore(json.dumps(saved))

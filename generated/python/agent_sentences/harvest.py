@@ -538,8 +538,10 @@ def _check_paths(paths: Sequence[str], out: str) -> list[int]:
     for p in paths:
         if not (p.endswith(".jsonl") or p.endswith(".jsonl.gz")):
             raise ValueError(f"{p}: not a .jsonl or .jsonl.gz file")
-        if not os.path.isfile(p):
+        if not os.path.lexists(p):
             raise ValueError(f"{p}: no such file")
+        if not os.path.isfile(p):
+            raise ValueError(f"{p}: not a regular file (a directory, a FIFO, a device or a broken link): not read")
         sizes.append(os.path.getsize(p))
     parent = os.path.dirname(os.path.abspath(out))
     if not os.path.isdir(parent):
