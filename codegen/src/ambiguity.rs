@@ -271,7 +271,12 @@ pub fn exponential_witness(prefix: &str, text: &str) -> Option<String> {
 
 /// The bytes read along a shortest path from `from` to `to` inside their
 /// component.
-fn path(edges: &[Vec<(usize, u8)>], from: usize, to: usize, component: &[usize]) -> Option<Vec<u8>> {
+fn path(
+    edges: &[Vec<(usize, u8)>],
+    from: usize,
+    to: usize,
+    component: &[usize],
+) -> Option<Vec<u8>> {
     let mut back: HashMap<usize, (usize, u8)> = HashMap::new();
     let mut queue = VecDeque::from([from]);
     let mut seen = vec![false; edges.len()];

@@ -402,7 +402,9 @@ impl Analyzer<'_> {
                 // The complete question, for what the targeted ones passed:
                 // one finding per repetition, at the innermost one.
                 if unbounded(r) && self.out.len() == before {
-                    if let Some(w) = crate::ambiguity::exponential_witness(&self.prefix, self.text(node)) {
+                    if let Some(w) =
+                        crate::ambiguity::exponential_witness(&self.prefix, self.text(node))
+                    {
                         let m = format!(
                             "ambiguous repetition: {} reads {} in more than one way (its repetitions split it differently, or its part does), so on a text that almost matches a backtracking engine (Python `re`) tries every reading of each run of it, exponentially many: make the repeated part read any text in one way only",
                             quote(self.text(node)),

@@ -420,11 +420,12 @@ fn run_into_closed_pipe(cwd: &Path, args: &[&str], stderr_too: bool) -> Output {
         }
     } else {
         drop(writer);
-        c.output().map(|mut o| {
-            o.stdout.clear();
-            o
-        })
-        .unwrap()
+        c.output()
+            .map(|mut o| {
+                o.stdout.clear();
+                o
+            })
+            .unwrap()
     }
 }
 
@@ -441,7 +442,10 @@ fn output_into_a_closed_pipe_is_dropped_not_a_panic() {
         let stderr = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(1), "{format}: {stderr}");
         assert!(!stderr.contains("panicked"), "{format}: {stderr}");
-        assert!(stderr.contains("FAILED") || format != "github", "{format}: {stderr}");
+        assert!(
+            stderr.contains("FAILED") || format != "github",
+            "{format}: {stderr}"
+        );
         // Both closed: nothing to say it on, and the exit status says it.
         let o = run_into_closed_pipe(tmp.path(), &args, true);
         assert_eq!(o.status.code(), Some(1), "{format}");
@@ -458,6 +462,9 @@ fn output_into_a_closed_pipe_is_dropped_not_a_panic() {
         let o = run_into_closed_pipe(tmp.path(), args, false);
         let stderr = String::from_utf8_lossy(&o.stderr);
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
-        assert!(o.status.code().is_some_and(|c| c != 101), "{args:?}: {stderr}");
+        assert!(
+            o.status.code().is_some_and(|c| c != 101),
+            "{args:?}: {stderr}"
+        );
     }
 }

@@ -316,7 +316,10 @@ impl Tracker {
             if let Some(o) = owner.filter(|o| *o != step.from) {
                 return Err(LoopError::at(
                     here("/from"),
-                    format!("the loop is claimed by `{o}`: `{}` does not move it", step.from),
+                    format!(
+                        "the loop is claimed by `{o}`: `{}` does not move it",
+                        step.from
+                    ),
                 ));
             }
             state = rule.to;
@@ -332,7 +335,9 @@ impl Tracker {
                 at("/owner"),
                 format!(
                     "the owner is {} but the history's claim makes it {}",
-                    l.owner.as_deref().map_or("none".to_owned(), |o| format!("`{o}`")),
+                    l.owner
+                        .as_deref()
+                        .map_or("none".to_owned(), |o| format!("`{o}`")),
                     owner.map_or("none".to_owned(), |o| format!("`{o}`")),
                 ),
             ));
