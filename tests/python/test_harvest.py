@@ -627,3 +627,27 @@ def test_an_input_given_twice_is_harvested_once_and_said(tmp_path: Path, monkeyp
     assert rows == expected_rows("a.jsonl", list(enumerate(messages(50), 1))) + expected_rows("b.jsonl", list(enumerate(messages(50, seed=2), 1)))
     r = run_cli("a.jsonl", "a.jsonl", "--out", "u.parquet", cwd=tmp_path)
     assert (r.returncode, r.stderr) == (0, "a.jsonl: the same file as a.jsonl (given before): harvested once, as a.jsonl\n")
+
+
+def test_a_closed_stderr_stops_the_reports_not_the_harvest(tmp_path: Path) -> None:
+    # `harvest … 2>&1 | head -1`: the reader of the bad-line reports went away.
+    # The first report used to raise BrokenPipeError, which failed the harvest
+    # and removed its table.
+    good = list(messages(20))
+    lines = [dumps(m) if i % 2 else "{not json" for i, m in enumerate(good)]
+    (tmp_path / "bad.jsonl").write_text("\n".join(lines) + "\n")
+    reader, writer = os.pipe()
+    os.close(reader)
+    try:
+        r = subprocess.run(
+            [sys.executable, "-m", "agent_sentences.harvest", "bad.jsonl", "--out", "t.parquet"],
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=writer,
+            timeout=120,
+        )
+    finally:
+        os.close(writer)
+    assert r.returncode == hv.EXIT_BAD_LINES
+    rows = table_rows(pq.read_table(tmp_path / "t.parquet"))
+    assert rows == expected_rows("bad.jsonl", [(i + 1, m) for i, m in enumerate(good) if i % 2])

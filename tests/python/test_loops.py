@@ -223,3 +223,22 @@ def test_a_deadline_past_year_9999_is_refused_not_clamped() -> None:
     saved["config"]["nudge_interval_seconds"] = 901
     with pytest.raises(ValueError, match=re.escape("at `/loops/8a/deadline`: a loop opened at 9999-12-30T20:45:00Z would have its deadline or a nudge past")):
         A.loops.Tracker.restore(json.dumps(saved))
+
+
+def test_a_max_nudges_no_nudge_sentence_can_count_to_is_refused() -> None:
+    # The nudge's count is at most nine digits: a config of 2**32 - 1 nudges was
+    # taken, and its nudges read back as no sentence at all.
+    (nudge,) = [p for k, p in json.loads((ROOT / "schema" / "regex_patterns.json").read_text(encoding="utf-8"))["patterns"].items() if k == "nudge"]
+    assert "(?P<max_nudges>0|[1-9][0-9]{0,8})" in nudge["pattern"]
+    fits = {"sla_seconds": {}, "default_sla_seconds": 0, "nudge_interval_seconds": 0, "max_nudges": 999_999_999}
+    t = A.loops.Tracker(fits)  # type: ignore[arg-type]
+    t.feed("2026-12-01T09:00:00Z", "super", "[WO:7f] [from super] Audit — go")
+    (due,) = t.due("2026-12-01T09:00:00Z")
+    assert due["sentence"] == "[NUDGE 7f] [nudge 1/999999999] Deadline 2026-12-01T09:00Z"
+    assert A.scan(due["sentence"])[0].item.max_nudges == 999_999_999
+    with pytest.raises(ValueError, match=re.escape("at `/max_nudges`: 1000000000 nudges cannot be counted in a nudge sentence")):
+        A.loops.Tracker(fits | {"max_nudges": 1_000_000_000})  # type: ignore[arg-type]
+    saved = json.loads(t.state())
+    saved["config"]["max_nudges"] = 2**32 - 1
+    with pytest.raises(ValueError, match=re.escape("at `/config/max_nudges`: 4294967295 nudges cannot be counted")):
+        A.loops.Tracker.restore(json.dumps(saved))

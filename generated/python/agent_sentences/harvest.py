@@ -484,9 +484,16 @@ class Progress:
         self.shown = False
 
     def update(self, files_done: int, bytes_done: int, force: bool = False) -> None:
-        """Redraws the line, at most five times a second unless ``force``."""
+        """Redraws the line, at most five times a second unless ``force``; a
+        stream that can no longer be written ends the display, not the harvest."""
         if not self.enabled:
             return
+        try:
+            self._draw(files_done, bytes_done, force)
+        except (OSError, ValueError):
+            self.enabled = False
+
+    def _draw(self, files_done: int, bytes_done: int, force: bool) -> None:
         now = time.monotonic()
         if not force and now - self.last < 0.2:
             return
@@ -502,9 +509,12 @@ class Progress:
     def clear(self) -> None:
         """Ends the line, so that other output starts on its own line."""
         if self.shown:
-            self.stream.write("\n")
-            self.stream.flush()
             self.shown = False
+            try:
+                self.stream.write("\n")
+                self.stream.flush()
+            except (OSError, ValueError):
+                self.enabled = False
 
 
 def _size(n: float) -> str:
@@ -656,9 +666,19 @@ def harvest(
     start = time.monotonic()
     partial = out + ".partial"
 
+    unheard = False  # The reader of `err` went away: the harvest goes on, unreported.
+
     def report_error(text: str) -> None:
-        bar.clear()
-        err.write(text + "\n")
+        nonlocal unheard
+        if unheard:
+            return
+        try:
+            bar.clear()
+            err.write(text + "\n")
+            err.flush()
+        except (OSError, ValueError):  # A closed pipe or stream (`2>&1 | head`): the table still matters.
+            unheard = True
+            bar.enabled = False
 
     for text in duplicates:
         report_error(text)
