@@ -1202,3 +1202,12 @@ fn loops_text_escapes_a_sender_the_terminal_would_act_on() {
     let r = run_with(&["loops", "--json", "-"], Some(log.as_bytes()));
     assert_eq!(r.json()["loops"][0]["owner"], who);
 }
+
+#[test]
+fn loops_passes_over_a_byte_order_mark_at_the_start() {
+    // Line 1 after a UTF-8 byte order mark used to be "not a message".
+    let log = "\u{feff}{\"at\": \"2026-12-01T09:00:00Z\", \"from\": \"super\", \"text\": \"[WO:7f] [from super] Audit — go\"}\n";
+    let r = run_with(&["loops", "--json", "-"], Some(log.as_bytes()));
+    assert_eq!((r.code, r.stderr.as_str()), (0, ""), "{}", r.stderr);
+    assert_eq!(r.json()["loops"][0]["id"], "7f");
+}

@@ -495,6 +495,27 @@ mod tests {
     }
 
     #[test]
+    fn hostile_patterns_are_answered() {
+        // Large automata and products: each question ends (within its
+        // bounds) with an answer or none, never a hang.
+        for p in [
+            r"(?:\p{L}|\p{N}){1,1000}",
+            r"(?:(?:a|b|c|d|e){1,3}){1,3}x",
+            r"(?:.{1,3}.{1,3}.{1,3})+!",
+            r"(?:[\s\S]?){50}",
+            r"(?:\w{0,100}\W{0,100})+x",
+            r"(?:(?:\w\w?){1,5}\.)+",
+            r"(?:[^\n]{2,900}\n)+",
+        ] {
+            let _ = analyze(p, &[Flag::Dotall]);
+        }
+        assert_eq!(
+            codes(r"(?:(?:\w\w?){1,5}\.)+"),
+            vec!["ambiguous-repetition"]
+        );
+    }
+
+    #[test]
     fn an_ambiguous_repetition_names_itself_and_a_text_read_two_ways() {
         let f = &analyze(r"x(?:[0-9a-f][0-9a-f]?)+!", &[])[0];
         assert_eq!(

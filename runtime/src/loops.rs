@@ -629,8 +629,9 @@ pub fn replay(
     replay_bytes(tracker, jsonl.as_bytes(), feed)
 }
 
-/// [`replay`] of raw bytes: lines end at `\n` (a `\r` before it is removed,
-/// as [`str::lines`] does), and a line that is not UTF-8 is a bad line like
+/// [`replay`] of raw bytes: a UTF-8 byte order mark at the start is passed
+/// over, lines end at `\n` (a `\r` before it is removed, as [`str::lines`]
+/// does), and a line that is not UTF-8 is a bad line like
 /// any other (named with the offset of its first invalid byte in the line),
 /// so one bad byte costs one line, not the log. Linear in the input: each
 /// line is read once.
@@ -640,6 +641,8 @@ pub fn replay_bytes(
     mut feed: impl FnMut(&mut Tracker, &Message),
 ) -> Vec<usize> {
     let mut bad = Vec::new();
+    // A UTF-8 byte order mark (some editors write one) is not part of line 1.
+    let jsonl = jsonl.strip_prefix(b"\xef\xbb\xbf").unwrap_or(jsonl);
     let body = jsonl.strip_suffix(b"\n").unwrap_or(jsonl);
     if jsonl.is_empty() {
         return bad;

@@ -651,3 +651,20 @@ def test_a_closed_stderr_stops_the_reports_not_the_harvest(tmp_path: Path) -> No
     assert r.returncode == hv.EXIT_BAD_LINES
     rows = table_rows(pq.read_table(tmp_path / "t.parquet"))
     assert rows == expected_rows("bad.jsonl", [(i + 1, m) for i, m in enumerate(good) if i % 2])
+
+
+def test_a_byte_order_mark_is_not_part_of_line_one(tmp_path: Path) -> None:
+    # Editors on some systems start a UTF-8 file with U+FEFF: line 1 was a bad line
+    # ("not a JSON object"), its rows lost. Only at the start of a file: elsewhere
+    # it is the line's own.
+    ms = list(messages(3, seed=9))
+    body = "".join(dumps(m) + "\n" for m in ms)
+    (tmp_path / "bom.jsonl").write_text("\ufeff" + body + "\ufeff" + dumps(ms[0]) + "\n", encoding="utf-8")
+    with gzip.open(tmp_path / "bom.jsonl.gz", "wt", encoding="utf-8") as f:
+        f.write("\ufeff" + body)
+    err = io.StringIO()
+    s = hv.harvest([str(tmp_path / "bom.jsonl"), str(tmp_path / "bom.jsonl.gz")], str(tmp_path / "t.parquet"), stderr=err)
+    assert err.getvalue() == f"{tmp_path / 'bom.jsonl'}:4: bad line: not a JSON object\n"
+    assert [f.messages for f in s.files] == [3, 3]
+    rows = table_rows(pq.read_table(tmp_path / "t.parquet"))
+    assert rows == expected_rows(str(tmp_path / "bom.jsonl"), list(enumerate(ms, 1))) + expected_rows(str(tmp_path / "bom.jsonl.gz"), list(enumerate(ms, 1)))

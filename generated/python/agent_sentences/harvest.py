@@ -390,7 +390,11 @@ def _harvest_into(
             return
         try:
             gunzip = max_gunzip if stream is not raw else None
+            at_start = start == 0  # A byte order mark there is not part of line 1.
             for lines, long in _batches(stream, remaining, max_line, gunzip):
+                if at_start and lines:
+                    lines[0] = lines[0].removeprefix(b"\xef\xbb\xbf")
+                at_start = False
                 n, cols, errors = _native.harvest_lines(lines, diagnostics, name, first)
                 if n:
                     write(_batch(n, cols, {}))
