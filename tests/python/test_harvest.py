@@ -561,6 +561,8 @@ def test_sigterm_removes_the_partial_output_and_exits_143(tmp_path: Path) -> Non
     script = (
         "import os, signal, sys\n"
         "from agent_sentences import harvest as hv\n"
+        "signal.signal(signal.SIGINT, signal.default_int_handler)  # Ignored when inherited so.\n"
+        "signal.signal(signal.SIGHUP, signal.SIG_DFL)\n"
         "scan = hv._native.harvest_lines\n"
         "def scan_then_stop(*args):\n"
         "    out = scan(*args)\n"

@@ -859,7 +859,8 @@ class _Signalled(BaseException):
 def _raise_signalled(signum: int, frame: Any) -> None:
     # Once: a second signal does not cut short the removal of OUT.partial.
     for s in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(s, signal.SIG_IGN)
+        if signal.getsignal(s) is _raise_signalled:
+            signal.signal(s, signal.SIG_IGN)
     raise _Signalled(signum)
 
 
@@ -900,9 +901,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.max_gunzip_bytes < 1:
         parser.error("--max-gunzip-bytes needs at least 1")
     show = not args.quiet and sys.stderr.isatty()
-    # Signal handlers can be set from the main thread only.
+    # Signal handlers can be set from the main thread only; a signal ignored
+    # when the harvest starts (`nohup`) stays ignored.
     caught = (signal.SIGTERM, signal.SIGHUP) if threading.current_thread() is threading.main_thread() else ()
-    previous = {s: signal.signal(s, _raise_signalled) for s in caught}
+    previous = {s: signal.signal(s, _raise_signalled) for s in caught if signal.getsignal(s) is not signal.SIG_IGN}
     try:
         summary = harvest(
             args.logs,
