@@ -399,19 +399,20 @@ fn check_against_a_git_revision_and_a_directory() {
     assert!(stderr.starts_with(&format!("error: --against no-such-ref: `no-such-ref` is neither a directory (tried {}/no-such-ref) nor a git revision holding schema/structures.json: git says: ", root().display())), "{stderr}");
 }
 
-/// Runs the command with standard output, or standard error, a pipe whose
+/// Runs the command with standard output, or standard error, a stream whose
 /// reader is already gone (`… | head -0`): every write fails with a broken
-/// pipe from the first byte.
+/// pipe from the first byte (a socket pair, one end closed).
+#[cfg(unix)]
 fn run_into_closed_pipe(cwd: &Path, args: &[&str], stderr_too: bool) -> Output {
-    let (reader, writer) = std::io::pipe().unwrap();
+    let (reader, writer) = std::os::unix::net::UnixStream::pair().unwrap();
     drop(reader);
     let mut c = Command::new(env!("CARGO_BIN_EXE_agent-sentences-gen"));
     c.current_dir(cwd)
         .args(args)
         .env_remove("RUST_BACKTRACE")
-        .stdout(writer.try_clone().unwrap());
+        .stdout(std::os::fd::OwnedFd::from(writer.try_clone().unwrap()));
     if stderr_too {
-        c.stderr(writer);
+        c.stderr(std::os::fd::OwnedFd::from(writer));
         let status = c.status().unwrap();
         Output {
             status,
@@ -429,6 +430,7 @@ fn run_into_closed_pipe(cwd: &Path, args: &[&str], stderr_too: bool) -> Output {
     }
 }
 
+#[cfg(unix)]
 #[test]
 fn output_into_a_closed_pipe_is_dropped_not_a_panic() {
     let tmp = tempfile::tempdir().unwrap();
