@@ -634,7 +634,9 @@ pub fn loops(jsonl: &[u8], at: Option<&str>, prune: bool, json: bool) -> Result<
                 .map(|i| format!(" ({i})"))
                 .unwrap_or_default();
         // A closed stderr is not an error: the report still goes to stdout.
-        let _ = writeln!(stderr, "line {}{id}: {}", r.line, r.reason);
+        // A reason quotes senders as sent: a control character in one is
+        // escaped, never acted on by the terminal.
+        let _ = writeln!(stderr, "line {}{id}: {}", r.line, show(&r.reason));
     }
     let _ = stderr.flush();
     drop(stderr);
@@ -647,7 +649,7 @@ pub fn loops(jsonl: &[u8], at: Option<&str>, prune: bool, json: bool) -> Result<
                 vec![
                     l.id.clone(),
                     l.state.clone(),
-                    l.owner.clone().unwrap_or_else(|| "-".into()),
+                    l.owner.as_deref().map_or_else(|| "-".into(), show),
                     l.nudges.to_string(),
                     l.opened_at.to_string(),
                     l.closed_at.map_or_else(|| "-".into(), |t| t.to_string()),
@@ -667,7 +669,7 @@ pub fn loops(jsonl: &[u8], at: Option<&str>, prune: bool, json: bool) -> Result<
                     .as_deref()
                     .map(|i| format!(" ({i})"))
                     .unwrap_or_default(),
-                rj.reason
+                show(&rj.reason)
             ));
         }
         if prune {

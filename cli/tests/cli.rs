@@ -1166,3 +1166,48 @@ fn completions_print_a_script_for_each_shell() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(run(&["completions", "tcsh"]).code, 2);
 }
+
+#[test]
+fn loops_text_escapes_a_sender_the_terminal_would_act_on() {
+    // A sender is any JSON string: an escape sequence or a line break in one
+    // used to reach the terminal raw, in the OWNER column and in the reasons.
+    let who = "646\u{1b}[2J\nfake row";
+    let log = [
+        serde_json::json!({"at": "2026-12-01T09:00:00Z", "from": "super", "text": "[WO:7f] [from super] Audit — go"}),
+        serde_json::json!({"at": "2026-12-01T09:01:00Z", "from": who, "text": "[ACK:7f] [from 646]"}),
+        serde_json::json!({"at": "2026-12-01T09:01:00Z", "from": who, "text": "[CLAIM 7f]"}),
+        serde_json::json!({"at": "2026-12-01T09:02:00Z", "from": "777\u{9b}", "text": "[RESULT 7f] OK mine"}),
+    ]
+    .map(|m| m.to_string())
+    .join("\n");
+    let r = run_with(&["loops", "-"], Some(log.as_bytes()));
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    for text in [&r.stdout, &r.stderr] {
+        assert!(
+            !text.chars().any(|c| c.is_control() && c != '\n'),
+            "{text:?}"
+        );
+    }
+    assert_eq!(r.stdout.lines().count(), 3, "{}", r.stdout);
+    assert!(
+        r.stdout.contains(r#""646\u001b[2J\nfake row""#),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(
+        r.stderr,
+        "line 4 (7f): \"loop `7f` is claimed by `646\\u001b[2J\\nfake row`, not by `777\\u009b`\"\n"
+    );
+    // JSON keeps the sender exactly.
+    let r = run_with(&["loops", "--json", "-"], Some(log.as_bytes()));
+    assert_eq!(r.json()["loops"][0]["owner"], who);
+}
+
+#[test]
+fn loops_passes_over_a_byte_order_mark_at_the_start() {
+    // Line 1 after a UTF-8 byte order mark used to be "not a message".
+    let log = "\u{feff}{\"at\": \"2026-12-01T09:00:00Z\", \"from\": \"super\", \"text\": \"[WO:7f] [from super] Audit — go\"}\n";
+    let r = run_with(&["loops", "--json", "-"], Some(log.as_bytes()));
+    assert_eq!((r.code, r.stderr.as_str()), (0, ""), "{}", r.stderr);
+    assert_eq!(r.json()["loops"][0]["id"], "7f");
+}

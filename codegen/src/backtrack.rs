@@ -18,6 +18,12 @@
 //!   (one matches a prefix of what the other reads, `a|ab`)?
 //! - the repeated part can match the empty text.
 //!
+//! Then, for an unbounded repetition none of those questions flagged, the
+//! complete one for exponential ambiguity (`ambiguous-repetition`): its
+//! Thompson NFA (`regex-automata`) read twice at once, a pair of states
+//! that both return to one state by one text along different paths
+//! (`(?:[0-9a-f][0-9a-f]?)+`: `aa` is one repetition or two).
+//!
 //! A yes is a finding; the patterns the generator writes itself
 //! ([`crate::free_text`]) answer no everywhere.
 
@@ -32,8 +38,9 @@ use crate::model::Flag;
 /// One way a pattern may take more than linear time in Python `re`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
-    /// The finding's code: `nested-quantifier`, `overlapping-alternatives` or
-    /// `empty-repetition`.
+    /// The finding's code: `nested-quantifier`, `overlapping-alternatives`,
+    /// `empty-repetition`, `overlapping-quantifiers` or
+    /// `ambiguous-repetition`.
     pub code: &'static str,
     /// Byte offset of the offending sub-pattern in the pattern.
     pub offset: usize,
@@ -387,10 +394,25 @@ impl Analyzer<'_> {
     fn walk(&mut self, node: &Ast) {
         match node {
             Ast::Repetition(r) => {
+                let before = self.out.len();
                 if unbounded(r) {
                     self.repetition(node, r);
                 }
                 self.walk(&r.ast);
+                // The complete question, for what the targeted ones passed:
+                // one finding per repetition, at the innermost one.
+                if unbounded(r) && self.out.len() == before {
+                    if let Some(w) =
+                        crate::ambiguity::exponential_witness(&self.prefix, self.text(node))
+                    {
+                        let m = format!(
+                            "ambiguous repetition: {} reads {} in more than one way (its repetitions split it differently, or its part does), so on a text that almost matches a backtracking engine (Python `re`) tries every reading of each run of it, exponentially many: make the repeated part read any text in one way only",
+                            quote(self.text(node)),
+                            quote(&w.escape_debug().to_string()),
+                        );
+                        self.push("ambiguous-repetition", node, m);
+                    }
+                }
             }
             Ast::Group(g) => self.walk(&g.ast),
             Ast::Alternation(x) => x.asts.iter().for_each(|s| self.walk(s)),
@@ -465,6 +487,42 @@ mod tests {
         assert_eq!(codes(r"(?:[^\[]+|\[x)*"), vec!["nested-quantifier"]);
         assert_eq!(codes(r"(?:a|ab)*c"), vec!["overlapping-alternatives"]);
         assert_eq!(codes(r"(?:a?)*"), vec!["empty-repetition"]);
+        assert_eq!(
+            codes(r"x(?:[0-9a-f][0-9a-f]?)+!"),
+            vec!["ambiguous-repetition"]
+        );
+        assert_eq!(codes(r"(?:a?a?b)+"), vec!["ambiguous-repetition"]);
+    }
+
+    #[test]
+    fn hostile_patterns_are_answered() {
+        // Large automata and products: each question ends (within its
+        // bounds) with an answer or none, never a hang.
+        for p in [
+            r"(?:\p{L}|\p{N}){1,1000}",
+            r"(?:(?:a|b|c|d|e){1,3}){1,3}x",
+            r"(?:.{1,3}.{1,3}.{1,3})+!",
+            r"(?:[\s\S]?){50}",
+            r"(?:\w{0,100}\W{0,100})+x",
+            r"(?:(?:\w\w?){1,5}\.)+",
+            r"(?:[^\n]{2,900}\n)+",
+        ] {
+            let _ = analyze(p, &[Flag::Dotall]);
+        }
+        assert_eq!(
+            codes(r"(?:(?:\w\w?){1,5}\.)+"),
+            vec!["ambiguous-repetition"]
+        );
+    }
+
+    #[test]
+    fn an_ambiguous_repetition_names_itself_and_a_text_read_two_ways() {
+        let f = &analyze(r"x(?:[0-9a-f][0-9a-f]?)+!", &[])[0];
+        assert_eq!(
+            (f.code, f.offset, f.sub.as_str()),
+            ("ambiguous-repetition", 1, "`(?:[0-9a-f][0-9a-f]?)+`")
+        );
+        assert_eq!(f.message, "ambiguous repetition: `(?:[0-9a-f][0-9a-f]?)+` reads `00` in more than one way (its repetitions split it differently, or its part does), so on a text that almost matches a backtracking engine (Python `re`) tries every reading of each run of it, exponentially many: make the repeated part read any text in one way only");
     }
 
     #[test]

@@ -701,7 +701,7 @@ fn present(
         };
         for e in entries {
             let e = e.map_err(io_at(&dir))?;
-            let name = e.file_name().to_string_lossy().into_owned();
+            let name = entry_name(&e.file_name());
             let rel = if dir.is_empty() {
                 name
             } else {
@@ -727,6 +727,26 @@ fn present(
     }
     out.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(out)
+}
+
+/// A directory entry's name as text: itself when UTF-8, else its bytes
+/// with every non-ASCII byte escaped (`\xff`). A name holding `\` is one no
+/// manifest lists ([`plain_relative`]) and gen never produces, so an entry
+/// whose name is not UTF-8 is foreign: shown, left, and never taken for a
+/// listed file whose name its lossy form would spell.
+fn entry_name(name: &std::ffi::OsStr) -> String {
+    if let Some(s) = name.to_str() {
+        return s.to_owned();
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        name.as_bytes().escape_ascii().to_string()
+    }
+    #[cfg(not(unix))]
+    {
+        format!("\\{}", name.to_string_lossy())
+    }
 }
 
 /// Creates the parents of `rel` below `out_dir`, following no link.

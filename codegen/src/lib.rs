@@ -43,6 +43,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod ambiguity;
 pub mod backtrack;
 pub mod check;
 pub mod compat;

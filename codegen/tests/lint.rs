@@ -783,6 +783,30 @@ fn a_pattern_with_adjacent_overlapping_quantifiers() {
     run(&adjacent_quantifiers());
 }
 
+/// A repetition whose part can be read as one repetition or two: no
+/// quantifier nests in another and no alternation overlaps, yet Python's
+/// `fullmatch` doubles its time with each pair of characters of a near miss
+/// (as with `(?:[0-9a-f][0-9a-f]?)+` on hex digits then `!`).
+fn ambiguous_repetition() -> Case {
+    Case {
+        edits: vec![Edit {
+            file: P,
+            from: r#"(?P<message>[^ \\t\\r\\n][^\\r\\n]*)"#,
+            to: r#"(?P<message>(?:[!-~][!-~]?[ ]?)+)"#,
+        }],
+        python: Py::Off,
+        want: vec![
+            Want { severity: E, code: "ambiguous-repetition", file: P, pointer: "/patterns/fleet_alert/pattern", at: "\"\\\\[fleet-alert", message: "byte 70: ambiguous repetition: `(?:[!-~][!-~]?[ ]?)+` reads `!!` in more than one way (its repetitions split it differently, or its part does), so on a text that almost matches a backtracking engine (Python `re`) tries every reading of each run of it, exponentially many: make the repeated part read any text in one way only", hint: None },
+        ],
+        gone: vec![],
+    }
+}
+
+#[test]
+fn a_pattern_whose_repetition_reads_a_text_two_ways() {
+    run(&ambiguous_repetition());
+}
+
 // --- faults that generate wrong code (issue 13) ---------------------------
 
 fn an_unknown_regex_ref_on_a_structure_with_a_binding_case() -> Case {

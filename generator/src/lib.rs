@@ -29,6 +29,43 @@ use agent_sentences_codegen::{
 };
 use clap::{Args, ValueEnum};
 
+// Output to a closed pipe (`agent-sentences-gen check | head -1`, a reader
+// that went away) is not an error and never a panic, as `println!` makes it:
+// what cannot be written is dropped and the command goes on to its exit
+// status (P217).
+
+/// `print!` to standard output, a write error ignored.
+macro_rules! out {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout(), $($t)*);
+    }};
+}
+
+/// `println!` to standard output, a write error ignored.
+macro_rules! outln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($t)*);
+    }};
+}
+
+/// `eprint!` to standard error, a write error ignored.
+macro_rules! err {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($t)*);
+    }};
+}
+
+/// `eprintln!` to standard error, a write error ignored.
+macro_rules! errln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($t)*);
+    }};
+}
+
 /// How findings are printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -318,7 +355,7 @@ fn spec_dir_exists(ctx: &Context, given: &Option<PathBuf>, resolved: &Path) -> b
         Some(p) => format!("`{}`", p.display()),
         None => "the default `schema`".to_owned(),
     };
-    eprintln!(
+    errln!(
         "error: no spec directory at {} (tried {}): pass --spec DIR, relative to {}",
         shown(resolved),
         what,
@@ -346,7 +383,7 @@ pub fn run_gen(ctx: &Context, args: &GenArgs) -> bool {
         Ok(g) => g,
         Err(report) => {
             print_report(&report);
-            eprintln!(
+            errln!(
                 "nothing was written: fix the errors above and run `{}` again",
                 ctx.fix_command(args)
             );
@@ -355,10 +392,10 @@ pub fn run_gen(ctx: &Context, args: &GenArgs) -> bool {
     };
     // New findings one by one; the acknowledged ones as one line (P93).
     for w in generated.warnings.new_findings() {
-        eprintln!("{w}");
+        errln!("{w}");
     }
     if let Some(line) = generated.warnings.known_line() {
-        eprintln!("{line}");
+        errln!("{line}");
     }
     let label = shown(&out_s);
     match generated.sync_with(&out_s, &label, Mode::Write, args.force) {
@@ -366,13 +403,13 @@ pub fn run_gen(ctx: &Context, args: &GenArgs) -> bool {
             let (mut written, mut removed, mut left) = (0, 0, 0);
             for c in &changes {
                 match c.kind {
-                    DriftKind::Stale => eprintln!("wrote {label}/{} (changed)", c.path),
-                    DriftKind::Missing => eprintln!("wrote {label}/{} (new)", c.path),
-                    DriftKind::Orphan => eprintln!(
+                    DriftKind::Stale => errln!("wrote {label}/{} (changed)", c.path),
+                    DriftKind::Missing => errln!("wrote {label}/{} (new)", c.path),
+                    DriftKind::Orphan => errln!(
                         "removed {label}/{} (orphan: the spec no longer produces it)",
                         c.path
                     ),
-                    DriftKind::Foreign => eprintln!(
+                    DriftKind::Foreign => errln!(
                         "left {label}/{} (not written by gen: {})",
                         c.path,
                         c.diff
@@ -395,15 +432,15 @@ pub fn run_gen(ctx: &Context, args: &GenArgs) -> bool {
             } else {
                 String::new()
             };
-            eprintln!("{written} written, {removed} removed (orphans), {unchanged} unchanged{left}, under {label}");
+            errln!("{written} written, {removed} removed (orphans), {unchanged} unchanged{left}, under {label}");
             true
         }
         Err(e @ SyncError::Refused(_)) => {
-            eprintln!("error: gen refuses {label}: {e}");
+            errln!("error: gen refuses {label}: {e}");
             if !args.force {
                 let mut forced = args.clone();
                 forced.force = true;
-                eprintln!(
+                errln!(
                     "hint: point --out at an empty or new directory, or run `{}` to write there anyway",
                     ctx.fix_command(&forced)
                 );
@@ -411,7 +448,7 @@ pub fn run_gen(ctx: &Context, args: &GenArgs) -> bool {
             false
         }
         Err(e) => {
-            eprintln!("error: writing {label}: {e}");
+            errln!("error: writing {label}: {e}");
             false
         }
     }
@@ -419,7 +456,7 @@ pub fn run_gen(ctx: &Context, args: &GenArgs) -> bool {
 
 fn print_report(report: &Report) {
     if !report.diagnostics.is_empty() {
-        eprintln!("{report}");
+        errln!("{report}");
     }
 }
 
@@ -551,7 +588,7 @@ pub fn run_check(ctx: &Context, args: &CheckArgs) -> bool {
         Some(g) => match g.sync_in(&out_s, &label, Mode::Check) {
             Ok(d) => Some(d),
             Err(e) => {
-                eprintln!("error: reading {label}: {e}");
+                errln!("error: reading {label}: {e}");
                 return false;
             }
         },
@@ -569,7 +606,7 @@ pub fn run_check(ctx: &Context, args: &CheckArgs) -> bool {
             match compared {
                 Ok(c) => Some(c),
                 Err(e) => {
-                    eprintln!("error: --against {against}: {e}");
+                    errln!("error: --against {against}: {e}");
                     return false;
                 }
             }
@@ -597,18 +634,18 @@ pub fn run_check(ctx: &Context, args: &CheckArgs) -> bool {
                 "fix": drift.as_ref().filter(|d| !d.is_empty()).map(|_| fix.clone()),
                 "compat": comparison,
             });
-            println!(
+            outln!(
                 "{}",
                 serde_json::to_string_pretty(&json).expect("serializes")
             );
         }
         Format::Github => {
             for d in &report.diagnostics {
-                println!("{}", diagnostic_annotation(d));
+                outln!("{}", diagnostic_annotation(d));
             }
             for x in drift.iter().flatten() {
                 let file = format!("{label}/{}", x.path);
-                println!(
+                outln!(
                     "{}",
                     github_annotation(
                         "error",
@@ -621,32 +658,32 @@ pub fn run_check(ctx: &Context, args: &CheckArgs) -> bool {
                         )
                     )
                 );
-                println!("::group::diff of {file} (- on disk, + generated from the spec)");
-                print!("{}", x.diff);
-                println!("::endgroup::");
+                outln!("::group::diff of {file} (- on disk, + generated from the spec)");
+                out!("{}", x.diff);
+                outln!("::endgroup::");
             }
             if let Some(c) = &comparison {
                 for line in c.github_annotations() {
-                    println!("{line}");
+                    outln!("{line}");
                 }
             }
-            eprintln!("{}", if ok { "check passed" } else { "check FAILED" });
+            errln!("{}", if ok { "check passed" } else { "check FAILED" });
         }
         Format::Human => {
             print_report(&report);
             match (&drift, &generated) {
-                (None, _) => eprintln!("drift check skipped: the spec has errors, so there is nothing to compare {label} with"),
-                (Some(d), Some(g)) if d.is_empty() => eprintln!("{label} is up to date ({} files)", g.files.len()),
+                (None, _) => errln!("drift check skipped: the spec has errors, so there is nothing to compare {label} with"),
+                (Some(d), Some(g)) if d.is_empty() => errln!("{label} is up to date ({} files)", g.files.len()),
                 (Some(d), _) => {
                     for x in d {
-                        eprintln!("{label}/{} {}", x.path, x.kind.describe());
-                        eprint!("{}", x.diff);
+                        errln!("{label}/{} {}", x.path, x.kind.describe());
+                        err!("{}", x.diff);
                     }
-                    eprintln!("{} file(s) under {label} differ from what {} produces: run `{fix}` and commit the result", d.len(), shown(&spec_s));
+                    errln!("{} file(s) under {label} differ from what {} produces: run `{fix}` and commit the result", d.len(), shown(&spec_s));
                 }
             }
             if let Some(c) = &comparison {
-                eprint!("{c}");
+                err!("{c}");
             }
         }
     }

@@ -398,3 +398,75 @@ fn check_against_a_git_revision_and_a_directory() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr.starts_with(&format!("error: --against no-such-ref: `no-such-ref` is neither a directory (tried {}/no-such-ref) nor a git revision holding schema/structures.json: git says: ", root().display())), "{stderr}");
 }
+
+/// Runs the command with standard output, or standard error, a stream whose
+/// reader is already gone (`… | head -0`): every write fails with a broken
+/// pipe from the first byte (a socket pair, one end closed).
+#[cfg(unix)]
+fn run_into_closed_pipe(cwd: &Path, args: &[&str], stderr_too: bool) -> Output {
+    let (reader, writer) = std::os::unix::net::UnixStream::pair().unwrap();
+    drop(reader);
+    let mut c = Command::new(env!("CARGO_BIN_EXE_agent-sentences-gen"));
+    c.current_dir(cwd)
+        .args(args)
+        .env_remove("RUST_BACKTRACE")
+        .stdout(std::os::fd::OwnedFd::from(writer.try_clone().unwrap()));
+    if stderr_too {
+        c.stderr(std::os::fd::OwnedFd::from(writer));
+        let status = c.status().unwrap();
+        Output {
+            status,
+            stdout: Vec::new(),
+            stderr: Vec::new(),
+        }
+    } else {
+        drop(writer);
+        c.output()
+            .map(|mut o| {
+                o.stdout.clear();
+                o
+            })
+            .unwrap()
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn output_into_a_closed_pipe_is_dropped_not_a_panic() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_dir(&root().join("schema"), &tmp.path().join("schema"));
+    assert!(run(tmp.path(), &["gen"]).status.success());
+    std::fs::write(tmp.path().join("generated/rust/Cargo.toml"), "stale\n").unwrap();
+    for format in ["human", "json", "github"] {
+        let args = ["check", "--format", format, "--python", "off"];
+        // Standard output closed: the findings on standard error still come.
+        let o = run_into_closed_pipe(tmp.path(), &args, false);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{format}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{format}: {stderr}");
+        assert!(
+            stderr.contains("FAILED") || format != "github",
+            "{format}: {stderr}"
+        );
+        // Both closed: nothing to say it on, and the exit status says it.
+        let o = run_into_closed_pipe(tmp.path(), &args, true);
+        assert_eq!(o.status.code(), Some(1), "{format}");
+    }
+    let o = run_into_closed_pipe(tmp.path(), &["gen"], true);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        std::fs::read_to_string(tmp.path().join("generated/rust/Cargo.toml"))
+            .unwrap()
+            .contains("\n[package]\n"),
+        "gen rewrote the stale file"
+    );
+    for args in [&["--help"][..], &["--version"], &["check", "--help"]] {
+        let o = run_into_closed_pipe(tmp.path(), args, false);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(
+            o.status.code().is_some_and(|c| c != 101),
+            "{args:?}: {stderr}"
+        );
+    }
+}

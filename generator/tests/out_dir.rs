@@ -289,3 +289,42 @@ fn a_manifest_naming_a_path_outside_out_removes_nothing() {
     assert!(victim.is_file());
     assert_eq!(std::fs::read_to_string(&manifest).unwrap(), listed);
 }
+
+/// A file whose name is not UTF-8 is foreign, shown with its bytes escaped;
+/// a manifest line spelling its lossy name (`�`) neither makes it gen's nor
+/// fails the run (the lossy name used to be opened: "No such file").
+#[cfg(unix)]
+#[test]
+fn a_name_that_is_not_utf8_is_foreign_and_shown_escaped() {
+    use std::os::unix::ffi::OsStrExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let o = run(tmp.path(), &["gen", "--out", "gen"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let odd = tmp
+        .path()
+        .join("gen/python")
+        .join(std::ffi::OsStr::from_bytes(b"\xff.py"));
+    std::fs::write(&odd, "# @generated\n").unwrap();
+    let manifest = tmp.path().join("gen/.agent-sentences-manifest");
+    let mut text = std::fs::read_to_string(&manifest).unwrap();
+    text.push_str("python/\u{fffd}.py\n");
+    std::fs::write(&manifest, text).unwrap();
+
+    let o = run(tmp.path(), &["check", "--out", "gen", "--python", "off"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("gen/python/\\xff.py is not produced by the generator and was not written by it (gen leaves it: move it out of the output directory)\n"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(tmp.path(), &["gen", "--out", "gen"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "left gen/python/\\xff.py (not written by gen: a regular file of 13 byte(s))\n"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read(&odd).unwrap(), b"# @generated\n");
+}

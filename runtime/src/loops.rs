@@ -36,11 +36,12 @@
 //! - SLA: a loop's deadline is its opening time plus the default SLA of its
 //!   opener's structure ([`Config`]); nudge `k` of `max` is due at the
 //!   deadline plus `(k - 1)` nudge intervals; a loop that got `max` nudges
-//!   and is still open one interval after the last is *breached*.
+//!   and is still open one interval after the last is *breached*. A work
+//!   order whose deadline or breach time would fall past the last time the
+//!   tracker holds (year 9999) is rejected, never clamped (P216).
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use jiff::SignedDuration;
 pub use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
@@ -274,7 +275,12 @@ impl Tracker {
     /// `closed_at` only when closed, at most `max_nudges` nudges, a history
     /// that starts with its opening and ends in its state, no step after the
     /// clock (`last_at`); every line named is between 1 and `lines`, and
-    /// `lines` at most [`MAX_LINES`].
+    /// `lines` at most [`MAX_LINES`]. Each loop's history is replayed
+    /// (P215): every step a move of the machine from the state before, in
+    /// order, by the owner once claimed; `opened_at`, `owner`, `closed_at`
+    /// and `deadline` are what the history and the config make them, and
+    /// the loop's last nudge time falls within the times the tracker holds
+    /// (P216).
     ///
     /// # Errors
     /// A [`LoopError`] at the first value that does not hold (its JSON
@@ -426,13 +432,17 @@ impl Tracker {
                     format!("loop `{id}` was closed; an id opens one loop"),
                 );
             }
-            let sla = self
-                .state
-                .config
-                .sla_seconds
-                .get(structure)
-                .copied()
-                .unwrap_or(self.state.config.default_sla_seconds);
+            let Some(deadline) = self.state.config.deadline(structure, at) else {
+                return self.reject(
+                    line,
+                    Some(id),
+                    Some(structure),
+                    format!(
+                        "loop `{id}` opened at {at} would have its deadline or a nudge past {} (the last time the tracker holds)",
+                        Timestamp::MAX
+                    ),
+                );
+            };
             let step = Step {
                 line,
                 at,
@@ -449,10 +459,7 @@ impl Tracker {
                 closed_at: None,
                 owner: None,
                 nudges: 0,
-                // Past the last time the tracker holds: never due.
-                deadline: at
-                    .checked_add(SignedDuration::from_secs(sla))
-                    .unwrap_or(Timestamp::MAX),
+                deadline,
                 history: vec![step],
             };
             self.state.loops.insert(id.to_owned(), l);
@@ -538,18 +545,24 @@ impl Tracker {
 
     /// The loops due a nudge at `at`, in id order, each with its canonical
     /// `[NUDGE …]` sentence (the next count, the configured max), and the
-    /// loops past their last nudge (breached). Times past the last one the
-    /// tracker holds are never reached.
+    /// loops past their last nudge (breached). Every time computed fits: a
+    /// loop whose deadline or last nudge would fall past the last time the
+    /// tracker holds is refused when opened or restored (P216).
     pub fn due(&self, at: Timestamp) -> Vec<Due> {
         let c = &self.state.config;
         let mut due = Vec::new();
         for l in self.state.loops.values().filter(|l| !l.closed) {
             let next = l.nudges.saturating_add(1);
-            let when = l
+            // Opening and restoring refuse a loop whose last nudge time the
+            // tracker cannot hold (P216): this never falls through.
+            let Some(when) = l
                 .deadline
                 .checked_add(c.nudge_offset(next.min(c.max_nudges.saturating_add(1))))
-                .unwrap_or(Timestamp::MAX);
-            if at < when || when == Timestamp::MAX {
+                .ok()
+            else {
+                continue;
+            };
+            if at < when {
                 continue;
             }
             if next > c.max_nudges {
@@ -616,8 +629,9 @@ pub fn replay(
     replay_bytes(tracker, jsonl.as_bytes(), feed)
 }
 
-/// [`replay`] of raw bytes: lines end at `\n` (a `\r` before it is removed,
-/// as [`str::lines`] does), and a line that is not UTF-8 is a bad line like
+/// [`replay`] of raw bytes: a UTF-8 byte order mark at the start is passed
+/// over, lines end at `\n` (a `\r` before it is removed, as [`str::lines`]
+/// does), and a line that is not UTF-8 is a bad line like
 /// any other (named with the offset of its first invalid byte in the line),
 /// so one bad byte costs one line, not the log. Linear in the input: each
 /// line is read once.
@@ -627,6 +641,8 @@ pub fn replay_bytes(
     mut feed: impl FnMut(&mut Tracker, &Message),
 ) -> Vec<usize> {
     let mut bad = Vec::new();
+    // A UTF-8 byte order mark (some editors write one) is not part of line 1.
+    let jsonl = jsonl.strip_prefix(b"\xef\xbb\xbf").unwrap_or(jsonl);
     let body = jsonl.strip_suffix(b"\n").unwrap_or(jsonl);
     if jsonl.is_empty() {
         return bad;

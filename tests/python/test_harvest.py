@@ -177,9 +177,17 @@ def test_usage_errors_write_nothing(tmp_path: Path) -> None:
     write_log(str(tmp_path / "a.jsonl"), 5)
     (tmp_path / "a.txt").write_text("{}\n")
     (tmp_path / "exists.parquet").write_text("keep")
+    # A directory, a FIFO (a reader would block on it) or a dangling link used to be
+    # "no such file".
+    (tmp_path / "dir.jsonl").mkdir()
+    os.mkfifo(tmp_path / "fifo.jsonl")
+    os.symlink("gone.jsonl", tmp_path / "broken.jsonl")
     for args, why in [
         (["a.txt", "--out", "o.parquet"], "a.txt: not a .jsonl or .jsonl.gz file"),
         (["missing.jsonl", "--out", "o.parquet"], "missing.jsonl: no such file"),
+        (["dir.jsonl", "--out", "o.parquet"], "dir.jsonl: not a regular file (a directory, a FIFO, a device or a broken link): not read"),
+        (["fifo.jsonl", "--out", "o.parquet"], "fifo.jsonl: not a regular file"),
+        (["broken.jsonl", "--out", "o.parquet"], "broken.jsonl: not a regular file"),
         (["a.jsonl", "--out", "exists.parquet"], "exists.parquet exists already"),
         (["a.jsonl", "--out", "nodir/o.parquet"], "nodir/o.parquet: no directory"),
     ]:
@@ -542,3 +550,123 @@ def test_an_out_made_during_the_harvest_is_not_overwritten(tmp_path: Path, monke
     assert hv.main(["a.jsonl", "--out", "t.parquet", "--quiet"]) == hv.EXIT_FAILED
     assert capsys.readouterr().err == "error: [Errno 17] created during the harvest, not overwritten: 't.parquet' (no table written)\n"
     assert Path("t.parquet").read_text() == "theirs" and sorted(os.listdir(tmp_path)) == ["a.jsonl", "t.parquet"]
+
+
+def test_sigterm_removes_the_partial_output_and_exits_143(tmp_path: Path) -> None:
+    # SIGTERM used to end the harvest at once, leaving OUT.partial behind (and the
+    # next harvest into OUT refusing to start). The signal is sent from inside the
+    # harvest, once a batch was written, so it arrives mid-run every time.
+    write_log(str(tmp_path / "a.jsonl"), 200)
+    write_log(str(tmp_path / "b.jsonl"), 200, seed=2)
+    script = (
+        "import os, signal, sys\n"
+        "from agent_sentences import harvest as hv\n"
+        "signal.signal(signal.SIGINT, signal.default_int_handler)  # Ignored when inherited so.\n"
+        "signal.signal(signal.SIGHUP, signal.SIG_DFL)\n"
+        "scan = hv._native.harvest_lines\n"
+        "def scan_then_stop(*args):\n"
+        "    out = scan(*args)\n"
+        "    if os.path.exists('t.parquet.partial') and args[2] == 'b.jsonl':\n"
+        f"        os.kill(os.getpid(), signal.{{}})\n"
+        "    return out\n"
+        "hv._native.harvest_lines = scan_then_stop\n"
+        "sys.exit(hv.main(['a.jsonl', 'b.jsonl', '--out', 't.parquet']))\n"
+    )
+    for name, status in [("SIGTERM", 143), ("SIGHUP", 143), ("SIGINT", 130)]:
+        r = subprocess.run([sys.executable, "-c", script.format(name)], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        assert r.returncode == status, (name, r.stderr)
+        assert r.stderr.splitlines()[-1] in ("error: stopped by SIGTERM (no table written)", "error: stopped by SIGHUP (no table written)", "error: interrupted (no table written)"), r.stderr
+        assert sorted(os.listdir(tmp_path)) == ["a.jsonl", "b.jsonl"], (name, os.listdir(tmp_path))
+    assert hv.EXIT_SIGNALLED == 143
+    # A partial output a SIGKILL left (nothing can remove it then) is refused, and said why.
+    (tmp_path / "t.parquet.partial").write_bytes(b"PAR1")
+    r = run_cli("a.jsonl", "--out", "t.parquet", cwd=tmp_path)
+    assert r.returncode == hv.EXIT_USAGE, r.stderr
+    assert "t.parquet.partial exists already: another harvest is writing it, or one was killed" in r.stderr, r.stderr
+    assert (tmp_path / "t.parquet.partial").read_bytes() == b"PAR1"
+
+
+def test_a_gzip_bomb_is_read_up_to_the_limit_and_reported(tmp_path: Path) -> None:
+    # 1,000 good messages, then 64 MiB of one byte: 64 KiB compressed. Past the
+    # limit the file is reported unreadable from the line where reading stopped,
+    # the rows before it kept; memory stays that of a batch throughout.
+    ms = list(messages(1000, seed=4))
+    head = "".join(dumps(m) + "\n" for m in ms).encode()
+    with gzip.open(tmp_path / "bomb.jsonl.gz", "wb") as f:
+        f.write(head)
+        for _ in range(64):
+            f.write(b"a" * (1 << 20))
+    limit = len(head) + (1 << 20)
+    r = run_cli("bomb.jsonl.gz", "--out", "t.parquet", "--max-gunzip-bytes", str(limit), cwd=tmp_path)
+    assert r.returncode == hv.EXIT_BAD_LINES, r.stderr
+    assert r.stderr == f"bomb.jsonl.gz:1001: unreadable from this line on: decompressed past {limit} bytes (--max-gunzip-bytes; a gzip bomb?)\n"
+    assert table_rows(pq.read_table(tmp_path / "t.parquet")) == expected_rows("bomb.jsonl.gz", list(enumerate(ms, 1)))
+    # Under the limit, the same file reads to its end (one overlong line).
+    r = run_cli("bomb.jsonl.gz", "--out", "u.parquet", cwd=tmp_path)
+    assert r.returncode == hv.EXIT_BAD_LINES and r.stderr == f"bomb.jsonl.gz:1001: bad line: longer than {hv.MAX_LINE_BYTES} bytes (not read)\n", r.stderr
+    assert hv.MAX_GUNZIP_BYTES == 64 << 30
+    assert run_cli("bomb.jsonl.gz", "--out", "v.parquet", "--max-gunzip-bytes", "0", cwd=tmp_path).returncode == hv.EXIT_USAGE
+
+
+def test_an_input_given_twice_is_harvested_once_and_said(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The same file by its path twice, another spelling, a symbolic and a hard link:
+    # its rows used to be written once per name.
+    monkeypatch.chdir(tmp_path)
+    write_log("a.jsonl", 50)
+    write_log("b.jsonl", 50, seed=2)
+    os.symlink("a.jsonl", "link.jsonl")
+    os.link("b.jsonl", "hard.jsonl")
+    err = io.StringIO()
+    s = hv.harvest(["a.jsonl", "b.jsonl", "./a.jsonl", "link.jsonl", "hard.jsonl", "a.jsonl"], "t.parquet", stderr=err)
+    said = [
+        "./a.jsonl: the same file as a.jsonl (given before): harvested once, as a.jsonl",
+        "link.jsonl: the same file as a.jsonl (given before): harvested once, as a.jsonl",
+        "hard.jsonl: the same file as b.jsonl (given before): harvested once, as b.jsonl",
+        "a.jsonl: the same file as a.jsonl (given before): harvested once, as a.jsonl",
+    ]
+    assert (err.getvalue().splitlines(), s.duplicates, [f.path for f in s.files], s.ok) == (said, said, ["a.jsonl", "b.jsonl"], True)
+    rows = table_rows(pq.read_table("t.parquet"))
+    assert rows == expected_rows("a.jsonl", list(enumerate(messages(50), 1))) + expected_rows("b.jsonl", list(enumerate(messages(50, seed=2), 1)))
+    r = run_cli("a.jsonl", "a.jsonl", "--out", "u.parquet", cwd=tmp_path)
+    assert (r.returncode, r.stderr) == (0, "a.jsonl: the same file as a.jsonl (given before): harvested once, as a.jsonl\n")
+
+
+def test_a_closed_stderr_stops_the_reports_not_the_harvest(tmp_path: Path) -> None:
+    # `harvest … 2>&1 | head -1`: the reader of the bad-line reports went away.
+    # The first report used to raise BrokenPipeError, which failed the harvest
+    # and removed its table.
+    good = list(messages(20))
+    lines = [dumps(m) if i % 2 else "{not json" for i, m in enumerate(good)]
+    (tmp_path / "bad.jsonl").write_text("\n".join(lines) + "\n")
+    reader, writer = os.pipe()
+    os.close(reader)
+    try:
+        r = subprocess.run(
+            [sys.executable, "-m", "agent_sentences.harvest", "bad.jsonl", "--out", "t.parquet"],
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=writer,
+            timeout=120,
+        )
+    finally:
+        os.close(writer)
+    assert r.returncode == hv.EXIT_BAD_LINES
+    rows = table_rows(pq.read_table(tmp_path / "t.parquet"))
+    assert rows == expected_rows("bad.jsonl", [(i + 1, m) for i, m in enumerate(good) if i % 2])
+
+
+def test_a_byte_order_mark_is_not_part_of_line_one(tmp_path: Path) -> None:
+    # Editors on some systems start a UTF-8 file with U+FEFF: line 1 was a bad line
+    # ("not a JSON object"), its rows lost. Only at the start of a file: elsewhere
+    # it is the line's own.
+    ms = list(messages(3, seed=9))
+    body = "".join(dumps(m) + "\n" for m in ms)
+    (tmp_path / "bom.jsonl").write_text("\ufeff" + body + "\ufeff" + dumps(ms[0]) + "\n", encoding="utf-8")
+    with gzip.open(tmp_path / "bom.jsonl.gz", "wt", encoding="utf-8") as f:
+        f.write("\ufeff" + body)
+    err = io.StringIO()
+    s = hv.harvest([str(tmp_path / "bom.jsonl"), str(tmp_path / "bom.jsonl.gz")], str(tmp_path / "t.parquet"), stderr=err)
+    assert err.getvalue() == f"{tmp_path / 'bom.jsonl'}:4: bad line: not a JSON object\n"
+    assert [f.messages for f in s.files] == [3, 3]
+    rows = table_rows(pq.read_table(tmp_path / "t.parquet"))
+    assert rows == expected_rows(str(tmp_path / "bom.jsonl"), list(enumerate(ms, 1))) + expected_rows(str(tmp_path / "bom.jsonl.gz"), list(enumerate(ms, 1)))

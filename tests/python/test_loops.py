@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -160,3 +162,83 @@ def test_a_work_order_with_a_reply_in_its_body_opens_its_loop_and_leaves_it_open
     (found,) = A.scan(text)
     assert found.item == A.WorkOrder.parse(text)
     assert (found.span.start, found.span.end) == (0, len(text.encode()))
+
+
+def test_a_restored_state_is_what_its_history_makes_it() -> None:
+    # A restored state used to take any opening time, deadline, owner or closing
+    # time: each is derived again from the loop's history and the config.
+    t = A.loops.Tracker()
+    t.feed("2026-12-01T09:00:00Z", "super", "[WO:7f] [from super] Audit — go")
+    t.feed("2026-12-01T09:01:00Z", "646", "[ACK:7f] [from 646] [CLAIM 7f]")
+    good = json.loads(t.state())
+    assert A.loops.Tracker.restore(json.dumps(good)).report() == t.report()
+
+    cases: list[tuple[Any, str, str]] = [
+        (lambda l: l.update(opened_at="2026-12-01T10:00:00Z"), "/loops/7f/opened_at", "its opening step is at 2026-12-01T09:00:00Z"),
+        (lambda l: l.update(deadline="2026-12-01T08:00:00Z"), "/loops/7f/deadline", "not the opening time plus the SLA (2026-12-01T09:30:00Z)"),
+        (lambda l: l.update(deadline="9999-12-30T22:00:00Z"), "/loops/7f/deadline", "not the opening time plus the SLA"),
+        (lambda l: l.update(owner="[NUDGE 7f]\n"), "/loops/7f/owner", "the history's claim makes it `646`"),
+        (lambda l: l.update(owner=None), "/loops/7f/owner", "the owner is none"),
+        (lambda l: l.update(closed_at="2026-12-01T09:02:00Z"), "/loops/7f/closed_at", "an open loop has no closing time"),
+        (lambda l: l["history"].reverse(), "/loops/7f/history/0", "starts with its opening"),
+        (lambda l: l["history"][1].update(at="2026-12-01T08:59:00Z"), "/loops/7f/history/1", "comes before the one before it"),
+        (lambda l: l["history"][2].update(from_state="open"), "/loops/7f/history/2", "`claim` from `open` to `claimed` is not a move of the machine from `acknowledged`"),
+        (lambda l: l["history"].pop(1), "/loops/7f/history/1", "`claim` from `acknowledged` to `claimed` is not a move of the machine from `open`"),
+    ]
+    for change, pointer, why in cases:
+        bad = json.loads(json.dumps(good))
+        change(bad["loops"]["7f"])
+        with pytest.raises(ValueError, match=re.escape(f"at `{pointer}`")) as e:
+            A.loops.Tracker.restore(json.dumps(bad))
+        assert why in str(e.value), (pointer, str(e.value))
+
+
+def test_a_deadline_past_year_9999_is_refused_not_clamped() -> None:
+    # The default config: the deadline 30 minutes after the opening, the last of 3
+    # nudges 15 minutes apart 45 minutes after it. A work order whose breach time
+    # falls past the last time the tracker holds (9999-12-30T22:00:00.999999999Z,
+    # jiff's) used to get a deadline clamped to it, silently; it is rejected, with
+    # the reason.
+    t = A.loops.Tracker()
+    assert t.feed("9999-12-30T20:45:01Z", "super", "[WO:7f] [from super] Audit — go") == 0
+    assert t.report()["rejected"] == [
+        {
+            "line": 1,
+            "id": "7f",
+            "reason": "loop `7f` opened at 9999-12-30T20:45:01Z would have its deadline or a nudge past 9999-12-30T22:00:00.999999999Z (the last time the tracker holds)",
+        }
+    ]
+    assert t.report()["loops"] == []
+    # One second earlier everything fits, to the breach.
+    assert t.feed("9999-12-30T20:45:00Z", "super", "[WO:8a] [from super] Audit — go") == 1
+    (loop,) = t.report()["loops"]
+    assert loop["deadline"] == "9999-12-30T21:15:00Z"
+    for n in (1, 2, 3):
+        due = t.due("9999-12-30T22:00:00Z")
+        assert due == [{"id": "8a", "sentence": f"[NUDGE 8a] [nudge {n}/3] Deadline 9999-12-30T21:15Z", "breached": False}]
+        t.nudged(due)
+    assert t.due("9999-12-30T22:00:00Z") == [{"id": "8a", "sentence": None, "breached": True}]
+    # A restored loop whose breach time would not fit is refused the same way.
+    saved = json.loads(t.state())
+    saved["config"]["nudge_interval_seconds"] = 901
+    with pytest.raises(ValueError, match=re.escape("at `/loops/8a/deadline`: a loop opened at 9999-12-30T20:45:00Z would have its deadline or a nudge past")):
+        A.loops.Tracker.restore(json.dumps(saved))
+
+
+def test_a_max_nudges_no_nudge_sentence_can_count_to_is_refused() -> None:
+    # The nudge's count is at most nine digits: a config of 2**32 - 1 nudges was
+    # taken, and its nudges read back as no sentence at all.
+    (nudge,) = [p for k, p in json.loads((ROOT / "schema" / "regex_patterns.json").read_text(encoding="utf-8"))["patterns"].items() if k == "nudge"]
+    assert "(?P<max_nudges>0|[1-9][0-9]{0,8})" in nudge["pattern"]
+    fits = {"sla_seconds": {}, "default_sla_seconds": 0, "nudge_interval_seconds": 0, "max_nudges": 999_999_999}
+    t = A.loops.Tracker(fits)  # type: ignore[arg-type]
+    t.feed("2026-12-01T09:00:00Z", "super", "[WO:7f] [from super] Audit — go")
+    (due,) = t.due("2026-12-01T09:00:00Z")
+    assert due["sentence"] == "[NUDGE 7f] [nudge 1/999999999] Deadline 2026-12-01T09:00Z"
+    assert A.scan(due["sentence"])[0].item.max_nudges == 999_999_999
+    with pytest.raises(ValueError, match=re.escape("at `/max_nudges`: 1000000000 nudges cannot be counted in a nudge sentence")):
+        A.loops.Tracker(fits | {"max_nudges": 1_000_000_000})  # type: ignore[arg-type]
+    saved = json.loads(t.state())
+    saved["config"]["max_nudges"] = 2**32 - 1
+    with pytest.raises(ValueError, match=re.escape("at `/config/max_nudges`: 4294967295 nudges cannot be counted")):
+        A.loops.Tracker.restore(json.dumps(saved))

@@ -52,7 +52,9 @@ import io
 import json
 import os
 import shutil
+import signal
 import sys
+import threading
 import time
 import traceback
 import zlib
@@ -71,11 +73,13 @@ __all__ = [
     "BATCH_LINES",
     "CHUNK_BYTES",
     "MAX_LINE_BYTES",
+    "MAX_GUNZIP_BYTES",
     "READ_BYTES",
     "EXIT_OK",
     "EXIT_BAD_LINES",
     "EXIT_USAGE",
     "EXIT_FAILED",
+    "EXIT_SIGNALLED",
     "chunks",
     "FileReport",
     "schema",
@@ -128,6 +132,13 @@ MAX_LINE_BYTES: Final = 8 << 20
 it is skipped as it is read, never held whole, so memory is bounded by the
 batch and this limit, not by the longest line."""
 
+MAX_GUNZIP_BYTES: Final = 64 << 30
+"""A ``.jsonl.gz`` file that decompresses to more than this many bytes is read
+up to there and reported unreadable from the line where it stopped (a gzip
+bomb: a few megabytes that inflate to terabytes). Memory never depends on it
+(the input is read a batch at a time); the time the harvest takes does.
+``--max-gunzip-bytes`` sets it."""
+
 READ_BYTES: Final = 256 << 10
 """The input is read this many bytes at a time (decompressed bytes for ``.gz``)."""
 
@@ -141,6 +152,10 @@ EXIT_USAGE: Final = 2
 EXIT_FAILED: Final = 3
 """Exit status: the harvest failed while running (the output cannot be written:
 no permission, disk full; a Dask task failed); no table written."""
+EXIT_SIGNALLED: Final = 128 + signal.SIGTERM
+"""Exit status: stopped by ``SIGTERM`` or ``SIGHUP`` (``128 + SIGTERM``, as a
+shell reports a process the signal ended; ``130`` for ``SIGINT``): what was
+written under ``OUT.partial`` is removed, no table written."""
 
 MAX_REPORTED_ERRORS: Final = 100
 """Bad lines reported one by one per file; the rest are counted."""
@@ -267,7 +282,7 @@ class _Unreadable(Exception):
 
 
 def _batches(
-    stream: io.BufferedIOBase, remaining: int | None, max_line: int
+    stream: io.BufferedIOBase, remaining: int | None, max_line: int, max_bytes: int | None = None
 ) -> Iterator[tuple[list[bytes], list[int]]]:
     """The complete lines of ``stream`` (at most ``remaining`` bytes of it, when
     given), in batches of about :data:`BATCH_BYTES` or :data:`BATCH_LINES`
@@ -277,7 +292,9 @@ def _batches(
     held). Reads :data:`READ_BYTES` at a time (``read1``: one decompression step
     of a gzip stream), so a damaged stream still gives every line read whole
     before the damage: the batch that holds them is yielded, then
-    :class:`_Unreadable` is raised. The last line of the input needs no line break."""
+    :class:`_Unreadable` is raised; so too past ``max_bytes`` bytes read (a
+    gzip bomb), the line being read then dropped. The last line of the input
+    needs no line break."""
     step = max(1, min(READ_BYTES, max_line))  # A line inside one read is never overlong.
     pending: list[bytes] = []  # The start of the line being read.
     pending_size = 0
@@ -285,6 +302,7 @@ def _batches(
     lines: list[bytes] = []
     long: list[int] = []
     size = 0
+    total = 0
     while remaining is None or remaining > 0:
         try:
             block = stream.read1(step if remaining is None else min(step, remaining))
@@ -294,6 +312,12 @@ def _batches(
             raise _Unreadable(e) from e
         if not block:
             break
+        total += len(block)
+        if max_bytes is not None and total > max_bytes:
+            if lines:
+                yield lines, long
+            bomb = ValueError(f"decompressed past {max_bytes} bytes (--max-gunzip-bytes; a gzip bomb?)")
+            raise _Unreadable(bomb)
         if remaining is not None:
             remaining -= len(block)
         size += len(block)
@@ -337,11 +361,13 @@ def _harvest_into(
     on_progress: Any = None,
     chunk: tuple[int, int, int] | None = None,
     max_line: int = MAX_LINE_BYTES,
+    max_gunzip: int = MAX_GUNZIP_BYTES,
 ) -> None:
     """Reads ``path`` in batches, scans them and hands each record batch to
     ``write``; ``name`` is the file as given (in rows and reports). ``chunk``
     ``(start, end, first line)``: only the lines from byte ``start`` (a line
-    start) to ``end`` (a line end) of a plain file.
+    start) to ``end`` (a line end) of a plain file. A ``.gz`` file is read up
+    to ``max_gunzip`` decompressed bytes (:data:`MAX_GUNZIP_BYTES`).
 
     A file that cannot be opened (it vanished), or whose reading stops early (a
     truncated or corrupt gzip, a read error), keeps the rows of every line read
@@ -363,7 +389,12 @@ def _harvest_into(
             report.failure = f"{name}:{first}: unreadable from this line on: {e}"
             return
         try:
-            for lines, long in _batches(stream, remaining, max_line):
+            gunzip = max_gunzip if stream is not raw else None
+            at_start = start == 0  # A byte order mark there is not part of line 1.
+            for lines, long in _batches(stream, remaining, max_line, gunzip):
+                if at_start and lines:
+                    lines[0] = lines[0].removeprefix(b"\xef\xbb\xbf")
+                at_start = False
                 n, cols, errors = _native.harvest_lines(lines, diagnostics, name, first)
                 if n:
                     write(_batch(n, cols, {}))
@@ -426,6 +457,7 @@ def harvest_file(
     name: str | None = None,
     chunk: tuple[int, int, int] | None = None,
     max_line: int = MAX_LINE_BYTES,
+    max_gunzip: int = MAX_GUNZIP_BYTES,
 ) -> FileReport:
     """Harvests one file, or one ``chunk`` of it (see :func:`chunks`), into the
     Parquet file ``out`` (a Dask task runs this); ``name`` (default ``path``) is
@@ -435,7 +467,9 @@ def harvest_file(
     report = FileReport(path if name is None else name)
     writer = _writer(out)
     try:
-        _harvest_into(path, report.path, writer.write_batch, diagnostics, report, chunk=chunk, max_line=max_line)
+        _harvest_into(
+            path, report.path, writer.write_batch, diagnostics, report, chunk=chunk, max_line=max_line, max_gunzip=max_gunzip
+        )
     finally:
         writer.close()
     return report
@@ -454,9 +488,16 @@ class Progress:
         self.shown = False
 
     def update(self, files_done: int, bytes_done: int, force: bool = False) -> None:
-        """Redraws the line, at most five times a second unless ``force``."""
+        """Redraws the line, at most five times a second unless ``force``; a
+        stream that can no longer be written ends the display, not the harvest."""
         if not self.enabled:
             return
+        try:
+            self._draw(files_done, bytes_done, force)
+        except (OSError, ValueError):
+            self.enabled = False
+
+    def _draw(self, files_done: int, bytes_done: int, force: bool) -> None:
         now = time.monotonic()
         if not force and now - self.last < 0.2:
             return
@@ -472,9 +513,12 @@ class Progress:
     def clear(self) -> None:
         """Ends the line, so that other output starts on its own line."""
         if self.shown:
-            self.stream.write("\n")
-            self.stream.flush()
             self.shown = False
+            try:
+                self.stream.write("\n")
+                self.stream.flush()
+            except (OSError, ValueError):
+                self.enabled = False
 
 
 def _size(n: float) -> str:
@@ -492,6 +536,9 @@ class Summary:
     files: list[FileReport]
     out: str
     seconds: float
+    duplicates: list[str] = field(default_factory=list)
+    """``PATH: the same file as FIRST …`` of every input given again (by
+    another name, a link, or twice): harvested once, under its first name."""
 
     @property
     def ok(self) -> bool:
@@ -505,15 +552,46 @@ def _check_paths(paths: Sequence[str], out: str) -> list[int]:
     for p in paths:
         if not (p.endswith(".jsonl") or p.endswith(".jsonl.gz")):
             raise ValueError(f"{p}: not a .jsonl or .jsonl.gz file")
-        if not os.path.isfile(p):
+        if not os.path.lexists(p):
             raise ValueError(f"{p}: no such file")
+        if not os.path.isfile(p):
+            raise ValueError(f"{p}: not a regular file (a directory, a FIFO, a device or a broken link): not read")
         sizes.append(os.path.getsize(p))
     parent = os.path.dirname(os.path.abspath(out))
     if not os.path.isdir(parent):
         raise ValueError(f"{out}: no directory {parent}")
-    if os.path.lexists(out) or os.path.lexists(out + ".partial"):
-        raise ValueError(f"{out} exists already (or {out}.partial): the harvest does not overwrite")
+    if os.path.lexists(out):
+        raise ValueError(f"{out} exists already: the harvest does not overwrite")
+    if os.path.lexists(out + ".partial"):
+        raise ValueError(
+            f"{out}.partial exists already: another harvest is writing it, or one was killed"
+            " (SIGKILL, a crash) before it could remove it; remove it if no harvest runs"
+        )
     return sizes
+
+
+def _distinct(paths: Sequence[str], sizes: Sequence[int]) -> tuple[list[str], list[int], list[str]]:
+    """The inputs less those that are a file given before (the same device and
+    inode: the same path twice, another spelling of it, a symbolic or hard
+    link), their sizes, and a line saying so for each one left out."""
+    seen: dict[tuple[int, int], str] = {}
+    kept: list[str] = []
+    kept_sizes: list[int] = []
+    dropped: list[str] = []
+    for p, size in zip(paths, sizes):
+        try:
+            st = os.stat(p)
+            identity = (st.st_dev, st.st_ino)
+        except OSError:  # Vanished: its harvest reports it.
+            identity = (-1, len(kept))
+        first = seen.get(identity)
+        if first is None:
+            seen[identity] = p
+            kept.append(p)
+            kept_sizes.append(size)
+        else:
+            dropped.append(f"{p}: the same file as {first} (given before): harvested once, as {first}")
+    return kept, kept_sizes, dropped
 
 
 def _claim(partial: str, directory: bool) -> None:
@@ -558,6 +636,7 @@ def harvest(
     stderr: TextIO | None = None,
     chunk_bytes: int = CHUNK_BYTES,
     max_line: int = MAX_LINE_BYTES,
+    max_gunzip: int = MAX_GUNZIP_BYTES,
 ) -> Summary:
     """Harvests ``paths`` into ``out``: one Parquet file, or with ``workers`` (a
     local Dask cluster) or ``scheduler`` (a Dask scheduler's address) a directory
@@ -569,9 +648,14 @@ def harvest(
     summary; every other line is harvested. A file that vanished or cannot be
     read to its end keeps the rows of every line read whole before and is
     reported as ``FILE:LINE: unreadable from this line on: why``; the other
-    files are harvested. The output is written under ``OUT.partial`` and
-    renamed to ``out`` once complete; an exception leaves no ``out`` and no
-    ``OUT.partial``. Raises ``ValueError`` for an input that is not a
+    files are harvested; a ``.gz`` file is read up to ``max_gunzip``
+    decompressed bytes, and reported unreadable from there. An input that is
+    a file given before (the same file by another path or link, or the same
+    path twice) is harvested once, under its first name, and said on
+    ``stderr`` and in :attr:`Summary.duplicates`. The output is written under
+    ``OUT.partial`` and renamed to ``out`` once complete; an exception
+    (``KeyboardInterrupt``, and ``SIGTERM`` in :func:`main`, included) leaves
+    no ``out`` and no ``OUT.partial``. Raises ``ValueError`` for an input that is not a
     ``.jsonl`` or ``.jsonl.gz`` file or does not exist, and when ``out`` or
     ``OUT.partial`` exists or its directory does not; ``OSError`` when the
     output cannot be written.
@@ -579,15 +663,29 @@ def harvest(
     err = stderr if stderr is not None else sys.stderr
     out = os.path.normpath(out)  # `harvest/` names the directory `harvest`.
     sizes = _check_paths(paths, out)
+    paths, sizes, duplicates = _distinct(paths, sizes)
     _pyarrow()
     total = sum(sizes)
     bar = Progress(err, len(paths), total, progress)
     start = time.monotonic()
     partial = out + ".partial"
 
+    unheard = False  # The reader of `err` went away: the harvest goes on, unreported.
+
     def report_error(text: str) -> None:
-        bar.clear()
-        err.write(text + "\n")
+        nonlocal unheard
+        if unheard:
+            return
+        try:
+            bar.clear()
+            err.write(text + "\n")
+            err.flush()
+        except (OSError, ValueError):  # A closed pipe or stream (`2>&1 | head`): the table still matters.
+            unheard = True
+            bar.enabled = False
+
+    for text in duplicates:
+        report_error(text)
 
     if workers is None and scheduler is None:
         reports: list[FileReport] = []
@@ -608,6 +706,7 @@ def harvest(
                         report_error,
                         lambda b: bar.update(len(reports), before + b),
                         max_line=max_line,
+                        max_gunzip=max_gunzip,
                     )
                     _report_end(report, report_error)
                     done_bytes += size
@@ -620,7 +719,7 @@ def harvest(
             raise
     else:
         reports = _harvest_dask(
-            paths, sizes, partial, diagnostics, workers, scheduler, bar, report_error, chunk_bytes, max_line
+            paths, sizes, partial, diagnostics, workers, scheduler, bar, report_error, chunk_bytes, max_line, max_gunzip
         )
     try:
         if os.path.lexists(out):  # Made meanwhile: the harvest does not overwrite.
@@ -631,17 +730,24 @@ def harvest(
         raise
     bar.update(len(paths), total, force=True)
     bar.clear()
-    return Summary(reports, out, time.monotonic() - start)
+    return Summary(reports, out, time.monotonic() - start, duplicates)
 
 
-def task_key(path: str, chunk: tuple[int, int, int] | None, part: str, diagnostics: bool, max_line: int) -> str:
+def task_key(
+    path: str,
+    chunk: tuple[int, int, int] | None,
+    part: str,
+    diagnostics: bool,
+    max_line: int,
+    max_gunzip: int = MAX_GUNZIP_BYTES,
+) -> str:
     """The Dask key of the task that harvests ``chunk`` of the file ``path``
     into the part file ``part`` (absolute paths): a digest of everything that
     makes the task distinct (the input and its chunk, the output, the options,
     the schema version), so two harvests of one file at once on one scheduler
     (another ``--out``, or another option) never share a task. Two harvests
     cannot have one output at once (``OUT.partial`` is created exclusively)."""
-    what = json.dumps([SCHEMA_VERSION, path, chunk, part, diagnostics, max_line])
+    what = json.dumps([SCHEMA_VERSION, path, chunk, part, diagnostics, max_line, max_gunzip])
     return f"agent-sentences-harvest-{hashlib.sha256(what.encode()).hexdigest()[:32]}"
 
 
@@ -656,6 +762,7 @@ def _harvest_dask(
     report_error: Any,
     chunk_bytes: int,
     max_line: int,
+    max_gunzip: int,
 ) -> list[FileReport]:
     """One Dask task per file or chunk (:func:`chunks`), task ``t`` writing
     ``partial/part-NNNNN.parquet`` with ``NNNNN`` = ``t``, in input order, under
@@ -695,7 +802,8 @@ def _harvest_dask(
                         paths[k],
                         c,
                         max_line,
-                        key=task_key(path, c, part_file, diagnostics, max_line),
+                        max_gunzip,
+                        key=task_key(path, c, part_file, diagnostics, max_line, max_gunzip),
                         pure=False,
                     )
                 )
@@ -739,6 +847,23 @@ def _harvest_dask(
     return out
 
 
+class _Signalled(BaseException):
+    """Raised in the main thread when ``SIGTERM`` or ``SIGHUP`` arrives, so that
+    the harvest unwinds (removing ``OUT.partial``) as on ``KeyboardInterrupt``."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _raise_signalled(signum: int, frame: Any) -> None:
+    # Once: a second signal does not cut short the removal of OUT.partial.
+    for s in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(s) is _raise_signalled:
+            signal.signal(s, signal.SIG_IGN)
+    raise _Signalled(signum)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line. Exit status: :data:`EXIT_OK` (0) when every line was
     harvested; :data:`EXIT_BAD_LINES` (1) when a line was bad or a file
@@ -746,7 +871,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     could be read); :data:`EXIT_USAGE` (2) on a usage error (nothing written);
     :data:`EXIT_FAILED` (3) when the harvest failed while running, the output
     not writable (no permission, disk full) or a Dask task failed: one line
-    ``error: …`` on stderr, and no table written."""
+    ``error: …`` on stderr, and no table written; :data:`EXIT_SIGNALLED`
+    (143) when stopped by ``SIGTERM`` or ``SIGHUP``, and 130 by ``SIGINT``
+    (Ctrl-C): ``OUT.partial`` removed, no table written. (``SIGKILL`` cannot be
+    caught: its ``OUT.partial`` stays, and the next harvest into that ``OUT``
+    refuses to start until it is removed.)"""
     parser = argparse.ArgumentParser(
         prog="python -m agent_sentences.harvest",
         description="Scan JSON Lines message logs ({at, from, text}; .jsonl, .jsonl.gz) into a Parquet table, a row per found sentence or tool directive.",
@@ -759,10 +888,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     cluster.add_argument("--workers", type=int, metavar="N", help="run on a local Dask cluster of N worker processes")
     cluster.add_argument("--scheduler", metavar="ADDRESS", help="run on the Dask cluster at ADDRESS (workers must see the files)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
+    parser.add_argument(
+        "--max-gunzip-bytes",
+        type=int,
+        default=MAX_GUNZIP_BYTES,
+        metavar="N",
+        help=f"read a .jsonl.gz file up to N decompressed bytes, and report it unreadable past them (default {MAX_GUNZIP_BYTES})",
+    )
     args = parser.parse_args(argv)
     if args.workers is not None and args.workers < 1:
         parser.error("--workers needs at least 1")
+    if args.max_gunzip_bytes < 1:
+        parser.error("--max-gunzip-bytes needs at least 1")
     show = not args.quiet and sys.stderr.isatty()
+    # Signal handlers can be set from the main thread only; a signal ignored
+    # when the harvest starts (`nohup`) stays ignored.
+    caught = (signal.SIGTERM, signal.SIGHUP) if threading.current_thread() is threading.main_thread() else ()
+    previous = {s: signal.signal(s, _raise_signalled) for s in caught if signal.getsignal(s) is not signal.SIG_IGN}
     try:
         summary = harvest(
             args.logs,
@@ -771,7 +913,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             workers=args.workers,
             scheduler=args.scheduler,
             progress=show,
+            max_gunzip=args.max_gunzip_bytes,
         )
+    except _Signalled as e:
+        print(f"error: stopped by {e} (no table written)", file=sys.stderr)
+        return EXIT_SIGNALLED
+    except KeyboardInterrupt:
+        print("error: interrupted (no table written)", file=sys.stderr)
+        return 128 + signal.SIGINT
     except (ValueError, ImportError) as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -782,6 +931,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         traceback.print_exc(file=sys.stderr)
         print(f"error: {type(e).__name__}: {e} (no table written)", file=sys.stderr)
         return EXIT_FAILED
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
     if show:
         messages = sum(f.messages for f in summary.files)
         rows = sum(f.rows for f in summary.files)

@@ -6918,21 +6918,55 @@ pub mod loops {
         super::Nudge::parse(&render_nudge(id, 1, 1, "1970-01-01T00:00Z"))
             .is_ok_and(|n| n.loop_id == id)
     }
+    /// True when nudges can be counted up to `max` in a sentence: the
+    /// nudge `max` of `max`, rendered for the spec's example nudge,
+    /// reads back with these counts (a count past the nudge's count
+    /// pattern fails).
+    pub fn writable_max(max: u32) -> bool {
+        let Ok(example) = super::Nudge::parse(
+            "[NUDGE 7fce46e0] [nudge 1/3] Deadline 19:45 UTC: Please confirm status of exec audit.",
+        ) else {
+            return true;
+        };
+        super::Nudge::parse(
+                &render_nudge(&example.loop_id, max, max, &example.deadline_utc),
+            )
+            .is_ok_and(|n| n.count == max && n.max_nudges == max)
+    }
+    /// `config`'s `max_nudges` as [`writable_max`] checks it, the
+    /// error at `pointer`.
+    fn check_max(config: &Config, pointer: &str) -> Result<(), LoopError> {
+        if writable_max(config.max_nudges) {
+            return Ok(());
+        }
+        Err(LoopError {
+            pointer: pointer.to_owned(),
+            message: format!(
+                "{} nudges cannot be counted in a nudge sentence: `{}` does not read back",
+                config.max_nudges, render_nudge("…", config.max_nudges, config
+                .max_nudges, "…")
+            ),
+        })
+    }
     /// A tracker with no loops.
     ///
     /// # Errors
     /// A [`LoopError`] when `config` would overflow a deadline or a
-    /// nudge time (`Config::check`).
+    /// nudge time (`Config::check`), or counts more nudges than a
+    /// nudge sentence can carry (at `/max_nudges`, [`writable_max`]).
     pub fn tracker(config: Config) -> Result<Tracker, LoopError> {
+        check_max(&config, "/max_nudges")?;
         Tracker::new(&MACHINE, render_nudge, writable_id, config)
     }
     /// A tracker resuming from a saved [`State`], checked as a fed
-    /// one (`Tracker::with_state`).
+    /// one (`Tracker::with_state`), its config as [`tracker`] checks
+    /// one.
     ///
     /// # Errors
     /// A [`LoopError`] at the first value of `state` that does not
     /// hold.
     pub fn restore(state: State) -> Result<Tracker, LoopError> {
+        check_max(&state.config, "/config/max_nudges")?;
         Tracker::restore(&MACHINE, render_nudge, writable_id, state)
     }
     /// Scans `text` and applies its sentences to their loops; how many

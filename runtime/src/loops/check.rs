@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use jiff::SignedDuration;
+use jiff::{SignedDuration, Timestamp};
 
 use super::{one_of, Config, State, Tracker};
 
@@ -94,6 +94,24 @@ impl Config {
             ));
         }
         Ok(())
+    }
+
+    /// The deadline of a loop opened at `at` by `opener`'s sentence: `at`
+    /// plus the opener's SLA; `None` when it, or the loop's breach time
+    /// (the deadline plus `max_nudges` intervals), falls past the last time
+    /// the tracker holds ([`Timestamp::MAX`], year 9999), refused never
+    /// clamped (P216).
+    pub(super) fn deadline(&self, opener: &str, at: Timestamp) -> Option<Timestamp> {
+        let sla = self
+            .sla_seconds
+            .get(opener)
+            .copied()
+            .unwrap_or(self.default_sla_seconds);
+        let deadline = at.checked_add(SignedDuration::from_secs(sla)).ok()?;
+        deadline
+            .checked_add(self.nudge_offset(self.max_nudges.saturating_add(1)))
+            .ok()?;
+        Some(deadline)
     }
 
     /// Seconds from a loop's deadline to nudge `k`'s time (`k - 1`
@@ -231,6 +249,7 @@ impl Tracker {
                     format!("the history does not end in the loop's state `{}`", l.state),
                 ));
             }
+            self.check_replay(s, key, l)?;
         }
         for (i, r) in s.rejected.iter().enumerate() {
             line_ok(format!("/rejected/{i}/line"), r.line)?;
@@ -245,12 +264,118 @@ impl Tracker {
         }
         Ok(())
     }
+
+    /// The fields feeding derives from a loop's history, derived again and
+    /// compared (P215): the opening time is the first step's, each step is a
+    /// move of the machine from the state the step before left, at or after
+    /// it, and the owner, the closing time and the deadline are what those
+    /// steps and the config make them. A state edited by hand, or saved by
+    /// another version, is refused at the first field that differs.
+    fn check_replay(&self, s: &State, key: &str, l: &super::Loop) -> Result<(), LoopError> {
+        let m = self.machine;
+        let at = |field: &str| format!("/loops/{}{field}", pointer_token(key));
+        let first = &l.history[0];
+        if l.opened_at != first.at {
+            return Err(LoopError::at(
+                at("/opened_at"),
+                format!(
+                    "opened at {} but its opening step is at {}",
+                    l.opened_at, first.at
+                ),
+            ));
+        }
+        let mut state = m.initial;
+        let mut owner: Option<&str> = None;
+        let mut closed_at = None;
+        for (i, w) in l.history.windows(2).enumerate() {
+            let (before, step) = (&w[0], &w[1]);
+            let here = |f: &str| at(&format!("/history/{}{f}", i + 1));
+            if step.at < before.at || step.line < before.line {
+                return Err(LoopError::at(
+                    here(""),
+                    format!(
+                        "the step (line {}, {}) comes before the one before it (line {}, {})",
+                        step.line, step.at, before.line, before.at
+                    ),
+                ));
+            }
+            let rule = m
+                .rule(&step.structure)
+                .filter(|r| r.to == step.to_state && r.from.contains(&state));
+            let Some(rule) = rule.filter(|_| step.from_state.as_deref() == Some(state)) else {
+                return Err(LoopError::at(
+                    here(""),
+                    format!(
+                        "`{}` from `{}` to `{}` is not a move of the machine from `{state}`",
+                        step.structure,
+                        step.from_state.as_deref().unwrap_or("(none)"),
+                        step.to_state
+                    ),
+                ));
+            };
+            if let Some(o) = owner.filter(|o| *o != step.from) {
+                return Err(LoopError::at(
+                    here("/from"),
+                    format!(
+                        "the loop is claimed by `{o}`: `{}` does not move it",
+                        step.from
+                    ),
+                ));
+            }
+            state = rule.to;
+            if Some(rule.structure) == m.claim {
+                owner = Some(&step.from);
+            }
+            if rule.closes {
+                closed_at = Some(step.at);
+            }
+        }
+        if l.owner.as_deref() != owner {
+            return Err(LoopError::at(
+                at("/owner"),
+                format!(
+                    "the owner is {} but the history's claim makes it {}",
+                    l.owner
+                        .as_deref()
+                        .map_or("none".to_owned(), |o| format!("`{o}`")),
+                    owner.map_or("none".to_owned(), |o| format!("`{o}`")),
+                ),
+            ));
+        }
+        if l.closed_at != closed_at {
+            return Err(LoopError::at(
+                at("/closed_at"),
+                format!(
+                    "the closing time is {} but the history closes the loop at {}",
+                    l.closed_at.map_or("none".to_owned(), |t| t.to_string()),
+                    closed_at.map_or("none".to_owned(), |t| t.to_string()),
+                ),
+            ));
+        }
+        match s.config.deadline(&first.structure, l.opened_at) {
+            None => Err(LoopError::at(
+                at("/deadline"),
+                format!(
+                    "a loop opened at {} would have its deadline or a nudge past {} (the last time the tracker holds)",
+                    l.opened_at,
+                    Timestamp::MAX
+                ),
+            )),
+            Some(d) if d != l.deadline => Err(LoopError::at(
+                at("/deadline"),
+                format!(
+                    "the deadline {} is not the opening time plus the SLA ({d})",
+                    l.deadline
+                ),
+            )),
+            Some(_) => Ok(()),
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use jiff::Timestamp;
 
     #[test]
     fn max_seconds_is_the_span_of_the_times_held() {

@@ -426,7 +426,8 @@ fn a_config_that_would_overflow_is_refused_at_construction() {
         let e = restored(state).unwrap_err();
         assert_eq!(e.pointer, format!("/config{pointer}"), "{e}");
     }
-    // The longest config that fits still computes every nudge time.
+    // The longest config that fits still computes every nudge time, for a
+    // loop opened early enough that its breach time is one the tracker holds.
     let config = loops::Config {
         nudge_interval_seconds: loops::MAX_SECONDS / i64::from(max + 1),
         default_sla_seconds: 0,
@@ -434,9 +435,19 @@ fn a_config_that_would_overflow_is_refused_at_construction() {
         max_nudges: max,
     };
     let mut t = loops::tracker(config).unwrap();
-    t.feed(at(0), "super", &[event("work_order", "a")]);
-    assert_eq!(t.due(at(0)).len(), 1);
+    t.feed(Timestamp::MIN, "super", &[event("work_order", "a")]);
+    assert_eq!(t.due(Timestamp::MIN).len(), 1);
     assert!(t.due(Timestamp::MAX).iter().all(|d| !d.breached));
+    // Opened later, its breach time would fall past the last time held: the
+    // work order is rejected (P216), where its deadline used to be clamped.
+    t.feed(at(0), "super", &[event("work_order", "b")]);
+    let r = &t.state().rejected[0];
+    assert_eq!((r.line, r.id.as_deref()), (2, Some("b")));
+    assert!(
+        r.reason.ends_with("would have its deadline or a nudge past 9999-12-30T22:00:00.999999999Z (the last time the tracker holds)"),
+        "{}",
+        r.reason
+    );
 }
 
 #[test]

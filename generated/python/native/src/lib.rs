@@ -114,11 +114,13 @@ fn tracker(config_json: Option<&str>) -> PyResult<support::PyTracker> {
     Ok(support::PyTracker::new(tracker, loops::feed))
 }
 
-/// A loop tracker resuming from a saved state (`Tracker.state()`).
+/// A loop tracker resuming from a saved state (`Tracker.state()`),
+/// checked as `loops::restore` checks one.
 #[pyfunction]
 fn restore(state_json: &str) -> PyResult<support::PyTracker> {
-    let like = loops::tracker(loops::default_config()).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
-    support::PyTracker::restore(like, loops::feed, state_json)
+    let state: loops::State = serde_json::from_str(state_json).map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("not a saved tracker state: {e}")))?;
+    let tracker = loops::restore(state).map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("not a valid tracker state: {e}")))?;
+    Ok(support::PyTracker::new(tracker, loops::feed))
 }
 
 /// `box-docs loops --json` of a JSON Lines log: `(report JSON, bad line
