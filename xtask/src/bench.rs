@@ -111,6 +111,23 @@ fn extract_baseline() -> Result<(), String> {
     Ok(())
 }
 
+/// Writes the bench's corpus to [`CORPUS`] (the `corpus` binary of the
+/// bench crate, release build).
+fn write_corpus() -> Result<(), String> {
+    std::fs::create_dir_all("target/bench").map_err(|e| e.to_string())?;
+    run(cargo().args([
+        "run",
+        "--quiet",
+        "--release",
+        "-p",
+        "agent-sentences-bench",
+        "--bin",
+        "corpus",
+        "--",
+        CORPUS,
+    ]))
+}
+
 /// Runs everything and prints the table; returns it.
 pub fn run_all(python: &Path) -> Result<String, String> {
     // Wall time of the main job, after build.
@@ -136,18 +153,7 @@ pub fn run_all(python: &Path) -> Result<String, String> {
     let build_secs = t.elapsed().as_secs_f64();
     let _ = std::fs::remove_dir_all(clean);
 
-    std::fs::create_dir_all("target/bench").map_err(|e| e.to_string())?;
-    run(cargo().args([
-        "run",
-        "--quiet",
-        "--release",
-        "-p",
-        "agent-sentences-bench",
-        "--bin",
-        "corpus",
-        "--",
-        CORPUS,
-    ]))?;
+    write_corpus()?;
     run(cargo().args([
         "bench",
         "-p",
@@ -415,18 +421,7 @@ fn grammar(python: &Path, t: &mut String) -> Result<(), String> {
 /// realistic corpus (written first), against the installed package; the
 /// report goes to target/bench/grammar-report.md.
 pub fn run_grammar(python: &Path) -> Result<String, String> {
-    std::fs::create_dir_all("target/bench").map_err(|e| e.to_string())?;
-    run(cargo().args([
-        "run",
-        "--quiet",
-        "--release",
-        "-p",
-        "agent-sentences-bench",
-        "--bin",
-        "corpus",
-        "--",
-        CORPUS,
-    ]))?;
+    write_corpus()?;
     if !crate::python::install_package(python) {
         return Err("the generated package did not build".into());
     }
