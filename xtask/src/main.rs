@@ -23,6 +23,7 @@ mod bench;
 mod python;
 mod readme;
 mod test;
+mod test_binaries;
 
 #[derive(Parser)]
 #[command(

@@ -231,46 +231,59 @@ pub fn prepare() -> Option<PathBuf> {
     install_package(&python).then_some(python)
 }
 
-/// Runs mypy --strict on the installed package and on user-style code
-/// (unless `mypy` is false) and pytest on `tests/python/` (only the tests
-/// matching `filter`, if any, and with `env` set); the outcome of each step
-/// that ran, by name.
-pub fn run_tests(
-    python: PathBuf,
-    mypy: bool,
-    filter: Option<&str>,
-    env: &[(&str, &str)],
-) -> Vec<(String, bool)> {
+/// Runs mypy --strict on the installed package and on user-style code when
+/// `mypy` is true; the outcome of each step that ran, by name.
+pub fn run_mypy(python: &Path, mypy: bool) -> Vec<(String, bool)> {
     let mut out = Vec::new();
-    if mypy {
-        // From tests/python, so that the package mypy reads is the installed
-        // one (the venv's interpreter by its absolute path, not resolved: it
-        // is a link).
-        let python = std::env::current_dir()
-            .map(|d| d.join(&python))
-            .unwrap_or_else(|_| python.clone());
-        let mypy = |what: &[&str]| {
-            let mut cmd = Command::new(&python);
-            cmd.args([
-                "-m",
-                "mypy",
-                "--strict",
-                "--cache-dir",
-                "../../.tools/mypy_cache",
-            ])
-            .args(what)
-            .current_dir("tests/python");
-            cmd
-        };
-        let name = "mypy --strict on the installed package";
-        out.push((
-            name.to_owned(),
-            run(name, &mut mypy(&["-p", "agent_sentences"])),
-        ));
-        let name = "mypy --strict on user code (tests/python/typed_usage.py)";
-        out.push((name.to_owned(), run(name, &mut mypy(&["typed_usage.py"]))));
+    if !mypy {
+        return out;
     }
-    let mut pytest = Command::new(&python);
+    // From tests/python, so that the package mypy reads is the installed
+    // one (the venv's interpreter by its absolute path, not resolved: it is
+    // a link).
+    let python = std::env::current_dir()
+        .map(|d| d.join(python))
+        .unwrap_or_else(|_| python.to_owned());
+    let mypy = |what: &[&str]| {
+        let mut cmd = Command::new(&python);
+        cmd.args([
+            "-m",
+            "mypy",
+            "--strict",
+            "--cache-dir",
+            "../../.tools/mypy_cache",
+        ])
+        .args(what)
+        .current_dir("tests/python");
+        cmd
+    };
+    let name = "mypy --strict on the installed package";
+    out.push((
+        name.to_owned(),
+        run(name, &mut mypy(&["-p", "agent_sentences"])),
+    ));
+    let name = "mypy --strict on user code (tests/python/typed_usage.py)";
+    out.push((name.to_owned(), run(name, &mut mypy(&["typed_usage.py"]))));
+    out
+}
+
+/// Where a running pytest writes its output: printed whole when it ends.
+const PYTEST_LOG: &str = "target/xtask/pytest.log";
+
+/// pytest on `tests/python/`, started by [`start_pytest`] and running beside
+/// the other steps.
+pub struct Pytest {
+    child: std::process::Child,
+    command: String,
+    filtered: bool,
+    started: std::time::Instant,
+}
+
+/// Starts pytest on `tests/python/` (only the tests matching `filter`, if
+/// any, and with `env` set) against the installed package, its output into
+/// [`PYTEST_LOG`]; `None`, after saying why, when it cannot start.
+pub fn start_pytest(python: &Path, filter: Option<&str>, env: &[(&str, &str)]) -> Option<Pytest> {
+    let mut pytest = Command::new(python);
     pytest
         .args([
             "-m",
@@ -285,20 +298,61 @@ pub fn run_tests(
         pytest.args(["-k", f]);
     }
     pytest.envs(env.iter().copied());
-    let ok = match filter {
-        None => run("pytest", &mut pytest),
-        Some(_) => {
-            // Exit 5: the filter selected no Python test, which is no failure.
-            eprintln!("== pytest: {pytest:?}");
-            let code = pytest.status().map(|s| s.code()).unwrap_or_else(|e| {
-                eprintln!("cannot run pytest: {e}");
-                Some(1)
-            });
-            step("pytest", matches!(code, Some(0 | 5)))
+    let command = format!("{pytest:?}");
+    eprintln!(
+        "== pytest, started beside the Rust tests (its output follows when it ends): {command}"
+    );
+    let log =
+        std::fs::create_dir_all("target/xtask").and_then(|()| std::fs::File::create(PYTEST_LOG));
+    let spawned = log.and_then(|log| {
+        let err = log.try_clone()?;
+        pytest
+            .stdin(std::process::Stdio::null())
+            .stdout(log)
+            .stderr(err)
+            .spawn()
+    });
+    match spawned {
+        Ok(child) => Some(Pytest {
+            child,
+            command,
+            filtered: filter.is_some(),
+            started: std::time::Instant::now(),
+        }),
+        Err(e) => {
+            eprintln!("cannot run pytest: {e}");
+            step("pytest", false);
+            None
         }
-    };
-    out.push(("pytest".to_owned(), ok));
-    out
+    }
+}
+
+impl Pytest {
+    /// Waits for pytest, prints its output, and reports the step: passed on
+    /// exit 0, or on exit 5 (no test selected) when a filter was given.
+    pub fn finish(mut self) -> bool {
+        eprintln!("== pytest: waiting for {}", self.command);
+        let code = match self.child.wait() {
+            Ok(s) => s.code(),
+            Err(e) => {
+                eprintln!("cannot wait for pytest: {e}");
+                Some(1)
+            }
+        };
+        match std::fs::read(PYTEST_LOG) {
+            Ok(out) => {
+                use std::io::Write;
+                let _ = std::io::stderr().lock().write_all(&out);
+            }
+            Err(e) => eprintln!("cannot read {PYTEST_LOG}: {e}"),
+        }
+        let ok = code == Some(0) || (self.filtered && code == Some(5));
+        eprintln!(
+            "== pytest: ended {:.0} s after it started",
+            self.started.elapsed().as_secs_f64()
+        );
+        step("pytest", ok)
+    }
 }
 
 #[cfg(test)]

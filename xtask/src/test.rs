@@ -9,14 +9,16 @@
 //! 3. the Python package built and installed into `.tools/venv` (`python.rs`),
 //!    with pinned tools installed there when missing (some Rust tests run
 //!    the Python vector runner on it);
-//! 4. `cargo test --workspace --all-targets --no-fail-fast`: every test
-//!    binary runs, whichever fails;
+//! 4. every test binary of `cargo test --workspace --all-targets`, built by
+//!    one `cargo test --no-run` and run two at a time (`test_binaries.rs`),
+//!    whichever fails; pytest starts beside them (step 6);
 //! 5. `cargo clippy --workspace --all-targets` (the Python binding included,
 //!    with the runtime's `python` feature) and `cargo doc` on the generated
 //!    crate, warnings denied; the doctests (generated crate, README, guide);
 //!    `cargo publish --dry-run` of the published crates (runtime, generated
 //!    crate, generator library and binary; `cargo package` when offline);
-//! 6. `mypy --strict` on the installed package and on user code, and pytest.
+//! 6. `mypy --strict` on the installed package and on user code; then the
+//!    outcome of pytest, which has run beside steps 4 and 5.
 //!
 //! Every step runs whatever the others did; a summary ends the run, one line
 //! per step. `--quick` and a name filter make the inner loop
@@ -28,7 +30,7 @@ use std::time::Instant;
 
 use agent_sentences_gen::{run_check, CheckArgs, Context, Format, GenArgs};
 
-fn cargo() -> Command {
+pub(crate) fn cargo() -> Command {
     Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
 }
 
@@ -58,7 +60,7 @@ pub(crate) fn step(name: &str, ok: bool) -> bool {
 }
 
 /// How often a step that prints nothing of its own says it is still running.
-const HEARTBEAT_SECS: u64 = 30;
+pub(crate) const HEARTBEAT_SECS: u64 = 30;
 
 /// Runs one step's command, printing it and its outcome; true when it exits
 /// 0. While it runs, a line every [`HEARTBEAT_SECS`] says it still does, so
@@ -305,19 +307,25 @@ pub fn run_all(ctx: &Context, quick: bool, filter: Option<&str>) -> bool {
         "Python package built and installed into .tools/venv".to_owned(),
         python.is_some(),
     ));
-    let mut test = cargo();
-    test.args(["test", "--workspace", "--no-fail-fast"]);
-    if full {
-        test.arg("--all-targets");
+    // Every test binary built by one `cargo test --no-run`, then run two at
+    // a time (test_binaries.rs), pytest beside them: most of a binary's time
+    // is one thread or a wait on a child process.
+    let built = crate::test_binaries::build(full);
+    results.push(("cargo test, build".to_owned(), built.is_some()));
+    let pytest = python
+        .as_ref()
+        .and_then(|p| crate::python::start_pytest(p, filter, &env));
+    if let Some(bins) = built {
+        let mut rust_env = env.clone();
+        // The tests whose Python part needs the package installed above run
+        // it in full (without this, a plain `cargo test` skips that part).
+        rust_env.push((REQUIRE_PYTHON, "1"));
+        let args: Vec<&str> = filter.into_iter().collect();
+        results.push((
+            "cargo test".to_owned(),
+            crate::test_binaries::run(bins, &args, &rust_env),
+        ));
     }
-    if let Some(f) = filter {
-        test.arg(f);
-    }
-    test.envs(env.iter().copied());
-    // The tests whose Python part needs the package installed above run it
-    // in full (without this, a plain `cargo test` skips that part).
-    test.env(REQUIRE_PYTHON, "1");
-    results.push(("cargo test".to_owned(), run("cargo test", &mut test)));
     if full {
         results.push((
             "clippy".to_owned(),
@@ -386,7 +394,10 @@ pub fn run_all(ctx: &Context, quick: bool, filter: Option<&str>) -> bool {
         results.push((name, ok));
     }
     if let Some(python) = python {
-        results.extend(crate::python::run_tests(python, full, filter, &env));
+        results.extend(crate::python::run_mypy(&python, full));
+    }
+    if let Some(pytest) = pytest {
+        results.push(("pytest".to_owned(), pytest.finish()));
     }
     eprintln!();
     eprintln!("summary:");
