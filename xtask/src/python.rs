@@ -44,6 +44,18 @@ fn venv_path() -> std::ffi::OsString {
 /// Where the wheel of the generated package is built.
 pub const WHEEL_DIR: &str = "target/wheels";
 
+/// The target directory of the wheel's release build: its own, so that it
+/// builds while `cargo test --no-run` builds in `target/` (cargo locks a
+/// target directory for the whole of a build). pytest gets it too, so that
+/// `pip wheel generated/python` in `tests/python/test_package.py` reuses the
+/// build.
+pub fn wheel_target_dir() -> PathBuf {
+    std::env::current_dir()
+        .unwrap_or_default()
+        .join("target")
+        .join("python")
+}
+
 /// Builds the generated package's wheel with maturin (cargo's progress
 /// shown as it compiles, so the minutes of a release build on a loaded
 /// machine are not silent), checks that a package index accepts it (a
@@ -61,7 +73,8 @@ pub fn install_package(python: &Path) -> bool {
             .current_dir("generated/python")
             .args(["build", "--release", "--out"])
             .arg(&out_dir)
-            .env("PATH", venv_path()),
+            .env("PATH", venv_path())
+            .env("CARGO_TARGET_DIR", wheel_target_dir()),
     );
     if !built {
         return false;
@@ -293,7 +306,8 @@ pub fn start_pytest(python: &Path, filter: Option<&str>, env: &[(&str, &str)]) -
             "no:cacheprovider",
             "tests/python",
         ])
-        .env("PYTHONDONTWRITEBYTECODE", "1");
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env("CARGO_TARGET_DIR", wheel_target_dir());
     if let Some(f) = filter {
         pytest.args(["-k", f]);
     }

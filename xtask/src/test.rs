@@ -8,7 +8,7 @@
 //!    generator formats those);
 //! 3. the Python package built and installed into `.tools/venv` (`python.rs`),
 //!    with pinned tools installed there when missing (some Rust tests run
-//!    the Python vector runner on it);
+//!    the Python vector runner on it), while the test binaries build;
 //! 4. every test binary of `cargo test --workspace --all-targets`, built by
 //!    one `cargo test --no-run` and run two at a time (`test_binaries.rs`),
 //!    whichever fails; pytest starts beside them (step 6);
@@ -296,7 +296,11 @@ pub fn run_all(ctx: &Context, quick: bool, filter: Option<&str>) -> bool {
             run("cargo fmt --check", &mut fmt),
         ));
     }
-    // The Python package before the Rust tests: codegen/tests/spec_change.rs
+    // Every test binary built by one `cargo test --no-run` (in `target/`)
+    // while the Python package's wheel builds (in its own target directory):
+    // neither build keeps both cores busy throughout.
+    let build = std::thread::spawn(move || crate::test_binaries::build(full));
+    // The Python package before the Rust tests run: codegen/tests/spec_change.rs
     // and tests/python's cross-language checks run against it.
     let python = if Path::new("generated/python").exists() {
         crate::python::prepare()
@@ -307,11 +311,10 @@ pub fn run_all(ctx: &Context, quick: bool, filter: Option<&str>) -> bool {
         "Python package built and installed into .tools/venv".to_owned(),
         python.is_some(),
     ));
-    // Every test binary built by one `cargo test --no-run`, then run two at
-    // a time (test_binaries.rs), pytest beside them: most of a binary's time
-    // is one thread or a wait on a child process.
-    let built = crate::test_binaries::build(full);
+    let built = build.join().unwrap_or(None);
     results.push(("cargo test, build".to_owned(), built.is_some()));
+    // The binaries run two at a time (test_binaries.rs), pytest beside them:
+    // most of a binary's time is one thread or a wait on a child process.
     let pytest = python
         .as_ref()
         .and_then(|p| crate::python::start_pytest(p, filter, &env));

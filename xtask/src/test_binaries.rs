@@ -92,8 +92,9 @@ fn package_name(id: &str) -> String {
 }
 
 /// Builds every test binary (`cargo test --workspace --no-run`, with
-/// `--all-targets` when `all_targets`), cargo's progress on stderr; the
-/// binaries, or `None` when the build failed.
+/// `--all-targets` when `all_targets`), cargo's progress on stderr, and
+/// prints the outcome with the build's own time; the binaries, or `None`
+/// when the build failed.
 pub fn build(all_targets: bool) -> Option<Vec<TestBinary>> {
     let mut cmd = crate::test::cargo();
     cmd.args([
@@ -106,17 +107,27 @@ pub fn build(all_targets: bool) -> Option<Vec<TestBinary>> {
         cmd.arg("--all-targets");
     }
     eprintln!("== cargo test, build: {cmd:?}");
+    let started = Instant::now();
+    // Its own time, not the time since the last step: it runs beside the
+    // Python package's build.
+    let outcome = |ok: bool| {
+        eprintln!(
+            "== cargo test, build: {} ({:.0} s)",
+            if ok { "passed" } else { "FAILED" },
+            started.elapsed().as_secs_f64()
+        );
+    };
     let out = match cmd.stderr(Stdio::inherit()).output() {
         Ok(o) => o,
         Err(e) => {
             eprintln!("cannot run cargo: {e}");
-            step("cargo test, build", false);
+            outcome(false);
             return None;
         }
     };
     let bins = parse_artifacts(&String::from_utf8_lossy(&out.stdout));
     let ok = out.status.success() && !bins.is_empty();
-    step("cargo test, build", ok);
+    outcome(ok);
     ok.then_some(bins)
 }
 
