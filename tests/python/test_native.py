@@ -88,6 +88,19 @@ def test_sentences_are_the_package_dataclasses() -> None:
             assert f.item == A.PARSERS[kind.key](kind.example_sentence), kind.key
 
 
+def test_results_are_plain_lists_of_the_package_dataclasses() -> None:
+    # P253: no lazy sequence; what the signatures say, and every list operation.
+    text = "[CLAIM 1] then [DM {}]"
+    found = A.scan(text)
+    assert type(found) is list and [type(f) for f in found] == [A.Found, A.Found]
+    assert [type(f.span) for f in found] == [A.Span, A.Span] and type(found[1].item) is A.ToolDirective
+    assert found == A.scan(text) and found + [] == found and found[::-1][0] == found[1]
+    many = A.scan_many([text, ""])
+    assert type(many) is list and [type(x) for x in many] == [list, list] and many == [found, []]
+    items, skipped = A.scan_with_diagnostics("[TOOL a.b {]")
+    assert (type(items), type(skipped), [type(s) for s in skipped]) == (list, list, [A.Skipped])
+
+
 def test_scan_many_is_scan_of_each_text_in_order() -> None:
     texts = random_texts(800, SEED + 1) + ["", "[CLAIM 1]", "é" * 1000 + "[ACK 7f]"]
     many = A.scan_many(texts)
