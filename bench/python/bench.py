@@ -24,6 +24,8 @@ import sys
 import time
 from typing import Any, Callable
 
+from timing import best_of  # beside this file: a script's directory is on sys.path
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -114,15 +116,6 @@ def _timed(fn: Callable[[], Any]) -> tuple[float, float]:
     return returned - t, time.perf_counter() - returned
 
 
-def _best_of(fn: Callable[[], Any], repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return best
-
-
 def _run_case(args: tuple[str, str, str, str], queue: "mp.Queue[float]") -> None:
     """Best of five runs, each one's time sent as it ends, so that a case whose
     repeats run past the timeout still reports the runs that finished."""
@@ -196,7 +189,7 @@ def main() -> None:
             best_free[name] = min(best_free[name], free)
     prose = corpus["prose"]
     for name, fn in impls.items():
-        prose_secs = _best_of(lambda: fn(prose), 3)
+        prose_secs = best_of(lambda: fn(prose), 3)
         out[name] = {"realistic_seconds": best[name], "prose_seconds": prose_secs, "prose_bytes": len(prose.encode("utf-8"))}
     out["scan_many"] = {"realistic_seconds": best["scan_many"], "cores": os.cpu_count(), "rounds": REALISTIC_ROUNDS}
     out["kept"] = {name: {"call_seconds": best_call[name], "free_seconds": best_free[name]} for name in ("loop", "scan_many")}

@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
-from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "python"))
@@ -25,6 +23,7 @@ sys.path.insert(0, str(ROOT / "tests" / "python"))
 import agent_sentences  # noqa: E402
 from agent_sentences import ops  # noqa: E402
 from grammar_support import Checker, canonical_json, lark_text, left_out, with_id  # noqa: E402
+from timing import best_of  # noqa: E402  (beside this file)
 
 GRAMMARS = ["sentences.lark", "reply.lark", "sentences.gbnf", "reply.gbnf"]
 # Compiles timed per grammar, the best kept.
@@ -39,16 +38,6 @@ def grammar_text(name: str) -> str:
         envelope = json.loads((ROOT / "schema" / "envelope.json").read_text(encoding="utf-8"))
         text = with_id(text, envelope["example"]["id"])
     return text
-
-
-def best(fn: Callable[[], Any], rounds: int) -> float:
-    """The shortest of ``rounds`` timed calls, in seconds."""
-    out = float("inf")
-    for _ in range(rounds):
-        t = time.perf_counter()
-        fn()
-        out = min(out, time.perf_counter() - t)
-    return out
 
 
 def canonical_items(messages: list[str]) -> tuple[list[str], int, int]:
@@ -83,7 +72,7 @@ def main() -> None:
     print("| --- | ---: | ---: |")
     for name in GRAMMARS:
         text = grammar_text(name)
-        secs = best(lambda: Checker(text), ROUNDS)
+        secs = best_of(lambda: Checker(text), ROUNDS)
         print(f"| `{name}` | {len((ROOT / 'generated' / 'grammar' / name).read_bytes())} | {secs * 1e3:.1f} |")
     checker = Checker(grammar_text("sentences.lark"))
     items, sentences, calls = canonical_items(messages)
@@ -94,7 +83,7 @@ def main() -> None:
         nonlocal accepted
         accepted = sum(checker.accepts(i) for i in items)
 
-    secs = best(check_all, 3)
+    secs = best_of(check_all, 3)
     print(
         f"\nChecking the corpus's found items against `sentences.lark` ({len(messages)} messages: "
         f"{sentences} sentences and {calls} calls, {size / 1e3:.1f} kB): {secs * 1e3:.1f} ms (best of 3), "
