@@ -15,9 +15,11 @@ use serde_json::{map::Entry, Map, Number, Value};
 
 use super::{number_end, Limits};
 
-/// Deepest nesting this reader follows (it recurses once per level); a
-/// deeper object, when the limits allow it, is left to the two passes.
-const MAX_RECURSION: usize = 128;
+/// Deepest nesting this reader follows (it recurses once per level): the
+/// deepest `serde_json` reads in the two passes (its recursion limit of 128
+/// fails a value 128 levels deep). A deeper object, when the limits allow it
+/// (`max_json_depth` may be 128), is left to the two passes, which reject it.
+const MAX_RECURSION: usize = 127;
 
 /// The object whose `{` is at byte `start` of `text`, and the offset just
 /// after its `}`, when it is one that [`super::scan_object`] accepts within
