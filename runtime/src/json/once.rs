@@ -35,6 +35,7 @@ pub(super) fn object_at(
         b: text.as_bytes(),
         i: start,
         max_depth: limits.max_depth.min(MAX_RECURSION),
+        past: start.saturating_add(limits.max_bytes),
     };
     if r.b.get(start) != Some(&b'{') {
         return None;
@@ -55,6 +56,8 @@ pub(super) fn whole_object(text: &str, limits: Limits) -> Option<Map<String, Val
         b: text.as_bytes(),
         i: 0,
         max_depth: limits.max_depth.min(MAX_RECURSION),
+        // The whole text is within the size limit (checked above).
+        past: usize::MAX,
     };
     r.ws();
     if r.b.get(r.i) != Some(&b'{') {
@@ -85,6 +88,10 @@ struct Reader<'t> {
     /// The next byte to read.
     i: usize,
     max_depth: usize,
+    /// The last offset the object may reach within the size limit: a
+    /// value read past it makes the object too large, so the reader stops
+    /// there instead of building what the two passes reject unread.
+    past: usize,
 }
 
 impl Reader<'_> {
@@ -102,6 +109,9 @@ impl Reader<'_> {
     /// at nesting `depth`.
     fn value(&mut self, depth: usize) -> Option<Value> {
         self.ws();
+        if self.i > self.past {
+            return None;
+        }
         match *self.b.get(self.i)? {
             b'{' => self.object(depth + 1).map(Value::Object),
             b'[' => self.array(depth + 1),
