@@ -799,6 +799,42 @@ mod tests {
         }
     }
 
+    /// The one-pass reader follows no deeper than `serde_json` reads: with
+    /// a depth limit past its recursion limit (a spec's `max_json_depth` may
+    /// be 128), an object or array 128 levels deep is still rejected.
+    #[test]
+    fn an_object_read_once_is_no_deeper_than_the_two_passes_read() {
+        let nested = |depth: usize, open: &str, close: &str| {
+            format!(
+                "{{\"a\": {}1{}}}",
+                open.repeat(depth - 1),
+                close.repeat(depth - 1)
+            )
+        };
+        for max_depth in [126, 127, 128, 129, 200] {
+            let limits = Limits {
+                max_depth,
+                max_bytes: usize::MAX,
+            };
+            for depth in 125..=130 {
+                for text in [nested(depth, "[", "]"), nested(depth, "{\"a\": ", "}")] {
+                    let slow = scan_object_two_passes(&text, 0, limits);
+                    let fast = once::object_at(&text, 0, limits);
+                    assert_eq!(
+                        fast.is_some(),
+                        slow.is_ok(),
+                        "{max_depth} {depth}: {slow:?}"
+                    );
+                    if let Some(fast) = fast {
+                        assert_eq!(Ok(fast), slow);
+                    }
+                    let whole = parse_object_with(&text, limits);
+                    assert_eq!(whole.is_ok(), slow.is_ok(), "{max_depth} {depth}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn renders_like_python_json_dumps() {
         let m =

@@ -28,7 +28,9 @@ fn options() -> Options<'static> {
 }
 
 /// Byte offsets of source positions.
-struct Lines {
+struct Lines<'t> {
+    /// The whole text.
+    text: &'t str,
     /// The offset where each line starts.
     starts: Vec<usize>,
     /// The parsed text's offset in the whole text.
@@ -36,12 +38,13 @@ struct Lines {
     len: usize,
 }
 
-impl Lines {
-    fn new(text: &str, from: usize) -> Self {
+impl<'t> Lines<'t> {
+    fn new(text: &'t str, from: usize) -> Self {
         let source = &text.as_bytes()[from..];
         let mut starts = vec![0];
         starts.extend(memchr::memchr_iter(b'\n', source).map(|k| k + 1));
         Lines {
+            text,
             starts,
             from,
             len: source.len(),
@@ -58,15 +61,24 @@ impl Lines {
         self.from + (start + column.saturating_sub(1)).min(self.len)
     }
 
-    /// The half-open byte range of `pos`.
+    /// The half-open byte range of `pos`, widened to whole characters:
+    /// comrak's columns can fall inside a character (after some link
+    /// reference definitions), where no range of the text may end.
     fn range(&self, pos: Sourcepos) -> Range<usize> {
-        let start = self.at(pos.start.line, pos.start.column);
+        let mut start = self.at(pos.start.line, pos.start.column);
         let end = if pos.end.column == 0 {
             self.at(pos.end.line, 0)
         } else {
             self.at(pos.end.line, pos.end.column) + 1
         };
-        start..end.max(start).min(self.from + self.len)
+        let mut end = end.max(start).min(self.from + self.len);
+        while !self.text.is_char_boundary(start) {
+            start -= 1;
+        }
+        while !self.text.is_char_boundary(end) {
+            end += 1;
+        }
+        start..end
     }
 
     /// The start of the line after the one holding `at`.

@@ -279,6 +279,14 @@ impl<'t> RunBuilder<'t> {
     }
 
     fn shown(&mut self, r: Range<usize>, what: Piece) {
+        // A reader's position inside a character (comrak's, after some link
+        // reference definitions) shows only the whole characters within it;
+        // none at all: nothing shown as written there (fail closed).
+        let inner = self.ceil(r.start)..self.floor(r.end);
+        if inner.start >= inner.end && r.start < r.end {
+            return self.inline(&r, Breaker::Other);
+        }
+        let r = inner.start..inner.end.max(inner.start);
         self.extend(&r);
         if let Some(open) = &mut self.open {
             let gap = self.text.get(open.end..r.start).unwrap_or("\u{0}");
@@ -295,8 +303,28 @@ impl<'t> RunBuilder<'t> {
 
     /// Inline content shown otherwise than written at `r`: it ends the run.
     pub(crate) fn inline(&mut self, r: &Range<usize>, breaker: Breaker) {
-        self.extend(r);
+        // Widened to whole characters (see `shown`).
+        let r = self.floor(r.start)..self.ceil(r.end);
+        self.extend(&r);
         self.close(breaker);
+    }
+
+    /// The last character boundary of the text at or before byte `at`.
+    fn floor(&self, mut at: usize) -> usize {
+        at = at.min(self.text.len());
+        while !self.text.is_char_boundary(at) {
+            at -= 1;
+        }
+        at
+    }
+
+    /// The first character boundary of the text at or after byte `at`.
+    fn ceil(&self, mut at: usize) -> usize {
+        at = at.min(self.text.len());
+        while !self.text.is_char_boundary(at) {
+            at += 1;
+        }
+        at
     }
 
     fn extend(&mut self, r: &Range<usize>) {

@@ -15,9 +15,11 @@ use serde_json::{map::Entry, Map, Number, Value};
 
 use super::{number_end, Limits};
 
-/// Deepest nesting this reader follows (it recurses once per level); a
-/// deeper object, when the limits allow it, is left to the two passes.
-const MAX_RECURSION: usize = 128;
+/// Deepest nesting this reader follows (it recurses once per level): the
+/// deepest `serde_json` reads in the two passes (its recursion limit of 128
+/// fails a value 128 levels deep). A deeper object, when the limits allow it
+/// (`max_json_depth` may be 128), is left to the two passes, which reject it.
+const MAX_RECURSION: usize = 127;
 
 /// The object whose `{` is at byte `start` of `text`, and the offset just
 /// after its `}`, when it is one that [`super::scan_object`] accepts within
@@ -33,6 +35,7 @@ pub(super) fn object_at(
         b: text.as_bytes(),
         i: start,
         max_depth: limits.max_depth.min(MAX_RECURSION),
+        past: start.saturating_add(limits.max_bytes),
     };
     if r.b.get(start) != Some(&b'{') {
         return None;
@@ -53,6 +56,8 @@ pub(super) fn whole_object(text: &str, limits: Limits) -> Option<Map<String, Val
         b: text.as_bytes(),
         i: 0,
         max_depth: limits.max_depth.min(MAX_RECURSION),
+        // The whole text is within the size limit (checked above).
+        past: usize::MAX,
     };
     r.ws();
     if r.b.get(r.i) != Some(&b'{') {
@@ -83,6 +88,10 @@ struct Reader<'t> {
     /// The next byte to read.
     i: usize,
     max_depth: usize,
+    /// The last offset the object may reach within the size limit: a
+    /// value read past it makes the object too large, so the reader stops
+    /// there instead of building what the two passes reject unread.
+    past: usize,
 }
 
 impl Reader<'_> {
@@ -100,6 +109,9 @@ impl Reader<'_> {
     /// at nesting `depth`.
     fn value(&mut self, depth: usize) -> Option<Value> {
         self.ws();
+        if self.i > self.past {
+            return None;
+        }
         match *self.b.get(self.i)? {
             b'{' => self.object(depth + 1).map(Value::Object),
             b'[' => self.array(depth + 1),

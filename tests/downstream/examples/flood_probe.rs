@@ -42,6 +42,30 @@ fn main() {
             "directive-open",
             Box::new(|n| "[Directive: [".repeat(n / 13)),
         ),
+        // Aimed at the one-pass JSON reader, the summary's plain runs and
+        // the bidi search by lead bytes (P236-P238, P248).
+        (
+            "json-keys",
+            Box::new(|n| {
+                let keys: String = (0..n / 10).map(|i| format!("\"k{i}\":{i},")).collect();
+                format!("[TOOL a.b {{{keys}\"z\": 0}}]")
+            }),
+        ),
+        (
+            "json-too-deep",
+            Box::new(|n| {
+                let one = format!("[TOOL a.b {}1{}] ", "{\"a\":".repeat(65), "}".repeat(65));
+                one.repeat(n / one.len())
+            }),
+        ),
+        (
+            "summary-runs",
+            Box::new(|n| format!("[RESULT a] OK {}", "abcdefg[".repeat(n / 8))),
+        ),
+        (
+            "bidi-lead-bytes",
+            Box::new(|n| format!("{} [TOOL a.b {{}}]", "—…؛".repeat(n / 8))),
+        ),
     ];
     for (name, make) in units {
         let mut line = format!("{name:>15}");
