@@ -15,7 +15,6 @@ import sys
 import threading
 import zlib
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -390,16 +389,34 @@ def test_harvests_of_one_file_at_once_on_one_cluster_each_write_their_own(tmp_pa
         monkeypatch.setattr(distributed.Client, "submit", counting_submit)
         monkeypatch.chdir(tmp_path)
         runs = [("a", False), ("b", False), ("c", True)]
+        # Daemon threads, not a pool: a harvest that never ends (P254) fails the
+        # test after its timeout instead of holding the interpreter at exit.
+        done: list[Any] = [None] * len(runs)
+
+        def run(i: int, out: str, d: bool) -> None:
+            try:
+                done[i] = hv.harvest(["m.jsonl"], out, diagnostics=d, scheduler=cluster.scheduler_address, stderr=io.StringIO())
+            except BaseException as e:  # re-raised below, in the test's thread
+                done[i] = e
+
+        threads = [threading.Thread(target=run, args=(i, out, d), daemon=True) for i, (out, d) in enumerate(runs)]
         try:
-            with ThreadPoolExecutor(len(runs)) as pool:
-                started = [pool.submit(hv.harvest, ["m.jsonl"], out, diagnostics=d, scheduler=cluster.scheduler_address, stderr=io.StringIO()) for out, d in runs]
-                with submitted:
-                    assert submitted.wait_for(lambda: count[0] == len(runs), timeout=120)
-                GATE.set()  # Every task is queued behind the blocker: now they run.
-                summaries = [f.result(timeout=120) for f in started]
+            for t in threads:
+                t.start()
+            with submitted:
+                assert submitted.wait_for(lambda: count[0] == len(runs), timeout=120)
+            GATE.set()  # Every task is queued behind the blocker: now they run.
+            for t in threads:
+                t.join(timeout=120)
+            stuck = [out for (out, _), t in zip(runs, threads) if t.is_alive()]
+            assert not stuck, f"harvests still running after 120 s: {stuck}"
         finally:
             GATE.set()
-        assert blocker.result() is True
+        for r in done:
+            if isinstance(r, BaseException):
+                raise r
+        summaries = done
+        assert blocker.result(timeout=120) is True
     for (out, d), s in zip(runs, summaries):
         assert s.ok and s.files[0].messages == 300
         assert os.listdir(tmp_path / out) == ["part-00000.parquet"], out

@@ -751,6 +751,13 @@ def task_key(
     return f"agent-sentences-harvest-{hashlib.sha256(what.encode()).hexdigest()[:32]}"
 
 
+_CLIENTS: Final = threading.Lock()
+"""Held while a harvest connects its Dask client to a scheduler and while it
+closes it: harvests started at once from threads of one process connect and
+close one at a time (decision P254; concurrent connections lost a harvest's
+task results, which then waited for ever)."""
+
+
 def _harvest_dask(
     paths: Sequence[str],
     sizes: Sequence[int],
@@ -774,7 +781,8 @@ def _harvest_dask(
     _claim(partial, directory=True)
     try:
         if scheduler is not None:
-            client = distributed.Client(scheduler)
+            with _CLIENTS:
+                client = distributed.Client(scheduler)
             cluster = None
         else:
             cluster = distributed.LocalCluster(
@@ -822,7 +830,8 @@ def _harvest_dask(
                 left[k] -= 1
                 bar.update(sum(n == 0 for n in left), done_bytes)
         finally:
-            client.close()
+            with _CLIENTS:
+                client.close()
             if cluster is not None:
                 cluster.close()
     except BaseException:
