@@ -10,8 +10,9 @@
 //!    with pinned tools installed there when missing (some Rust tests run
 //!    the Python vector runner on it), while the test binaries build;
 //! 4. every test binary of `cargo test --workspace --all-targets`, built by
-//!    one `cargo test --no-run` and run two at a time (`test_binaries.rs`),
-//!    whichever fails; pytest starts beside them (step 6);
+//!    one `cargo test --no-run` and run one per core, at least two, at a
+//!    time (`test_binaries.rs`), whichever fails; pytest starts beside them
+//!    (step 6);
 //! 5. `cargo clippy --workspace --all-targets` (the Python binding included,
 //!    with the runtime's `python` feature) and `cargo doc` on the generated
 //!    crate, warnings denied; the doctests (generated crate, README, guide);
@@ -313,8 +314,9 @@ pub fn run_all(ctx: &Context, quick: bool, filter: Option<&str>) -> bool {
     ));
     let built = build.join().unwrap_or(None);
     results.push(("cargo test, build".to_owned(), built.is_some()));
-    // The binaries run two at a time (test_binaries.rs), pytest beside them:
-    // most of a binary's time is one thread or a wait on a child process.
+    // The binaries run one per core, at least two, at a time
+    // (test_binaries.rs), pytest beside them: most of a binary's time is
+    // one thread or a wait on a child process.
     let pytest = python
         .as_ref()
         .and_then(|p| crate::python::start_pytest(p, filter, &env));

@@ -1,5 +1,5 @@
 //! The Rust test binaries of `cargo xtask test`: built by one `cargo test
-//! --no-run`, then run [`JOBS`] at a time.
+//! --no-run`, then run [`jobs`] at a time.
 //!
 //! `cargo test` runs its binaries one after another, and most of them spend
 //! their time in one thread or waiting on a child process (a generated crate
