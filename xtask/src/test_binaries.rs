@@ -73,8 +73,15 @@ pub fn parse_artifacts(lines: &str) -> Vec<TestBinary> {
         |b: &TestBinary| b.target.starts_with("test ") || b.target.starts_with("bench ");
     let (mut first, rest): (Vec<_>, Vec<_>) = out.into_iter().partition(integration);
     first.extend(rest);
+    // A stable sort: the builders first, the rest in the order above.
+    first.sort_by_key(|b| !BUILDERS.contains(&b.target.as_str()));
     first
 }
+
+/// The integration tests that build whole crates in `target/standalone`
+/// (cold on a clean clone, minutes each): started first, so that no worker
+/// is left alone with one at the end.
+const BUILDERS: &[&str] = &["test outside", "test add_structure"];
 
 /// A package's name from a cargo package id: `path+file:///…/codegen#agent-sentences-codegen@0.1.0`
 /// (or the older `name 0.1.0 (path+…)`).
@@ -286,6 +293,37 @@ mod tests {
                     path: PathBuf::from("/w/target/debug/deps/agent_sentences_runtime-1"),
                     dir: PathBuf::from("/w/runtime"),
                 },
+            ]
+        );
+    }
+
+    #[test]
+    fn the_builders_start_first() {
+        let line = |package: &str, kind: &str, name: &str| {
+            format!(
+                r#"{{"reason":"compiler-artifact","package_id":"path+file:///w/{package}#{package}@0.1.0","manifest_path":"/w/{package}/Cargo.toml","target":{{"kind":["{kind}"],"name":"{name}"}},"profile":{{"test":true}},"executable":"/w/target/debug/deps/{name}-1"}}"#
+            )
+        };
+        let lines = [
+            line("codegen", "lib", "codegen"),
+            line("codegen", "test", "lint"),
+            line("codegen", "test", "add_structure"),
+            line("generator", "test", "cli"),
+            line("generator", "test", "outside"),
+        ]
+        .join("\n");
+        let order: Vec<String> = parse_artifacts(&lines)
+            .into_iter()
+            .map(|b| b.target)
+            .collect();
+        assert_eq!(
+            order,
+            [
+                "test add_structure",
+                "test outside",
+                "test lint",
+                "test cli",
+                "lib codegen"
             ]
         );
     }
