@@ -14,7 +14,9 @@ use comrak::arena_tree::NodeEdge;
 use comrak::nodes::{NodeValue, Sourcepos};
 use comrak::{parse_document, Arena, Options};
 
-use super::reader::{fence, Breaker, Reader, Reading, Region, RunBuilder, Shown};
+use super::reader::{
+    ceil_boundary, fence, floor_boundary, Breaker, Reader, Reading, Region, RunBuilder, Shown,
+};
 
 /// comrak, as [`Reader`].
 pub(crate) struct Comrak;
@@ -65,20 +67,14 @@ impl<'t> Lines<'t> {
     /// comrak's columns can fall inside a character (after some link
     /// reference definitions), where no range of the text may end.
     fn range(&self, pos: Sourcepos) -> Range<usize> {
-        let mut start = self.at(pos.start.line, pos.start.column);
+        let start = self.at(pos.start.line, pos.start.column);
         let end = if pos.end.column == 0 {
             self.at(pos.end.line, 0)
         } else {
             self.at(pos.end.line, pos.end.column) + 1
         };
-        let mut end = end.max(start).min(self.from + self.len);
-        while !self.text.is_char_boundary(start) {
-            start -= 1;
-        }
-        while !self.text.is_char_boundary(end) {
-            end += 1;
-        }
-        start..end
+        let end = end.max(start).min(self.from + self.len);
+        floor_boundary(self.text, start)..ceil_boundary(self.text, end)
     }
 
     /// The start of the line after the one holding `at`.

@@ -309,22 +309,12 @@ impl<'t> RunBuilder<'t> {
         self.close(breaker);
     }
 
-    /// The last character boundary of the text at or before byte `at`.
-    fn floor(&self, mut at: usize) -> usize {
-        at = at.min(self.text.len());
-        while !self.text.is_char_boundary(at) {
-            at -= 1;
-        }
-        at
+    fn floor(&self, at: usize) -> usize {
+        floor_boundary(self.text, at)
     }
 
-    /// The first character boundary of the text at or after byte `at`.
-    fn ceil(&self, mut at: usize) -> usize {
-        at = at.min(self.text.len());
-        while !self.text.is_char_boundary(at) {
-            at += 1;
-        }
-        at
+    fn ceil(&self, at: usize) -> usize {
+        ceil_boundary(self.text, at)
     }
 
     fn extend(&mut self, r: &Range<usize>) {
@@ -373,4 +363,24 @@ pub(crate) fn fence(
         body,
         closed,
     }
+}
+
+/// The last character boundary of `text` at or before byte `at` (at most
+/// `text.len()`): where a reader's position inside a character moves back to.
+pub(crate) fn floor_boundary(text: &str, at: usize) -> usize {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+/// The first character boundary of `text` at or after byte `at` (at most
+/// `text.len()`): where a reader's position inside a character moves on to.
+pub(crate) fn ceil_boundary(text: &str, at: usize) -> usize {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at += 1;
+    }
+    at
 }
