@@ -50,6 +50,7 @@ import hashlib
 import importlib
 import io
 import json
+import logging
 import os
 import shutil
 import signal
@@ -74,6 +75,8 @@ __all__ = [
     "CHUNK_BYTES",
     "MAX_LINE_BYTES",
     "MAX_GUNZIP_BYTES",
+    "MAX_BAD_LINES",
+    "CLOSE_SECONDS",
     "READ_BYTES",
     "EXIT_OK",
     "EXIT_BAD_LINES",
@@ -138,6 +141,15 @@ up to there and reported unreadable from the line where it stopped (a gzip
 bomb: a few megabytes that inflate to terabytes). Memory never depends on it
 (the input is read a batch at a time); the time the harvest takes does.
 ``--max-gunzip-bytes`` sets it."""
+
+MAX_BAD_LINES: Final = 1_000_000
+"""A file (or a Dask task's piece of one) with more bad lines than this is
+reported unreadable from the first bad line past them, its rows before that
+line kept: a file of bad lines is not a message log, and a gzip of line breaks
+(a thousandfold expansion, each byte a bad line) would otherwise cost time in
+proportion to its decompressed size, up to :data:`MAX_GUNZIP_BYTES`. Runs of
+bad lines are counted, not handled one by one. ``--max-bad-lines`` sets it
+(decision P280)."""
 
 READ_BYTES: Final = 256 << 10
 """The input is read this many bytes at a time (decompressed bytes for ``.gz``)."""
@@ -293,7 +305,8 @@ def _batches(
     of a gzip stream), so a damaged stream still gives every line read whole
     before the damage: the batch that holds them is yielded, then
     :class:`_Unreadable` is raised; so too past ``max_bytes`` bytes read (a
-    gzip bomb), the line being read then dropped. The last line of the input
+    gzip bomb): every line complete within the first ``max_bytes`` bytes is
+    given, the line that the limit cuts is dropped. The last line of the input
     needs no line break."""
     step = max(1, min(READ_BYTES, max_line))  # A line inside one read is never overlong.
     pending: list[bytes] = []  # The start of the line being read.
@@ -312,12 +325,12 @@ def _batches(
             raise _Unreadable(e) from e
         if not block:
             break
+        past = max_bytes is not None and total + len(block) > max_bytes
+        if past:
+            # The limit applies at its exact byte: the lines complete below it are kept.
+            assert max_bytes is not None
+            block = block[: max_bytes - total]
         total += len(block)
-        if max_bytes is not None and total > max_bytes:
-            if lines:
-                yield lines, long
-            bomb = ValueError(f"decompressed past {max_bytes} bytes (--max-gunzip-bytes; a gzip bomb?)")
-            raise _Unreadable(bomb)
         if remaining is not None:
             remaining -= len(block)
         size += len(block)
@@ -339,6 +352,11 @@ def _batches(
             else:
                 pending.append(tail)
                 pending_size += len(tail)
+        if past:
+            if lines:
+                yield lines, long
+            bomb = ValueError(f"decompressed past {max_bytes} bytes (--max-gunzip-bytes; a gzip bomb?)")
+            raise _Unreadable(bomb)
         if size >= BATCH_BYTES or len(lines) >= BATCH_LINES:
             yield lines, long
             lines, long, size = [], [], 0
@@ -362,12 +380,14 @@ def _harvest_into(
     chunk: tuple[int, int, int] | None = None,
     max_line: int = MAX_LINE_BYTES,
     max_gunzip: int = MAX_GUNZIP_BYTES,
+    max_bad: int = MAX_BAD_LINES,
 ) -> None:
     """Reads ``path`` in batches, scans them and hands each record batch to
     ``write``; ``name`` is the file as given (in rows and reports). ``chunk``
     ``(start, end, first line)``: only the lines from byte ``start`` (a line
     start) to ``end`` (a line end) of a plain file. A ``.gz`` file is read up
-    to ``max_gunzip`` decompressed bytes (:data:`MAX_GUNZIP_BYTES`).
+    to ``max_gunzip`` decompressed bytes (:data:`MAX_GUNZIP_BYTES`); reading
+    stops at the first bad line past ``max_bad`` (:data:`MAX_BAD_LINES`).
 
     A file that cannot be opened (it vanished), or whose reading stops early (a
     truncated or corrupt gzip, a read error), keeps the rows of every line read
@@ -395,21 +415,39 @@ def _harvest_into(
                 if at_start and lines:
                     lines[0] = lines[0].removeprefix(b"\xef\xbb\xbf")
                 at_start = False
-                n, cols, errors = _native.harvest_lines(lines, diagnostics, name, first)
-                if n:
-                    write(_batch(n, cols, {}))
-                report.messages += len(lines) - len(errors)
-                report.rows += n
-                report.bad_lines += len(errors)
+                n, cols, runs = _native.harvest_lines(lines, diagnostics, name, first)
                 too_long = set(long)
-                for i, why in errors:
-                    if i in too_long:
-                        why = f"longer than {max_line} bytes (not read)"
-                    text = f"{name}:{first + i}: bad line: {why}"
-                    if len(report.errors) < MAX_REPORTED_ERRORS:
+                kept = len(lines)  # The lines before the first bad line past `max_bad`.
+                for i, count, why in runs:
+                    if report.bad_lines + count > max_bad:
+                        count = max_bad - report.bad_lines
+                        kept = i + count
+                    report.bad_lines += count
+                    # Each run is counted; only the first bad lines of a file are looked at one by one.
+                    for j in range(i, i + min(count, MAX_REPORTED_ERRORS - len(report.errors))):
+                        said = f"longer than {max_line} bytes (not read)" if j in too_long else why
+                        text = f"{name}:{first + j}: bad line: {said}"
                         report.errors.append(text)
                         if on_error is not None:
                             on_error(text)
+                    if kept < len(lines):
+                        break
+                if n:
+                    batch = _batch(n, cols, {})
+                    if kept < len(lines):  # Rows are in line order: those of the lines kept lead.
+                        line = batch.column("line")
+                        batch = batch.slice(0, sum(1 for v in line.to_pylist() if v < first + kept))
+                    if batch.num_rows:
+                        write(batch)
+                    report.rows += batch.num_rows
+                report.messages += kept - sum(min(i + count, kept) - i for i, count, _ in runs if i < kept)
+                if kept < len(lines):
+                    report.failure = (
+                        f"{name}:{first + kept}: unreadable from this line on:"
+                        f" more than {max_bad} bad lines (--max-bad-lines; not a message log?)"
+                    )
+                    report.bytes_read = raw.tell() - start
+                    return
                 first += len(lines)
                 report.bytes_read = raw.tell() - start
                 if on_progress is not None:
@@ -458,6 +496,7 @@ def harvest_file(
     chunk: tuple[int, int, int] | None = None,
     max_line: int = MAX_LINE_BYTES,
     max_gunzip: int = MAX_GUNZIP_BYTES,
+    max_bad_lines: int = MAX_BAD_LINES,
 ) -> FileReport:
     """Harvests one file, or one ``chunk`` of it (see :func:`chunks`), into the
     Parquet file ``out`` (a Dask task runs this); ``name`` (default ``path``) is
@@ -468,7 +507,15 @@ def harvest_file(
     writer = _writer(out)
     try:
         _harvest_into(
-            path, report.path, writer.write_batch, diagnostics, report, chunk=chunk, max_line=max_line, max_gunzip=max_gunzip
+            path,
+            report.path,
+            writer.write_batch,
+            diagnostics,
+            report,
+            chunk=chunk,
+            max_line=max_line,
+            max_gunzip=max_gunzip,
+            max_bad=max_bad_lines,
         )
     finally:
         writer.close()
@@ -637,6 +684,7 @@ def harvest(
     chunk_bytes: int = CHUNK_BYTES,
     max_line: int = MAX_LINE_BYTES,
     max_gunzip: int = MAX_GUNZIP_BYTES,
+    max_bad_lines: int = MAX_BAD_LINES,
 ) -> Summary:
     """Harvests ``paths`` into ``out``: one Parquet file, or with ``workers`` (a
     local Dask cluster) or ``scheduler`` (a Dask scheduler's address) a directory
@@ -649,7 +697,9 @@ def harvest(
     read to its end keeps the rows of every line read whole before and is
     reported as ``FILE:LINE: unreadable from this line on: why``; the other
     files are harvested; a ``.gz`` file is read up to ``max_gunzip``
-    decompressed bytes, and reported unreadable from there. An input that is
+    decompressed bytes, and reported unreadable from there; a file (or a Dask
+    task's piece of one) is read up to its first bad line past
+    ``max_bad_lines``, and reported unreadable from there. An input that is
     a file given before (the same file by another path or link, or the same
     path twice) is harvested once, under its first name, and said on
     ``stderr`` and in :attr:`Summary.duplicates`. The output is written under
@@ -707,6 +757,7 @@ def harvest(
                         lambda b: bar.update(len(reports), before + b),
                         max_line=max_line,
                         max_gunzip=max_gunzip,
+                        max_bad=max_bad_lines,
                     )
                     _report_end(report, report_error)
                     done_bytes += size
@@ -719,7 +770,18 @@ def harvest(
             raise
     else:
         reports = _harvest_dask(
-            paths, sizes, partial, diagnostics, workers, scheduler, bar, report_error, chunk_bytes, max_line, max_gunzip
+            paths,
+            sizes,
+            partial,
+            diagnostics,
+            workers,
+            scheduler,
+            bar,
+            report_error,
+            chunk_bytes,
+            max_line,
+            max_gunzip,
+            max_bad_lines,
         )
     try:
         if os.path.lexists(out):  # Made meanwhile: the harvest does not overwrite.
@@ -740,6 +802,7 @@ def task_key(
     diagnostics: bool,
     max_line: int,
     max_gunzip: int = MAX_GUNZIP_BYTES,
+    max_bad_lines: int = MAX_BAD_LINES,
 ) -> str:
     """The Dask key of the task that harvests ``chunk`` of the file ``path``
     into the part file ``part`` (absolute paths): a digest of everything that
@@ -747,7 +810,7 @@ def task_key(
     the schema version), so two harvests of one file at once on one scheduler
     (another ``--out``, or another option) never share a task. Two harvests
     cannot have one output at once (``OUT.partial`` is created exclusively)."""
-    what = json.dumps([SCHEMA_VERSION, path, chunk, part, diagnostics, max_line, max_gunzip])
+    what = json.dumps([SCHEMA_VERSION, path, chunk, part, diagnostics, max_line, max_gunzip, max_bad_lines])
     return f"agent-sentences-harvest-{hashlib.sha256(what.encode()).hexdigest()[:32]}"
 
 
@@ -756,6 +819,38 @@ _CLIENTS: Final = threading.Lock()
 closes it: harvests started at once from threads of one process connect and
 close one at a time (decision P254; concurrent connections lost a harvest's
 task results, which then waited for ever)."""
+
+
+CLOSE_SECONDS: Final = 30
+"""How long closing the Dask client, then the local cluster, may each take at
+the end of a harvest (the results are in by then)."""
+
+
+def _close_dask(client: Any, cluster: Any) -> None:
+    """Closes ``client``, then the local ``cluster`` (``None`` for a running
+    scheduler's), each with :data:`CLOSE_SECONDS` to do it, with Dask's own
+    shutdown logging silenced: workers killed after their grace period and
+    connections closed under a pending heartbeat are not for a user to read
+    (decision P286; a ``--workers 2`` harvest printed a 30-line traceback
+    after a complete table). A close that fails or times out is passed over:
+    every result was received before it, and the worker processes end with
+    this one."""
+    distributed_log = logging.getLogger("distributed")
+    level = distributed_log.level
+    distributed_log.setLevel(logging.CRITICAL + 1)
+    try:
+        with _CLIENTS:
+            try:
+                client.close(timeout=CLOSE_SECONDS)
+            except Exception:  # noqa: BLE001  The results are in; see above.
+                pass
+        if cluster is not None:
+            try:
+                cluster.close(timeout=CLOSE_SECONDS)
+            except Exception:  # noqa: BLE001
+                pass
+    finally:
+        distributed_log.setLevel(level)
 
 
 def _harvest_dask(
@@ -770,6 +865,7 @@ def _harvest_dask(
     chunk_bytes: int,
     max_line: int,
     max_gunzip: int,
+    max_bad_lines: int,
 ) -> list[FileReport]:
     """One Dask task per file or chunk (:func:`chunks`), task ``t`` writing
     ``partial/part-NNNNN.parquet`` with ``NNNNN`` = ``t``, in input order, under
@@ -785,8 +881,15 @@ def _harvest_dask(
                 client = distributed.Client(scheduler)
             cluster = None
         else:
+            # The workers' own logs are silenced (the nanny's, in this process,
+            # while closing: `_close_dask`); a task's failure reaches the
+            # harvest as its exception.
             cluster = distributed.LocalCluster(
-                n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                silence_logs=logging.CRITICAL,
             )
             client = distributed.Client(cluster)
         try:
@@ -811,7 +914,8 @@ def _harvest_dask(
                         c,
                         max_line,
                         max_gunzip,
-                        key=task_key(path, c, part_file, diagnostics, max_line, max_gunzip),
+                        max_bad_lines,
+                        key=task_key(path, c, part_file, diagnostics, max_line, max_gunzip, max_bad_lines),
                         pure=False,
                     )
                 )
@@ -830,10 +934,7 @@ def _harvest_dask(
                 left[k] -= 1
                 bar.update(sum(n == 0 for n in left), done_bytes)
         finally:
-            with _CLIENTS:
-                client.close()
-            if cluster is not None:
-                cluster.close()
+            _close_dask(client, cluster)
     except BaseException:
         _discard(partial)
         raise
@@ -904,11 +1005,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="N",
         help=f"read a .jsonl.gz file up to N decompressed bytes, and report it unreadable past them (default {MAX_GUNZIP_BYTES})",
     )
+    parser.add_argument(
+        "--max-bad-lines",
+        type=int,
+        default=MAX_BAD_LINES,
+        metavar="N",
+        help=f"stop reading a file at its first bad line past N, and report it unreadable from there (default {MAX_BAD_LINES})",
+    )
     args = parser.parse_args(argv)
     if args.workers is not None and args.workers < 1:
         parser.error("--workers needs at least 1")
     if args.max_gunzip_bytes < 1:
         parser.error("--max-gunzip-bytes needs at least 1")
+    if args.max_bad_lines < 0:
+        parser.error("--max-bad-lines needs at least 0")
     show = not args.quiet and sys.stderr.isatty()
     # Signal handlers can be set from the main thread only; a signal ignored
     # when the harvest starts (`nohup`) stays ignored.
@@ -923,6 +1033,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             scheduler=args.scheduler,
             progress=show,
             max_gunzip=args.max_gunzip_bytes,
+            max_bad_lines=args.max_bad_lines,
         )
     except _Signalled as e:
         print(f"error: stopped by {e} (no table written)", file=sys.stderr)

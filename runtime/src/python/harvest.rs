@@ -322,8 +322,10 @@ fn read_message(line: &[u8]) -> Result<Message, String> {
 /// them line `first_line` of `file`) as a message `{"at", "from", "text"}`
 /// and scans its text, on all cores with the interpreter released. Returns
 /// `(row count, columns, bad lines)`: the columns as [`columns`] builds them,
-/// with `file`, `line`, `at` and `sender`; the bad lines as `(index in
-/// lines, why)`, in order. A bad line (not UTF-8, not one JSON object, `text`
+/// with `file`, `line`, `at` and `sender`; the bad lines as runs `(index in
+/// lines of the first, count, why)`, in order, one run per stretch of
+/// consecutive bad lines with one reason (a log of line breaks is a few runs
+/// a batch, not a Python object per line: decision P280). A bad line (not UTF-8, not one JSON object, `text`
 /// missing or not a string, `at` or `from` neither a string nor null, a key
 /// repeated) yields no row.
 ///
@@ -361,7 +363,7 @@ pub fn harvest_lines<'py, S: Serialize + Send>(
         })?;
         let mut senders = Vec::with_capacity(read.len());
         let mut rows = Vec::new();
-        let mut errors = Vec::new();
+        let mut errors: Vec<(usize, usize, String)> = Vec::new();
         for (i, r) in read.into_iter().enumerate() {
             match r {
                 Ok((sender, mut r)) => {
@@ -370,7 +372,13 @@ pub fn harvest_lines<'py, S: Serialize + Send>(
                 }
                 Err(e) => {
                     senders.push((None, None));
-                    errors.push((i, e));
+                    match errors.last_mut() {
+                        // The next line of a run of bad lines with one reason: counted.
+                        Some((start, count, why)) if *start + *count == i && *why == e => {
+                            *count += 1
+                        }
+                        _ => errors.push((i, 1, e)),
+                    }
                 }
             }
         }

@@ -72,8 +72,8 @@ fn scan_rows<'py>(py: Python<'py>, texts: Vec<Bound<'py, PyString>>, diagnostics
 }
 
 /// Every line of a JSON Lines batch read as a message and its text scanned,
-/// on all cores: `(row count, columns in Arrow's layout, bad lines)`
-/// (`agent_sentences.harvest`).
+/// on all cores: `(row count, columns in Arrow's layout, bad lines)`, the
+/// bad lines as runs `(first index, count, why)` (`agent_sentences.harvest`).
 #[pyfunction]
 fn harvest_lines<'py>(
     py: Python<'py>,
