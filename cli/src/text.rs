@@ -64,10 +64,16 @@ pub fn show(s: &str) -> String {
     // JSON leaves C1 controls and invisible format characters (bidi
     // overrides, zero-width and line separators) raw; a terminal would act on
     // them, so they are escaped too.
+    // JSON's escapes: one `\uXXXX` per UTF-16 unit (a tag character
+    // is a surrogate pair).
     json.chars()
         .map(|c| {
             if c.is_control() || is_invisible(c) {
-                format!("\\u{:04x}", c as u32)
+                let mut units = [0u16; 2];
+                c.encode_utf16(&mut units)
+                    .iter()
+                    .map(|u| format!("\\u{u:04x}"))
+                    .collect()
             } else {
                 c.to_string()
             }
@@ -75,11 +81,26 @@ pub fn show(s: &str) -> String {
         .collect()
 }
 
-/// Characters that change how a terminal shows text without showing
-/// themselves: bidirectional controls, zero-width characters, line and
-/// paragraph separators, the byte order mark.
-fn is_invisible(c: char) -> bool {
-    matches!(c, '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2060}'..='\u{2069}' | '\u{feff}')
+/// Characters that do not show themselves, or change how a terminal shows
+/// the text around them, by Unicode general category (P283): format
+/// characters (`Cf`: bidirectional controls, zero-width characters, the
+/// soft hyphen, the Arabic letter mark, the Mongolian vowel separator, tag
+/// characters, the byte order mark), line and paragraph separators (`Zl`,
+/// `Zp`), every space separator but the ASCII space (`Zs`: a no-break
+/// space reads as a space), private-use (`Co`), surrogate (`Cs`) and
+/// unassigned (`Cn`) code points. Controls (`Cc`) are `char::is_control`.
+pub fn is_invisible(c: char) -> bool {
+    use unicode_general_category::{get_general_category, GeneralCategory as G};
+    match get_general_category(c) {
+        G::Format
+        | G::LineSeparator
+        | G::ParagraphSeparator
+        | G::PrivateUse
+        | G::Surrogate
+        | G::Unassigned => true,
+        G::SpaceSeparator => c != ' ',
+        _ => false,
+    }
 }
 
 /// `s` quoted for a POSIX shell (single quotes).
@@ -102,6 +123,26 @@ mod tests {
         assert_eq!(show("x\u{9b}y"), r#""x\u009by""#);
         assert_eq!(show("abc\u{202e}def"), r#""abc\u202edef""#);
         assert_eq!(show("zero\u{200b}width"), r#""zero\u200bwidth""#);
+    }
+
+    /// P283: by general category, not a list: the Arabic letter mark, the
+    /// soft hyphen, the Mongolian vowel separator, tag characters (a
+    /// surrogate pair in JSON), a no-break space; letters, marks and the
+    /// ASCII space stay.
+    #[test]
+    fn show_escapes_every_format_and_invisible_character() {
+        assert_eq!(show("a\u{61c}b"), r#""a\u061cb""#);
+        assert_eq!(show("a\u{ad}b"), r#""a\u00adb""#);
+        assert_eq!(show("a\u{180e}b"), r#""a\u180eb""#);
+        assert_eq!(
+            show("a\u{e0041}\u{e007f}b"),
+            r#""a\udb40\udc41\udb40\udc7fb""#
+        );
+        assert_eq!(show("a\u{a0}b"), r#""a\u00a0b""#);
+        assert_eq!(show("a\u{e000}b"), r#""a\ue000b""#);
+        assert_eq!(show("café e\u{301} b"), "café e\u{301} b");
+        let back: String = serde_json::from_str(&show("x\u{e0041}\u{ad}y")).unwrap();
+        assert_eq!(back, "x\u{e0041}\u{ad}y");
     }
 
     #[test]

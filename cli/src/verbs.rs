@@ -420,6 +420,10 @@ struct ParseResult {
     /// text does not fit it, and why (P212).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     near_misses: Vec<NearMiss>,
+    /// Words in the place of an optional enumerated field that are none of
+    /// its values (`DONE` where a `status` would be, P281).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    notes: Vec<near_miss::Note>,
 }
 
 /// One directive resolved against the op catalogue (`--resolve`).
@@ -502,11 +506,13 @@ pub fn parse(text: &str, diagnostics: bool, resolve: bool, json: bool) -> Output
     } else {
         Vec::new()
     };
+    let notes = near_miss::notes(text, &found);
     let result = ParseResult {
         found,
         skipped: diagnostics.then_some(skipped),
         resolved,
         near_misses,
+        notes,
     };
     let matched = !result.found.is_empty();
     output(&result, json, matched, |r| {
@@ -550,6 +556,9 @@ pub fn parse(text: &str, diagnostics: bool, resolve: bool, json: bool) -> Output
             );
             if let Some(r) = r.resolved.iter().flatten().find(|r| r.span == f.span) {
                 text.push_str(&resolved_text(r));
+            }
+            for n in r.notes.iter().filter(|n| f.span.contains(&n.start)) {
+                text.push_str(&format!("    note: {}\n", n.message));
             }
             entries.push((f.span.start, text));
         }

@@ -1059,23 +1059,24 @@ fn loops_prune_drops_closed_loops_and_counts_them() {
 fn parse_explains_a_near_miss_with_the_library_s_parse_error() {
     use agent_sentences::{ParseErrorKind, SentenceKind};
     let cases = [
-        // An ASCII hyphen for the em dash.
-        (
-            "[WO:7fce46e0] [from super] Audit - check endpoints",
-            SentenceKind::WorkOrder,
-            0,
-        ),
         // An upper-case id, after some prose.
-        ("on it: [ACK:7FCE46E0]", SentenceKind::Ack, 7),
+        (
+            "on it: [ACK:7FCE46E0]",
+            SentenceKind::Ack,
+            7,
+            Some("FCE46E0]"),
+        ),
         // A lower-case marker.
         (
             "[wo:7fce46e0] [from super] Audit — x",
             SentenceKind::WorkOrder,
             0,
+            Some("[wo:7fce46e0]"),
         ),
-        ("[RESULT] OK", SentenceKind::ResultSentence, 0),
+        ("[RESULT] OK", SentenceKind::ResultSentence, 0, Some("]")),
+        ("[RESULT", SentenceKind::ResultSentence, 0, None),
     ];
-    for (text, kind, start) in cases {
+    for (text, kind, start, found) in cases {
         let e = kind.parse(&text[start..]).unwrap_err();
         let offset = start + e.offset;
         let ParseErrorKind::NoMatch { expected } = &e.kind else {
@@ -1083,9 +1084,13 @@ fn parse_explains_a_near_miss_with_the_library_s_parse_error() {
         };
         let r = run(&["parse", text]);
         assert_eq!(r.code, 1, "{text}: {}", r.stderr);
+        let shown = found.map_or("the end of the text".to_owned(), |f| format!("`{f}`"));
         let line = format!(
-            "near miss at byte {start}: not a `{}` sentence: the text stopped fitting at byte {offset}: expected {expected}\n",
-            kind.key()
+            "near miss at byte {start}: {e}, found {shown}\n",
+            e = agent_sentences::ParseError {
+                offset,
+                ..e.clone()
+            },
         );
         assert_eq!(r.stdout, format!("{line}nothing found\n"), "{text}");
         let v = run(&["parse", "--json", text]).json();
@@ -1097,18 +1102,34 @@ fn parse_explains_a_near_miss_with_the_library_s_parse_error() {
                 "offset": offset,
                 "kind": "no_match",
                 "expected": expected,
+                "found": found,
                 "message": line.split_once(": ").unwrap().1.trim_end(),
             }]),
             "{text}"
         );
     }
-    // The hyphen: the byte of the `-`'s line end, where `—` was expected.
+    // The hyphen: where ` — ` was expected as the structure is written
+    // (P281), not the end of the text, where the title's reading stopped.
     let r = run(&[
         "parse",
-        "--json",
         "[WO:7fce46e0] [from super] Audit - check endpoints",
     ]);
-    assert_eq!(r.json()["near_misses"][0]["expected"], "`—`");
+    assert_eq!(
+        r.stdout,
+        "near miss at byte 0: not a `work_order` sentence: the text stops fitting at byte 32: expected ` — `, found ` - ` (` - ` is not ` — `)\nnothing found\n"
+    );
+    // A word where a status would be, that is none, is said under the sentence.
+    let r = run(&["parse", "[RESULT 7fce46e0] DONE all good"]);
+    assert!(
+        r.stdout.contains("    note: `DONE` is not a `status` (OK, FAIL, DECLINE, SUCCESS, ERROR): read as the start of the `summary`\n"),
+        "{}",
+        r.stdout
+    );
+    let v = run(&["parse", "--json", "[RESULT 7fce46e0] DONE all good"]).json();
+    assert_eq!(
+        (&v["notes"][0]["word"], &v["notes"][0]["start"]),
+        (&json!("DONE"), &json!(18))
+    );
     // A sentence the scanner leaves out (in a code span) is no near miss;
     // text with no marker has none.
     for text in [
@@ -1201,6 +1222,28 @@ fn loops_text_escapes_a_sender_the_terminal_would_act_on() {
     // JSON keeps the sender exactly.
     let r = run_with(&["loops", "--json", "-"], Some(log.as_bytes()));
     assert_eq!(r.json()["loops"][0]["owner"], who);
+    // P283: every format character, by its Unicode category, not a list:
+    // the Arabic letter mark, the soft hyphen, the Mongolian vowel separator
+    // and tag characters used to be printed raw.
+    let who = "6\u{61c}4\u{ad}6\u{180e}x\u{e0041}\u{e007f}";
+    let log = [
+        serde_json::json!({"at": "2026-12-01T09:00:00Z", "from": "super", "text": "[WO:7f] [from super] Audit — go"}),
+        serde_json::json!({"at": "2026-12-01T09:01:00Z", "from": who, "text": "[ACK:7f] [from 646]"}),
+        serde_json::json!({"at": "2026-12-01T09:01:00Z", "from": who, "text": "[CLAIM 7f]"}),
+    ]
+    .map(|m| m.to_string())
+    .join("\n");
+    let r = run_with(&["loops", "-"], Some(log.as_bytes()));
+    assert_eq!((r.code, r.stderr.as_str()), (0, ""));
+    assert!(
+        r.stdout
+            .contains(r#""6\u061c4\u00ad6\u180ex\udb40\udc41\udb40\udc7f""#),
+        "{}",
+        r.stdout
+    );
+    for c in ['\u{61c}', '\u{ad}', '\u{180e}', '\u{e0041}'] {
+        assert!(!r.stdout.contains(c), "{c:?} raw in {}", r.stdout);
+    }
 }
 
 #[test]

@@ -515,8 +515,11 @@ fn seen(
         .filter(|f| overlaps(&f.span))
         .map(|f| match &f.item {
             agent_sentences_runtime::scan::Item::Sentence { value } => format!(
-                "a `{}` sentence at bytes {}..{}",
-                scanned[*value].key, f.span.start, f.span.end
+                "{} `{}` sentence at bytes {}..{}",
+                agent_sentences_runtime::ParseError::article(&scanned[*value].key),
+                scanned[*value].key,
+                f.span.start,
+                f.span.end
             ),
             agent_sentences_runtime::scan::Item::Directive { directive } => format!(
                 "a call of `{}` at bytes {}..{}",
@@ -594,7 +597,7 @@ pub fn check(spec: &Spec, model: &Model, scan_back: bool) -> Vec<Diagnostic> {
                 let readable = pf.iter().any(|f| f.span.start == span.start && matches!(&f.item, agent_sentences_runtime::scan::Item::Sentence { value } if scanned[*value].key == *structure));
                 if !read.is_empty() || !readable {
                     let why = if read.is_empty() {
-                        format!("the structure's example in its place is not read as a `{structure}` either: the scanner reads no marker there (quoted?)")
+                        format!("the structure's example in its place is not read as {} `{structure}` either: the scanner reads no marker there (quoted?)", agent_sentences_runtime::ParseError::article(structure))
                     } else {
                         format!("the scanner reads {}", read.join(", "))
                     };

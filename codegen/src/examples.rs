@@ -125,7 +125,11 @@ pub fn check_model(spec: &Spec, model: &Model) -> Vec<Diagnostic> {
                 "example-no-match",
                 S,
                 &eptr,
-                format!("the example is not a `{}` sentence: {e}", s.key),
+                format!(
+                    "the example is not {} `{}` sentence: {e}",
+                    agent_sentences_runtime::ParseError::article(&s.key),
+                    s.key
+                ),
             )),
             Ok(values) => {
                 let back = reference_render(s, &values);

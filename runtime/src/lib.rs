@@ -118,7 +118,7 @@ pub enum ParseErrorKind {
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (self.structure, self.closest) {
-            (Some(s), _) => write!(f, "not a `{s}` sentence: ")?,
+            (Some(s), _) => write!(f, "not {} `{s}` sentence: ", ParseError::article(s))?,
             (None, Some(c)) => write!(f, "no sentence structure matches (closest: `{c}`): ")?,
             (None, None) => write!(f, "no sentence structure matches: ")?,
         }
@@ -154,6 +154,20 @@ impl fmt::Display for ParseError {
 impl std::error::Error for ParseError {}
 
 impl ParseError {
+    /// The indefinite article a message writes before `word` (a structure key
+    /// such as `ack` or `work_order`): `an` before a vowel letter, else `a` (an
+    /// `ack` sentence, a `claim` sentence). Structure keys are lower-case snake
+    /// case (P188); a test over the spec's keys (`cli/tests/cli.rs`,
+    /// `messages_write_the_article_of_every_structure`) holds that none starts
+    /// with a vowel letter sounded otherwise (`user`, `one`) or a silent `h`
+    /// (P282).
+    pub fn article(word: &str) -> &'static str {
+        match word.bytes().next().map(|b| b.to_ascii_lowercase()) {
+            Some(b'a' | b'e' | b'i' | b'o' | b'u') => "an",
+            _ => "a",
+        }
+    }
+
     /// An error for structure `structure` at byte `offset`.
     pub fn new(structure: &'static str, offset: usize, kind: ParseErrorKind) -> Self {
         ParseError {

@@ -138,6 +138,15 @@ def test_every_structure_has_metadata_and_a_parser() -> None:
     assert A.kind_from_key("nope") is None
 
 
+def test_messages_write_the_article_of_every_structure() -> None:
+    # P282: "a `ack` sentence" was written; the article follows the key's first letter.
+    for kind in A.KINDS:
+        with pytest.raises(A.ParseError) as e:
+            A.PARSERS[kind.key]("\x01")
+        article = "an" if kind.key[0] in "aeiou" else "a"
+        assert str(e.value).startswith(f"not {article} `{kind.key}` sentence: "), str(e.value)
+
+
 def test_the_source_folder_alone_says_how_to_install(tmp_path: Path) -> None:
     # generated/python/agent_sentences has no compiled module: importing it says what to do.
     shutil.copytree(PACKAGE / "agent_sentences", tmp_path / "agent_sentences")

@@ -524,7 +524,24 @@ pub fn init_py(model: &Model) -> String {
 
 /// `generated/python/agent_sentences/errors.py`: `ParseError` and its kinds.
 pub fn errors_py(model: &Model) -> String {
-    render("errors.py.tera", model)
+    // The article of each structure key, as the runtime's `ParseError`
+    // writes it (one rule for both languages, P282).
+    let articles: Vec<String> = model
+        .sentences
+        .iter()
+        .map(|s| {
+            format!(
+                "{:?}: {:?}",
+                s.key,
+                agent_sentences_runtime::ParseError::article(&s.key)
+            )
+        })
+        .collect();
+    render_with(
+        "errors.py.tera",
+        model,
+        &[("articles", format!("{{{}}}", articles.join(", ")))],
+    )
 }
 
 /// `generated/python/agent_sentences/strict_json.py`: strict tool-argument

@@ -26,6 +26,10 @@ __all__ = [
     "char_offset",
 ]
 
+_ARTICLES: dict[str, str] = {"work_order": "a", "ack": "an", "claim": "a", "result": "a", "decline": "a", "no_action": "a", "tool_call": "a", "job_marker": "a", "nudge": "a", "fleet_alert": "a", "contract_footer": "a", "directive": "a", "runtime_context": "a", "subagent_update": "a"}
+"""The article a message writes before each structure key (``an `ack```),
+as the runtime's ``article`` gives it."""
+
 
 @dataclass(frozen=True, slots=True)
 class NoMatch:
@@ -161,7 +165,7 @@ class ParseError(ValueError):
     def message(self) -> str:
         """The message, exactly as the Rust ``ParseError`` displays it."""
         if self.structure is not None:
-            prefix = f"not a `{self.structure}` sentence: "
+            prefix = f"not {_ARTICLES.get(self.structure, 'a')} `{self.structure}` sentence: "
         elif self.closest is not None:
             prefix = f"no sentence structure matches (closest: `{self.closest}`): "
         else:

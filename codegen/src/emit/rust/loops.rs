@@ -37,6 +37,7 @@ pub(super) fn loops_mod(model: &Model, crate_root: bool) -> TokenStream {
         quote! { EventRule { structure: #structure, from: &[#(#from),*], to: #to, closes: #closes } }
     });
     let nudge_key = &m.nudge.structure;
+    let nudge_article = agent_sentences_runtime::ParseError::article(nudge_key);
     let nudge = sentence_of(nudge_key);
     let mut arms: Vec<TokenStream> = m
         .ids
@@ -102,7 +103,7 @@ pub(super) fn loops_mod(model: &Model, crate_root: bool) -> TokenStream {
     let mod_doc = doc(&format!(
         "The loop tracker for this spec: a [`{opener}`]({}) sentence opens a loop in state `{initial}`, \
          the other sentences move it as their `lifecycle_transition` says (`loops::MACHINE`), and loops that go quiet \
-         are due a `{nudge_key}` (`Tracker::due`).\n\n\
+         are due {nudge_article} `{nudge_key}` (`Tracker::due`).\n\n\
          Source: `schema/loops.json` and each structure's `lifecycle_transition` in `schema/structures.json`; the rules \
          are in `agent_sentences_runtime::loops`.{example}",
         sentence_of(opener).type_name
