@@ -59,6 +59,22 @@ pub struct Provenance {
     pub spec: String,
 }
 
+/// Whether a generated file's comment or string cannot hold `c` as it is:
+/// a control character (`Cc`: line breaks, escapes, DEL), a format
+/// character (`Cf`: bidirectional controls, which rustc refuses in a
+/// comment, zero-width characters) or a line or paragraph separator (`Zl`,
+/// `Zp`). The standalone generator refuses a path holding one (`--out`,
+/// `--spec`, `--runtime-path`: P285), and [`Provenance::new`] shows one as
+/// `?`.
+pub fn unsafe_in_output(c: char) -> bool {
+    use unicode_general_category::{get_general_category, GeneralCategory as G};
+    c.is_control()
+        || matches!(
+            get_general_category(c),
+            G::Format | G::LineSeparator | G::ParagraphSeparator
+        )
+}
+
 impl Provenance {
     /// A provenance whose command and spec directory are shown safely in
     /// every output format (see [`Provenance::command`]).
@@ -66,7 +82,7 @@ impl Provenance {
         let safe = |s: &str| -> String {
             s.chars()
                 .map(|c| {
-                    if c.is_control() || matches!(c, '\\' | '"' | '`' | '>') {
+                    if unsafe_in_output(c) || matches!(c, '\\' | '"' | '`' | '>') {
                         '?'
                     } else {
                         c

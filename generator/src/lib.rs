@@ -27,6 +27,7 @@ use agent_sentences_codegen::{
     generate_with, lint_and_generate_with, Diagnostic, Drift, DriftKind, Mode, Options, Provenance,
     Python, Report, Runtime, Severity, SyncError,
 };
+use clap::builder::TypedValueParser as _;
 use clap::{Args, ValueEnum};
 
 // Output to a closed pipe (`agent-sentences-gen check | head -1`, a reader
@@ -82,16 +83,16 @@ pub enum Format {
 #[derive(Debug, Clone, Args)]
 pub struct GenArgs {
     /// The spec directory [default: schema].
-    #[arg(long)]
+    #[arg(long, value_parser = clap::builder::OsStringValueParser::new().try_map(path_for_output))]
     pub spec: Option<PathBuf>,
     /// The output directory [default: generated].
-    #[arg(long)]
+    #[arg(long, value_parser = clap::builder::OsStringValueParser::new().try_map(path_for_output))]
     pub out: Option<PathBuf>,
     /// The runtime crate's directory, relative to `<out>/rust` (or
     /// absolute), written into the generated Cargo.toml beside the runtime's
     /// version. Default: in this repository, its `runtime/`; standalone, a
     /// copy of the runtime written under `<out>/runtime` (no registry needed).
-    #[arg(long, value_name = "PATH", conflicts_with = "runtime_version")]
+    #[arg(long, value_name = "PATH", conflicts_with = "runtime_version", value_parser = runtime_path)]
     pub runtime_path: Option<String>,
     /// gen: write into an output directory that holds files but no manifest
     /// (`.agent-sentences-manifest`, which gen writes), and over files or
@@ -105,6 +106,39 @@ pub struct GenArgs {
     /// written.
     #[arg(long, value_name = "VERSION", value_parser = version_requirement)]
     pub runtime_version: Option<String>,
+}
+
+/// Why a path given on the command line cannot be written into the
+/// generated files (every header names the command line, the manifests name
+/// the runtime's path): it holds a control, format or separator character
+/// (a bidirectional control, DEL, a line break), which a Rust comment, a
+/// TOML string or a terminal showing the header would not carry as it is
+/// (P285). Refused before anything is read or written.
+fn refuse_unsafe(s: &str) -> Result<(), String> {
+    match s
+        .chars()
+        .find(|&c| agent_sentences_codegen::options::unsafe_in_output(c))
+    {
+        Some(c) => Err(format!(
+            "the path holds U+{:04X}, a control or invisible character that the generated files' \
+             headers and manifests cannot name; choose a path without it (nothing was written)",
+            c as u32
+        )),
+        None => Ok(()),
+    }
+}
+
+/// A `--spec` or `--out` path, refused when [`refuse_unsafe`] says so (a
+/// path that is not UTF-8 passes: it is shown with `U+FFFD`).
+fn path_for_output(s: std::ffi::OsString) -> Result<PathBuf, String> {
+    refuse_unsafe(&s.to_string_lossy())?;
+    Ok(PathBuf::from(s))
+}
+
+/// A `--runtime-path`, refused when [`refuse_unsafe`] says so.
+fn runtime_path(s: &str) -> Result<String, String> {
+    refuse_unsafe(s)?;
+    Ok(s.to_owned())
 }
 
 /// Accepts a cargo version requirement's characters (`0.1`, `^0.1.2`,

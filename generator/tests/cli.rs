@@ -470,3 +470,49 @@ fn output_into_a_closed_pipe_is_dropped_not_a_panic() {
         );
     }
 }
+
+/// P285: a bidirectional control in `--out` or `--spec` used to land raw in
+/// every header comment (rustc refuses it there: the generated crate did not
+/// compile) and a DEL in `--runtime-path` made both manifests unreadable,
+/// while gen exited 0. Each is refused, named, and nothing is written.
+#[test]
+fn a_path_holding_a_control_or_invisible_character_is_refused_and_nothing_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    copy_dir(&root().join("schema"), &dir.join("schema"));
+    for bad in [
+        "gen\u{202e}x",
+        "gen\u{7f}x",
+        "gen\u{1b}[2Jx",
+        "gen\u{2028}x",
+        "gen\u{200b}x",
+    ] {
+        std::fs::create_dir_all(dir.join(bad)).unwrap();
+        copy_dir(&root().join("schema"), &dir.join(bad).join("schema"));
+        let spec_in_bad = format!("{bad}/schema");
+        let cases: [&[&str]; 3] = [
+            &["gen", "--out", bad],
+            &["gen", "--spec", &spec_in_bad, "--out", "out"],
+            &["gen", "--runtime-path", bad, "--out", "out"],
+        ];
+        for args in cases {
+            let o = run(dir, args);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+            let c = bad.chars().nth(3).unwrap();
+            assert!(
+                err.contains(&format!(
+                    "the path holds U+{:04X}, a control or invisible character",
+                    c as u32
+                )) && err.contains("nothing was written"),
+                "{args:?}: {err}"
+            );
+            assert!(!dir.join("out").exists(), "{args:?}");
+            assert_eq!(
+                std::fs::read_dir(dir.join(bad)).unwrap().count(),
+                1,
+                "{args:?}"
+            );
+        }
+    }
+}

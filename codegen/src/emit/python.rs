@@ -607,7 +607,8 @@ pub fn native_pyi(model: &Model) -> String {
 /// lies one folder deeper.
 pub fn native_cargo_toml(model: &Model, runtime: &Runtime) -> String {
     let (version, path) = runtime.dependency();
-    let version = serde_json::to_string(&version).expect("a str serializes");
+    let toml_str = crate::emit::rust::manifest::toml_str;
+    let version = toml_str(&version);
     let runtime = match path {
         Some(p) => {
             let p = if std::path::Path::new(&p).is_absolute() {
@@ -617,7 +618,7 @@ pub fn native_cargo_toml(model: &Model, runtime: &Runtime) -> String {
             };
             format!(
                 "{{ version = {version}, path = {}, features = [\"python\"] }}",
-                serde_json::to_string(&p).expect("a str serializes")
+                toml_str(&p)
             )
         }
         None => format!("{{ version = {version}, features = [\"python\"] }}"),

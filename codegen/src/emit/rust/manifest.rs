@@ -26,9 +26,24 @@ pub fn readme_md(model: &Model) -> String {
     )
 }
 
-/// A TOML basic string holding `s` (JSON's escapes are TOML's).
-fn toml_str(s: &str) -> String {
-    serde_json::to_string(s).expect("a string serializes")
+/// A TOML basic string holding `s`, every control character escaped (the
+/// generated manifests write paths and versions with it).
+pub fn toml_str(s: &str) -> String {
+    // A TOML basic string: JSON's escapes are TOML's, but JSON leaves DEL
+    // raw, which TOML forbids in a string (a `--runtime-path` holding one
+    // made the manifest unreadable, P285); every control is `\uXXXX`.
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// `generated/rust/Cargo.toml`: a self-contained manifest (no workspace
@@ -81,4 +96,27 @@ missing_docs = "warn"
 "#,
         version = toml_str(&model.version)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::toml_str;
+
+    /// P285: every control character is escaped, so TOML reads the string
+    /// back as it was (JSON's escaping left DEL raw: an unreadable manifest).
+    #[test]
+    fn toml_strings_read_back_with_every_control_character() {
+        for s in [
+            "../runtime",
+            "a\u{7f}b",
+            "q\"uo\\te",
+            "tab\tnl\nnul\0",
+            "bidi\u{202e}x",
+            "é",
+        ] {
+            let doc: toml_edit::DocumentMut = format!("path = {}\n", toml_str(s)).parse().unwrap();
+            assert_eq!(doc["path"].as_str(), Some(s), "{s:?}");
+        }
+        assert_eq!(toml_str("a\u{7f}b"), r#""a\u007Fb""#);
+    }
 }

@@ -5,7 +5,7 @@
 
 mod envelope;
 mod loops;
-mod manifest;
+pub(crate) mod manifest;
 mod meta;
 mod ops;
 mod patterns;
