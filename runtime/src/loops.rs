@@ -209,6 +209,9 @@ pub struct State {
     /// loop, pruned or not).
     #[serde(default)]
     pub pruned: BTreeSet<String>,
+    /// How many rejected events [`Tracker::prune_rejected`] dropped, so far.
+    #[serde(default)]
+    pub rejected_pruned: usize,
 }
 
 /// True when a loop id can be written back into a sentence the tracker
@@ -382,6 +385,16 @@ impl Tracker {
             self.state.pruned.insert(id.clone());
         }
         closed.len()
+    }
+
+    /// Drops every rejected event held so far (a log of junk would grow a
+    /// saved state without bound otherwise); returns how many. The report
+    /// counts them all ([`Report::rejected_pruned`]), P284.
+    pub fn prune_rejected(&mut self) -> usize {
+        let n = self.state.rejected.len();
+        self.state.rejected.clear();
+        self.state.rejected_pruned += n;
+        n
     }
 
     fn reject(
@@ -689,8 +702,8 @@ pub struct RejectedReport {
 }
 
 /// Every loop, every rejected event, the nudges due at a time, and how many
-/// closed loops were pruned: `{"loops": [..], "rejected": [..], "due": [..],
-/// "pruned": n}`.
+/// closed loops and rejected events were pruned: `{"loops": [..],
+/// "rejected": [..], "due": [..], "pruned": n, "rejected_pruned": n}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Report {
     /// Every loop, in id order.
@@ -701,6 +714,8 @@ pub struct Report {
     pub due: Vec<Due>,
     /// How many closed loops were pruned ([`Tracker::prune`]), so far.
     pub pruned: usize,
+    /// How many rejected events were dropped ([`Tracker::prune_rejected`]), so far.
+    pub rejected_pruned: usize,
 }
 
 impl Tracker {
@@ -721,6 +736,7 @@ impl Tracker {
                 .collect(),
             due: due_at.map(|at| self.due(at)).unwrap_or_default(),
             pruned: self.state.pruned.len(),
+            rejected_pruned: self.state.rejected_pruned,
         }
     }
 }

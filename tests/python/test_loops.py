@@ -145,6 +145,17 @@ def test_closed_loops_are_pruned() -> None:
     assert t.feed("2026-12-01T09:02:00Z", "super", "[WO:7f] [from super] Again — go") == 0
 
 
+def test_rejected_events_are_pruned_and_counted() -> None:
+    # P284: junk events used to stay in a saved state for ever.
+    t = A.loops.Tracker()
+    for i in range(100):
+        assert t.feed("2026-12-01T09:00:00Z", "x", f"[RESULT j{i}] OK nothing open") == 0
+    assert len(t.report()["rejected"]) == 100
+    assert (t.prune_rejected(), t.prune_rejected()) == (100, 0)
+    r = A.loops.Tracker.restore(t.state()).report()
+    assert (r["rejected"], r["rejected_pruned"]) == ([], 100)
+
+
 @pytest.mark.parametrize(
     "text",
     [

@@ -98,13 +98,15 @@ class Due(TypedDict):
 
 
 class Report(TypedDict):
-    """``{"loops", "rejected", "due", "pruned"}``, as ``box-docs loops --json`` prints it
-    (``pruned``: how many closed loops :meth:`Tracker.prune` removed)."""
+    """``{"loops", "rejected", "due", "pruned", "rejected_pruned"}``, as ``box-docs loops --json``
+    prints it (``pruned``: how many closed loops :meth:`Tracker.prune` removed;
+    ``rejected_pruned``: how many rejected events :meth:`Tracker.prune_rejected` dropped)."""
 
     loops: list[LoopReport]
     rejected: list[Rejected]
     due: list[Due]
     pruned: int
+    rejected_pruned: int
 
 
 class Tracker:
@@ -151,6 +153,11 @@ class Tracker:
     def prune(self) -> int:
         """Removes every closed loop (its id still opens no second loop); how many."""
         return self._native.prune()
+
+    def prune_rejected(self) -> int:
+        """Drops every rejected event held (a log of junk would grow a saved state
+        without bound); how many. The report counts them (``rejected_pruned``)."""
+        return self._native.prune_rejected()
 
     def state(self) -> str:
         """The whole state as JSON text, for :meth:`restore`."""

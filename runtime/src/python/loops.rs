@@ -86,6 +86,11 @@ impl PyTracker {
         self.inner.prune()
     }
 
+    /// Drops every rejected event held; how many.
+    fn prune_rejected(&mut self) -> usize {
+        self.inner.prune_rejected()
+    }
+
     /// The whole state, as JSON (what `restore` takes).
     fn state(&self) -> PyResult<String> {
         to_json(self.inner.state())

@@ -613,6 +613,37 @@ fn closed_loops_are_pruned_and_their_ids_stay_used() {
     assert_eq!(again.report(None).pruned, 1);
 }
 
+/// P284: pruning used to keep every rejected event, so junk grew a saved
+/// state without bound; `prune_rejected` drops them and the report counts
+/// them, across a save and restore.
+#[test]
+fn rejected_events_are_pruned_and_counted() {
+    let mut t = loops::tracker(loops::default_config()).unwrap();
+    for i in 0..1000 {
+        loops::feed(
+            &mut t,
+            at(0),
+            "x",
+            &format!("[RESULT j{i}] OK nothing open"),
+        );
+    }
+    let saved = serde_json::to_string(t.state()).unwrap().len();
+    assert_eq!(t.report(None).rejected.len(), 1000);
+    assert_eq!(t.prune_rejected(), 1000);
+    assert_eq!(t.prune_rejected(), 0);
+    let report = t.report(None);
+    assert_eq!((report.rejected.len(), report.rejected_pruned), (0, 1000));
+    let state = serde_json::to_string(t.state()).unwrap();
+    assert!(state.len() * 50 < saved, "{} of {saved} bytes", state.len());
+    let again = loops::restore(serde_json::from_str(&state).unwrap()).unwrap();
+    assert_eq!(again.report(None).rejected_pruned, 1000);
+    // A state saved before the count existed restores with none dropped.
+    let mut old: serde_json::Value = serde_json::from_str(&state).unwrap();
+    old.as_object_mut().unwrap().remove("rejected_pruned");
+    let old = loops::restore(serde_json::from_value(old).unwrap()).unwrap();
+    assert_eq!(old.report(None).rejected_pruned, 0);
+}
+
 /// The shapes of a work order whose own body holds its replies or a call
 /// (issue: a work order closes its own loop), each one message.
 const REPLIES_IN_THE_BODY: [&str; 4] = [
