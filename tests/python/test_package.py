@@ -147,6 +147,13 @@ def test_messages_write_the_article_of_every_structure() -> None:
         assert str(e.value).startswith(f"not {article} `{kind.key}` sentence: "), str(e.value)
 
 
+def test_the_wheel_holds_the_license() -> None:
+    # P287: the licence's text, not only the `License-Expression`.
+    files = importlib.metadata.distribution("agent-sentences").files or []
+    (license_file,) = [f for f in files if f.name == "LICENSE"]
+    assert license_file.read_text().startswith("MIT License\n")
+
+
 def test_the_source_folder_alone_says_how_to_install(tmp_path: Path) -> None:
     # generated/python/agent_sentences has no compiled module: importing it says what to do.
     shutil.copytree(PACKAGE / "agent_sentences", tmp_path / "agent_sentences")
@@ -194,6 +201,7 @@ def test_pip_builds_an_abi3_wheel(tmp_path: Path) -> None:
     with zipfile.ZipFile(wheel) as z:
         names = set(z.namelist())
     assert {"agent_sentences/py.typed", "agent_sentences/_native.pyi", "agent_sentences/scanner.py"} <= names
+    assert f"agent_sentences-{A.__version__}.dist-info/licenses/LICENSE" in names, names
     assert any(n.startswith("agent_sentences/_native.") and n.endswith((".so", ".pyd")) for n in names), names
 
 

@@ -31,8 +31,17 @@ use std::time::Instant;
 
 use agent_sentences_gen::{run_check, CheckArgs, Context, Format, GenArgs};
 
+/// The profile override `cargo xtask test` builds with, beside the
+/// workspace manifest's: proptest optimized for the generated crate's
+/// property tests. Not in `Cargo.toml`, where it matched no package of
+/// `cargo install --path cli` and cargo warned (P287).
+pub(crate) const PROPTEST_OPT: &str = "profile.dev.package.proptest.opt-level=2";
+
+/// `cargo`, with [`PROPTEST_OPT`].
 pub(crate) fn cargo() -> Command {
-    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+    let mut c = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    c.args(["--config", PROPTEST_OPT]);
+    c
 }
 
 thread_local! {

@@ -596,3 +596,130 @@ fn link_targets_skip_code() {
     let text = "see [a](x.md) and `[b](y.md)`\n```\n[c](z.md)\n```\n[d](w.md#p1)";
     assert_eq!(link_targets(text), ["x.md", "w.md#p1"]);
 }
+
+/// P287: every `cargo install` a document shows builds with this
+/// repository's `Cargo.lock` (`--locked`: without it cargo resolves anew),
+/// and one from this checkout (`--path`) in a target directory of its own
+/// (`--target-dir`): in `target/` it held the lock that `pip install
+/// generated/python` then waited on for the whole of its build.
+#[test]
+fn install_commands_in_the_docs_are_locked_and_build_apart() {
+    let mut seen = 0;
+    for (path, text) in tree() {
+        if !path.ends_with(".md") || path.starts_with("docs/decisions/") || path == "CHANGELOG.md" {
+            continue;
+        }
+        for (n, line) in text.lines().enumerate() {
+            let Some(i) = line.find("cargo install ") else {
+                continue;
+            };
+            let command = line[i..].split(['`', '#', '|']).next().unwrap_or("");
+            seen += 1;
+            assert!(
+                command.contains("--locked"),
+                "{path}:{}: `{command}` without --locked",
+                n + 1
+            );
+            if command.contains("--path") {
+                assert!(
+                    command.contains("--target-dir"),
+                    "{path}:{}: `{command}` builds in target/, beside the Python package",
+                    n + 1
+                );
+            }
+        }
+    }
+    assert!(seen >= 3, "{seen} install commands");
+}
+
+/// P287: a `[profile.*.package.NAME]` of the workspace manifest names only a
+/// package that `cargo install --path cli` builds (a normal or build
+/// dependency of `box-docs`): cargo warns of any other on every install.
+#[test]
+fn profile_overrides_name_only_packages_the_cli_builds() {
+    let out = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+        .args(["metadata", "--format-version", "1", "--offline", "--locked"])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let name_of: BTreeMap<&str, &str> = meta["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["id"].as_str().unwrap(), p["name"].as_str().unwrap()))
+        .collect();
+    let nodes = meta["resolve"]["nodes"].as_array().unwrap();
+    let mut built = BTreeSet::new();
+    let mut todo: Vec<&str> = name_of
+        .iter()
+        .filter(|(_, n)| **n == "box-docs")
+        .map(|(id, _)| *id)
+        .collect();
+    while let Some(id) = todo.pop() {
+        if !built.insert(name_of[id]) {
+            continue;
+        }
+        let node = nodes.iter().find(|n| n["id"] == id).unwrap();
+        for dep in node["deps"].as_array().unwrap() {
+            let normal = dep["dep_kinds"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|k| k["kind"].is_null() || k["kind"] == "build");
+            if normal {
+                todo.push(dep["pkg"].as_str().unwrap());
+            }
+        }
+    }
+    let manifest = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    let named: Vec<&str> = manifest
+        .lines()
+        .filter_map(|l| l.strip_prefix("[profile."))
+        .filter_map(|l| {
+            l.split_once(".package.")
+                .map(|(_, p)| p.trim_end_matches(']').trim_matches('"'))
+        })
+        .filter(|p| *p != "*")
+        .collect();
+    assert!(!named.is_empty());
+    for p in named {
+        assert!(
+            built.contains(p),
+            "[profile.*.package.{p}]: `cargo install --path cli` does not build {p}"
+        );
+    }
+}
+
+/// P287: every published crate's package holds the licence's text, not
+/// only its `license` field (`cargo package --list`, which builds nothing).
+#[test]
+fn every_published_package_holds_the_license() {
+    for p in [
+        "agent-sentences-runtime",
+        "agent-sentences",
+        "agent-sentences-codegen",
+        "agent-sentences-gen",
+    ] {
+        let out = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+            .args(["package", "--list", "--allow-dirty", "--offline", "-p", p])
+            .current_dir(root())
+            .output()
+            .unwrap();
+        let list = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{p}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            list.lines().any(|l| l == "LICENSE"),
+            "{p}: no LICENSE in\n{list}"
+        );
+    }
+}

@@ -142,6 +142,18 @@ pub fn emit_all(spec: &Spec, model: &Model, options: &Options) -> BTreeMap<Strin
         "python/native/src/lib.rs".to_owned(),
         python::native_lib_rs(model),
     );
+    // The licence beside each manifest that names it: its text first (tools
+    // read it from the top), the marker after it.
+    for dir in ["rust", "python"] {
+        files.insert(
+            format!("{dir}/LICENSE"),
+            format!(
+                "{}\n{}\n",
+                rust::manifest::LICENSE_TEXT,
+                header::sentence(&crate::options::Provenance::default())
+            ),
+        );
+    }
     header::restamp(&mut files, &options.provenance);
     if options.runtime == Runtime::Vendored {
         files.extend(vendor::runtime_files(&options.provenance));

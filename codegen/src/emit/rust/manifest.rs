@@ -26,6 +26,12 @@ pub fn readme_md(model: &Model) -> String {
     )
 }
 
+/// The licence's text, written as `LICENSE` beside the generated crate's and
+/// the Python package's manifests (their `license` is [`CRATE_LICENSE`]), so
+/// that the crate's package and the wheel hold it (P287). From this crate's
+/// `LICENSE`, the repository's (a link; `cargo package` copies its text).
+pub const LICENSE_TEXT: &str = include_str!("../../../LICENSE");
+
 /// A TOML basic string holding `s`, every control character escaped (the
 /// generated manifests write paths and versions with it).
 pub fn toml_str(s: &str) -> String {
