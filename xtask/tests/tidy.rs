@@ -723,3 +723,44 @@ fn every_published_package_holds_the_license() {
         );
     }
 }
+
+/// The README's first screen serves whoever only wants to use the crate,
+/// the package or the CLI: one line says so and that the contributor
+/// commands can be skipped, the install commands and the harvest's extra
+/// come before them, and the Rust dependency line assumes no directory
+/// layout (it named `../agent-sentences/generated/rust`).
+#[test]
+fn the_readme_first_screen_is_for_users() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let first: Vec<&str> = readme.lines().take(30).collect();
+    let screen = first.join("\n");
+    assert!(
+        first
+            .iter()
+            .any(|l| l.starts_with("**Only want to use it?**") && l.contains("skip")),
+        "{screen}"
+    );
+    let two = screen
+        .find("## The two commands")
+        .expect("the contributor commands follow");
+    for shown in [
+        "cargo install --locked --path cli",
+        "pip install ./generated/python",
+        "[harvest]",
+        "minutes",
+    ] {
+        let at = screen
+            .find(shown)
+            .unwrap_or_else(|| panic!("no {shown} on the first screen"));
+        assert!(at < two, "{shown} after the contributor commands");
+    }
+    let toml = readme
+        .split("```toml\n")
+        .nth(1)
+        .unwrap()
+        .split("```")
+        .next()
+        .unwrap();
+    assert!(toml.contains("agent-sentences = { git = "), "{toml}");
+    assert!(!toml.contains("path = \"../"), "{toml}");
+}
