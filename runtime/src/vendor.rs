@@ -47,6 +47,7 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("python/serialize.rs"),
     ),
     ("src/python/text.rs", include_str!("python/text.rs")),
+    ("src/scan/cause.rs", include_str!("scan/cause.rs")),
     ("src/scan/mod.rs", include_str!("scan/mod.rs")),
     ("src/scan/shell.rs", include_str!("scan/shell.rs")),
     ("src/scan/tails.rs", include_str!("scan/tails.rs")),
