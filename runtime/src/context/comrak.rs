@@ -112,7 +112,11 @@ enum Shift {
     None,
     /// Lines removed before the content, and per line of the content (from
     /// the block's first line) the columns to add.
-    Lines { start: usize, removed: usize, columns: Vec<isize> },
+    Lines {
+        start: usize,
+        removed: usize,
+        columns: Vec<isize>,
+    },
     /// Positions that cannot be mapped (a line whose end comrak does not
     /// report): the block shows no text as written (fail closed).
     Unknown,
@@ -204,6 +208,11 @@ impl Shift {
 impl Reader for Comrak {
     fn name(&self) -> &'static str {
         "comrak"
+    }
+
+    fn parse(&self, text: &str) -> usize {
+        let arena = Arena::new();
+        parse_document(&arena, text, &options()).descendants().count()
     }
 
     fn read(&self, text: &str, from: usize, fence_words: &[&str]) -> Reading {

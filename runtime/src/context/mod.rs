@@ -20,10 +20,8 @@
 //! All offsets are **byte** offsets into the text given to `Context::of`,
 //! half-open.
 
-mod comrak;
 mod meet;
 mod normalize;
-mod pulldown;
 mod reader;
 mod trivial;
 
@@ -35,9 +33,23 @@ pub(crate) use reader::{Breaker, Fence, Showing, TextRun};
 
 use reader::{Reader, Reading};
 
-/// The readers whose agreement is the context (P170). Adding a reader is
-/// one file and one line here.
-static READERS: &[&dyn Reader] = &[&pulldown::Pulldown, &comrak::Comrak];
+/// Declares each reader's module (`<module>.rs`, beside this file) and
+/// lists its [`Reader`] in [`READERS`], in the order given.
+macro_rules! readers {
+    ($($module:ident::$reader:ident),+ $(,)?) => {
+        $(mod $module;)+
+        /// The readers whose agreement is the context (P170), in the order
+        /// their readings are kept and named.
+        static READERS: &[&dyn Reader] = &[$(&$module::$reader),+];
+    };
+}
+
+// The readers. Adding a reader is its file and its entry here, at the end
+// (P260): everything else that names readers reads this list.
+readers! {
+    pulldown::Pulldown,
+    comrak::Comrak,
+}
 
 /// The Markdown context of a text (see the module docs).
 #[derive(Debug, Default)]
@@ -157,6 +169,20 @@ pub fn both_paths(text: &str, fence_words: &[&str]) -> [String; 2] {
 #[doc(hidden)]
 pub fn is_trivial(text: &str) -> bool {
     may_hold_candidates(text) && trivial::runs(text).is_some()
+}
+
+/// The readers' names, in the order of their list (the bench names its
+/// reader rows with them, P260).
+#[doc(hidden)]
+pub fn reader_names() -> Vec<&'static str> {
+    READERS.iter().map(|r| r.name()).collect()
+}
+
+/// Reader `k`'s bare parse of `text` (see `Reader::parse`; 0 for no such
+/// reader): what the bench times for each reader.
+#[doc(hidden)]
+pub fn bare_parse(k: usize, text: &str) -> usize {
+    READERS.get(k).map_or(0, |r| r.parse(text))
 }
 
 /// Each reader's runs and the meet's, for debugging a disagreement.

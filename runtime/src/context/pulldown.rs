@@ -18,6 +18,10 @@ impl Reader for Pulldown {
         "pulldown-cmark"
     }
 
+    fn parse(&self, text: &str) -> usize {
+        Parser::new_ext(text, options()).into_offset_iter().count()
+    }
+
     fn read(&self, text: &str, from: usize, fence_words: &[&str]) -> Reading {
         let mut out = Reading::default();
         let mut b = RunBuilder::new(text);
@@ -46,10 +50,9 @@ impl Reader for Pulldown {
             let mut r = r.start + from..r.end + from;
             match &event {
                 Event::Start(Tag::Link { link_type, .. } | Tag::Image { link_type, .. }) => {
-                    let left_out = matches!(
-                        link_type,
-                        LinkType::Collapsed | LinkType::CollapsedUnknown
-                    ) && text[r.end..].starts_with("[]");
+                    let left_out =
+                        matches!(link_type, LinkType::Collapsed | LinkType::CollapsedUnknown)
+                            && text[r.end..].starts_with("[]");
                     collapsed.push(if left_out { 2 } else { 0 });
                     r.end += collapsed.last().copied().unwrap_or(0);
                 }
@@ -237,7 +240,9 @@ fn closes(text: &str, start: usize, end: usize) -> bool {
             let run = line[indent..].iter().take_while(|&&c| c == ch).count();
             indent <= 3
                 && run >= open
-                && line[indent + run..].iter().all(|&c| c == b' ' || c == b'\t')
+                && line[indent + run..]
+                    .iter()
+                    .all(|&c| c == b' ' || c == b'\t')
         }
         None => false,
     }

@@ -228,6 +228,10 @@ pub(crate) trait Reader: Sync {
     /// `text[from..]` (after a byte order mark); offsets are into `text`.
     /// `fence_words` are the directive fences' info words.
     fn read(&self, text: &str, from: usize, fence_words: &[&str]) -> Reading;
+    /// A bare parse of `text` with the options [`Reader::read`] parses
+    /// with, every event or node visited once and nothing else: how many.
+    /// The bench times it beside the scan (P260).
+    fn parse(&self, text: &str) -> usize;
 }
 
 /// What [`RunBuilder::shown`] is given: text, or a line break.
