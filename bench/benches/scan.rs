@@ -5,9 +5,10 @@ use agent_sentences::loops;
 use agent_sentences::scan::scan;
 use agent_sentences::Sentence;
 use agent_sentences_bench::{
-    comrak_parse, conversation, hostile, markdown_hostile, markdown_rich, prose_only,
-    pulldown_parse, realistic, Baseline, Hostile,
+    conversation, hostile, markdown_hostile, markdown_rich, prose_only, realistic, Baseline,
+    Hostile,
 };
+use agent_sentences_runtime::context::{bare_parse, reader_names};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
 fn realistic_corpus(c: &mut Criterion) {
@@ -30,9 +31,8 @@ fn realistic_corpus(c: &mut Criterion) {
                 .sum::<usize>()
         })
     });
-    // Issue 12: a bare pulldown-cmark parse (the offset iterator, nothing
-    // else, the scanner's options), and the strong baseline without context;
-    // issue 24: a bare comrak parse.
+    // Issues 12 and 24: each reader's bare parse (the scanner's options,
+    // nothing else), and the strong baseline without context.
     readers_and_baseline(&mut g, &corpus);
     let sentences: Vec<String> = agent_sentences::SentenceKind::ALL
         .iter()
@@ -73,23 +73,17 @@ fn candidates(
     });
 }
 
-/// The bare parse of each CommonMark reader (pulldown-cmark, comrak) and the
-/// strong baseline, on one corpus.
+/// The bare parse of each CommonMark reader (the scanner's list of readers,
+/// each row named after its reader) and the strong baseline, on one corpus.
 fn readers_and_baseline(
     g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
     corpus: &[agent_sentences_bench::Message],
 ) {
-    g.bench_function("pulldown-cmark", |b| {
-        b.iter(|| {
-            corpus
-                .iter()
-                .map(|m| pulldown_parse(&m.text))
-                .sum::<usize>()
-        })
-    });
-    g.bench_function("comrak", |b| {
-        b.iter(|| corpus.iter().map(|m| comrak_parse(&m.text)).sum::<usize>())
-    });
+    for (k, name) in reader_names().into_iter().enumerate() {
+        g.bench_function(name, |b| {
+            b.iter(|| corpus.iter().map(|m| bare_parse(k, &m.text)).sum::<usize>())
+        });
+    }
     let baseline = Baseline::new();
     g.bench_function("baseline", |b| {
         b.iter(|| corpus.iter().map(|m| baseline.scan(&m.text)).sum::<usize>())
@@ -201,7 +195,7 @@ fn test_mode() -> bool {
 /// [`test_mode`] only the smallest size of each kind runs, once, unprobed:
 /// the check that the code runs, not a measurement (a debug build of every
 /// reader on every size to 4 MiB took minutes of the test command).
-fn capped_group(c: &mut Criterion, name: &str, inputs: &[Hostile], run: fn(&str) -> usize) {
+fn capped_group(c: &mut Criterion, name: &str, inputs: &[Hostile], run: &dyn Fn(&str) -> usize) {
     let mut g = c.benchmark_group(name);
     g.sample_size(10);
     let testing = test_mode();
@@ -249,10 +243,13 @@ fn hostile_inputs(c: &mut Criterion) {
         v
     };
     let markdown = sorted(markdown_hostile());
-    capped_group(c, "hostile", &sorted(hostile()), |t| scan(t).len());
-    capped_group(c, "markdown-hostile", &markdown, |t| scan(t).len());
-    capped_group(c, "markdown-hostile-parse", &markdown, pulldown_parse);
-    capped_group(c, "markdown-hostile-comrak", &markdown, comrak_parse);
+    capped_group(c, "hostile", &sorted(hostile()), &|t| scan(t).len());
+    capped_group(c, "markdown-hostile", &markdown, &|t| scan(t).len());
+    for (k, name) in reader_names().into_iter().enumerate() {
+        capped_group(c, &format!("markdown-hostile-{name}"), &markdown, &|t| {
+            bare_parse(k, t)
+        });
+    }
 }
 
 criterion_group!(

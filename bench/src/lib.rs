@@ -334,28 +334,6 @@ pub fn markdown_hostile_at(size: usize) -> Vec<Hostile> {
     out
 }
 
-/// A bare pulldown-cmark parse of `text` with the scanner's options (tables,
-/// strikethrough), through the offset iterator: how many events.
-pub fn pulldown_parse(text: &str) -> usize {
-    let options =
-        pulldown_cmark::Options::ENABLE_TABLES | pulldown_cmark::Options::ENABLE_STRIKETHROUGH;
-    pulldown_cmark::Parser::new_ext(text, options)
-        .into_offset_iter()
-        .count()
-}
-
-/// A bare comrak parse of `text` with the scanner's options (tables,
-/// strikethrough), every node of the tree visited once: how many nodes.
-pub fn comrak_parse(text: &str) -> usize {
-    let mut options = comrak::Options::default();
-    options.extension.table = true;
-    options.extension.strikethrough = true;
-    let arena = comrak::Arena::new();
-    comrak::parse_document(&arena, text, &options)
-        .descendants()
-        .count()
-}
-
 /// The size of the large run of `[` (issue 25), in bytes: 32 MiB.
 pub const LARGE_BRACKETS: usize = 32 << 20;
 

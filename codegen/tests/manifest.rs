@@ -154,10 +154,12 @@ fn the_vendored_runtime_is_the_runtime_crate_beside_the_generated_one() {
         .keys()
         .filter(|k| k.starts_with("runtime/"))
         .collect();
-    // Every file of the runtime crate a build reads: its manifest, README and sources.
+    // Every file of the runtime crate a build reads: its manifest, README,
+    // build script (which lists the rest, P260) and sources.
     let mut expected = vec![
         "runtime/Cargo.toml".to_owned(),
         "runtime/README.md".to_owned(),
+        "runtime/build.rs".to_owned(),
     ];
     // Every `.rs` file under `runtime/src`, its folders (`context/`, `scan/`, …) included.
     let mut dirs = vec![root.join("runtime/src")];

@@ -77,6 +77,14 @@ impl<'t> Lines<'t> {
         floor_boundary(self.text, start)..ceil_boundary(self.text, end)
     }
 
+    /// The bytes of line `line` (1-based) without its line ending, if the
+    /// text has that line.
+    fn line(&self, line: usize) -> Option<&'t str> {
+        let start = *self.starts.get(line.checked_sub(1)?)?;
+        let end = self.starts.get(line).map_or(self.len, |&s| s - 1);
+        self.text.get(self.from + start..self.from + end)
+    }
+
     /// The start of the line after the one holding `at`.
     fn next_line(&self, at: usize) -> usize {
         let k = self.starts.partition_point(|&s| s + self.from <= at);
@@ -86,9 +94,125 @@ impl<'t> Lines<'t> {
     }
 }
 
+/// How the positions comrak reports inside a block map to the text.
+///
+/// comrak removes the link reference definitions that start a paragraph (or
+/// a setext heading's text) from its content, and then reports the positions
+/// of the inline content as if what is left started on the block's first
+/// line: the lines are counted from the definition's line, and each line's
+/// columns are measured from where the line of that index before the
+/// removal starts (`resolve_reference_link_definitions` in comrak 0.59's
+/// `parser/mod.rs` shortens the content but neither the block's start nor
+/// its lines' offsets). Such a block's lines are moved down by the number of
+/// lines removed, and each line's columns by what comrak itself reports of
+/// that line's end: the line break that ends it, and, for its last line, the
+/// end of its last node against the line's last non-blank byte (P256).
+enum Shift {
+    /// Positions are the text's own.
+    None,
+    /// Lines removed before the content, and per line of the content (from
+    /// the block's first line) the columns to add.
+    Lines {
+        start: usize,
+        removed: usize,
+        columns: Vec<isize>,
+    },
+    /// Positions that cannot be mapped (a line whose end comrak does not
+    /// report): the block shows no text as written (fail closed).
+    Unknown,
+}
+
+impl Shift {
+    /// The shift of the block `node` (one whose children are inlines).
+    fn of<'a>(node: &'a comrak::nodes::AstNode<'a>, lines: &Lines<'_>) -> Shift {
+        let block = node.data.borrow();
+        let pos = block.sourcepos;
+        let setext = matches!(&block.value, NodeValue::Heading(h) if h.setext);
+        let content_end = pos.end.line.saturating_sub(usize::from(setext));
+        let mut last = 0;
+        let mut breaks: Vec<(usize, usize)> = Vec::new();
+        for d in node.descendants().skip(1) {
+            let ast = d.data.borrow();
+            last = last.max(ast.sourcepos.end.line);
+            if matches!(ast.value, NodeValue::SoftBreak | NodeValue::LineBreak) {
+                breaks.push((ast.sourcepos.end.line, ast.sourcepos.end.column));
+            }
+        }
+        if last == 0 || last >= content_end || last < pos.start.line {
+            return Shift::None;
+        }
+        let removed = content_end - last;
+        let n = last - pos.start.line + 1;
+        let mut columns: Vec<Option<isize>> = vec![None; n];
+        let col = |c: usize| isize::try_from(c).unwrap_or(isize::MAX);
+        for (line, column) in breaks {
+            // The break's last byte is its line's LF (lone CRs are LFs).
+            let k = line - pos.start.line;
+            if let (Some(slot), Some(text)) = (columns.get_mut(k), lines.line(line + removed)) {
+                *slot = Some(col(text.len() + 1) - col(column));
+            }
+        }
+        // The content's last line ends at its last byte that is not blank
+        // (comrak trims the content's end).
+        let end = node
+            .descendants()
+            .skip(1)
+            .map(|d| d.data.borrow().sourcepos.end)
+            .filter(|e| e.line == last)
+            .map(|e| e.column)
+            .max();
+        if let (Some(end), Some(text)) = (end, lines.line(content_end)) {
+            let kept = text.trim_end_matches([' ', '\t', '\u{b}', '\u{c}', '\r', '\n']);
+            columns[n - 1] = Some(col(kept.len()) - col(end));
+        }
+        match columns.into_iter().collect::<Option<Vec<isize>>>() {
+            Some(columns) => Shift::Lines {
+                start: pos.start.line,
+                removed,
+                columns,
+            },
+            None => Shift::Unknown,
+        }
+    }
+
+    /// `pos`, an inline node's position inside the block, in the text;
+    /// `None` where it cannot be mapped.
+    fn map(&self, pos: Sourcepos) -> Option<Sourcepos> {
+        let Shift::Lines {
+            start,
+            removed,
+            columns,
+        } = self
+        else {
+            return matches!(self, Shift::None).then_some(pos);
+        };
+        let one = |lc: comrak::nodes::LineColumn| {
+            let k = lc.line.checked_sub(*start)?;
+            let column = if lc.column == 0 {
+                0
+            } else {
+                usize::try_from(isize::try_from(lc.column).ok()? + columns.get(k)?).ok()?
+            };
+            Some(comrak::nodes::LineColumn {
+                line: lc.line + removed,
+                column,
+            })
+        };
+        Some(Sourcepos {
+            start: one(pos.start)?,
+            end: one(pos.end)?,
+        })
+    }
+}
+
 impl Reader for Comrak {
     fn name(&self) -> &'static str {
         "comrak"
+    }
+
+    fn parse(&self, text: &str) -> usize {
+        let arena = Arena::new();
+        parse_document(&arena, text, &options()).descendants().count()
     }
 
     fn read(&self, text: &str, from: usize, fence_words: &[&str]) -> Reading {
@@ -100,13 +224,32 @@ impl Reader for Comrak {
         let mut quoted = 0usize;
         let mut containers = 0usize;
         let mut open: Vec<usize> = Vec::new();
+        // The shift of the block whose inlines are being read (P256).
+        let mut shift = Shift::None;
         for edge in root.traverse() {
             let (node, start) = match edge {
                 NodeEdge::Start(n) => (n, true),
                 NodeEdge::End(n) => (n, false),
             };
             let ast = node.data.borrow();
-            let r = lines.range(ast.sourcepos);
+            let inline = !ast.value.block();
+            if !inline && ast.value.contains_inlines() {
+                shift = if start {
+                    Shift::of(node, &lines)
+                } else {
+                    Shift::None
+                };
+            }
+            let r = if inline {
+                match shift.map(ast.sourcepos) {
+                    Some(pos) => lines.range(pos),
+                    // Positions that cannot be mapped: no text as written
+                    // in its block (fail closed).
+                    None => continue,
+                }
+            } else {
+                lines.range(ast.sourcepos)
+            };
             let region = |out: &mut Reading, open: &mut Vec<usize>, shown| {
                 if start {
                     open.push(out.regions.len());

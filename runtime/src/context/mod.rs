@@ -20,10 +20,8 @@
 //! All offsets are **byte** offsets into the text given to `Context::of`,
 //! half-open.
 
-mod comrak;
 mod meet;
 mod normalize;
-mod pulldown;
 mod reader;
 mod trivial;
 
@@ -31,13 +29,27 @@ use std::ops::Range;
 
 pub(crate) use meet::Unshared;
 pub(crate) use normalize::BOM;
-pub(crate) use reader::{Breaker, Fence, TextRun};
+pub(crate) use reader::{Breaker, Fence, Showing, TextRun};
 
 use reader::{Reader, Reading};
 
-/// The readers whose agreement is the context (P170). Adding a reader is
-/// one file and one line here.
-static READERS: &[&dyn Reader] = &[&pulldown::Pulldown, &comrak::Comrak];
+/// Declares each reader's module (`<module>.rs`, beside this file) and
+/// lists its [`Reader`] in [`READERS`], in the order given.
+macro_rules! readers {
+    ($($module:ident::$reader:ident),+ $(,)?) => {
+        $(mod $module;)+
+        /// The readers whose agreement is the context (P170), in the order
+        /// their readings are kept and named.
+        static READERS: &[&dyn Reader] = &[$(&$module::$reader),+];
+    };
+}
+
+// The readers. Adding a reader is its file and its entry here, at the end
+// (P260): everything else that names readers reads this list.
+readers! {
+    pulldown::Pulldown,
+    comrak::Comrak,
+}
 
 /// The Markdown context of a text (see the module docs).
 #[derive(Debug, Default)]
@@ -125,23 +137,10 @@ impl Context {
         }
     }
 
-    /// What each reader shows at byte `at`, for a diagnostic:
-    /// `pulldown-cmark: text; comrak: html_block`.
-    pub(crate) fn shown_at(&self, at: usize) -> String {
-        let mut out = String::new();
-        for (reader, reading) in READERS.iter().zip(&self.readings) {
-            if !out.is_empty() {
-                out.push_str("; ");
-            }
-            out.push_str(reader.name());
-            out.push_str(": ");
-            out.push_str(match reading.shown_at(at) {
-                Ok(()) => "text",
-                Err(Some(shown)) => shown.name(),
-                Err(None) => "no text",
-            });
-        }
-        out
+    /// What each reader shows at byte `at`, in the order of [`READERS`]
+    /// (none when the readers were not needed).
+    pub(crate) fn showing_at(&self, at: usize) -> Vec<Showing> {
+        self.readings.iter().map(|r| r.showing_at(at)).collect()
     }
 
     /// The name of reader `k` (an index into the readings).
@@ -170,6 +169,20 @@ pub fn both_paths(text: &str, fence_words: &[&str]) -> [String; 2] {
 #[doc(hidden)]
 pub fn is_trivial(text: &str) -> bool {
     may_hold_candidates(text) && trivial::runs(text).is_some()
+}
+
+/// The readers' names, in the order of their list (the bench names its
+/// reader rows with them, P260).
+#[doc(hidden)]
+pub fn reader_names() -> Vec<&'static str> {
+    READERS.iter().map(|r| r.name()).collect()
+}
+
+/// Reader `k`'s bare parse of `text` (see `Reader::parse`; 0 for no such
+/// reader): what the bench times for each reader.
+#[doc(hidden)]
+pub fn bare_parse(k: usize, text: &str) -> usize {
+    READERS.get(k).map_or(0, |r| r.parse(text))
 }
 
 /// Each reader's runs and the meet's, for debugging a disagreement.
@@ -213,10 +226,10 @@ mod tests {
         // HTML block; pulldown-cmark reads on: the disagreement removes it.
         let ctx = Context::read("| a | b |\n| --- | :-: |\n<x-y>\n[TOOL t.c8 {}]", &["tool"]);
         assert_eq!(ctx.runs.len(), 2);
-        assert!(
-            ctx.shown_at(30).contains("comrak: html_block"),
-            "{}",
-            ctx.shown_at(30)
+        let comrak = READERS.iter().position(|r| r.name() == "comrak");
+        assert_eq!(
+            comrak.map(|k| ctx.showing_at(30)[k].clone()),
+            Some(Showing::Region(reader::Shown::HtmlBlock))
         );
     }
 

@@ -1,7 +1,7 @@
 //! The pulldown-cmark reader: its offset iterator, CommonMark with the GFM
 //! tables and strikethrough extensions (P170).
 
-use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{CodeBlockKind, Event, LinkType, Options, Parser, Tag, TagEnd};
 
 use super::reader::{fence, Breaker, Reader, Reading, Region, RunBuilder, Shown};
 
@@ -16,6 +16,10 @@ pub(crate) fn options() -> Options {
 impl Reader for Pulldown {
     fn name(&self) -> &'static str {
         "pulldown-cmark"
+    }
+
+    fn parse(&self, text: &str) -> usize {
+        Parser::new_ext(text, options()).into_offset_iter().count()
     }
 
     fn read(&self, text: &str, from: usize, fence_words: &[&str]) -> Reading {
@@ -37,8 +41,26 @@ impl Reader for Pulldown {
                 shown,
             });
         };
+        // Per open link or image: the `[]` its range leaves out. pulldown-cmark
+        // ends a collapsed reference (`[foo][]`) at its label's `]` (its
+        // tracker: #1077); the link is read to its end, as comrak reads it
+        // (P259).
+        let mut collapsed: Vec<usize> = Vec::new();
         for (event, r) in Parser::new_ext(&text[from..], options()).into_offset_iter() {
-            let r = r.start + from..r.end + from;
+            let mut r = r.start + from..r.end + from;
+            match &event {
+                Event::Start(Tag::Link { link_type, .. } | Tag::Image { link_type, .. }) => {
+                    let left_out =
+                        matches!(link_type, LinkType::Collapsed | LinkType::CollapsedUnknown)
+                            && text[r.end..].starts_with("[]");
+                    collapsed.push(if left_out { 2 } else { 0 });
+                    r.end += collapsed.last().copied().unwrap_or(0);
+                }
+                Event::End(TagEnd::Link | TagEnd::Image) => {
+                    r.end += collapsed.pop().unwrap_or(0);
+                }
+                _ => {}
+            }
             match event {
                 Event::Text(t) if quoted == 0 => {
                     if *t == text[r.clone()] {
@@ -201,9 +223,11 @@ fn close_region(out: &mut Reading, open: &mut Vec<usize>, end: usize) {
     }
 }
 
-/// Whether the fenced code block from `start` to `end` ends with a closing
-/// fence line: pulldown-cmark does not say, so its last line is compared
-/// with its opening run (a run of its character at least as long).
+/// Whether the fenced code block from `start` to `end` (outside every
+/// container) ends with a closing fence line: pulldown-cmark does not say,
+/// so its last line is read as CommonMark reads a closing fence: at most
+/// three spaces of indentation, a run of the opening run's character at
+/// least as long, then only spaces and tabs (P258).
 fn closes(text: &str, start: usize, end: usize) -> bool {
     let bytes = text.as_bytes();
     let ch = bytes[start];
@@ -211,8 +235,14 @@ fn closes(text: &str, start: usize, end: usize) -> bool {
     let block = text[start..end].trim_end_matches(['\n', '\r']);
     match block.rfind(['\n', '\r']) {
         Some(k) => {
-            let close = block[k + 1..].trim_matches([' ', '\t']);
-            close.len() >= open && close.bytes().all(|c| c == ch)
+            let line = &block.as_bytes()[k + 1..];
+            let indent = line.iter().take_while(|&&c| c == b' ').count();
+            let run = line[indent..].iter().take_while(|&&c| c == ch).count();
+            indent <= 3
+                && run >= open
+                && line[indent + run..]
+                    .iter()
+                    .all(|&c| c == b' ' || c == b'\t')
         }
         None => false,
     }

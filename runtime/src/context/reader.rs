@@ -176,25 +176,47 @@ pub(crate) struct Reading {
     pub regions: Vec<Region>,
 }
 
+/// What one reader shows at a byte: the data a `hidden-by` report is
+/// written from (P172).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Showing {
+    /// Text as written, of the block with this extent ([`TextRun::block`]).
+    Text(Range<usize>),
+    /// The innermost region that holds it.
+    Region(Shown),
+    /// No text and no region: a reference definition, a blank line.
+    Nothing,
+}
+
+impl Showing {
+    /// Its name in a diagnostic: `text`, a region's name, `no text`.
+    pub(crate) fn name(&self) -> &'static str {
+        match self {
+            Showing::Text(_) => "text",
+            Showing::Region(shown) => shown.name(),
+            Showing::Nothing => "no text",
+        }
+    }
+}
+
 impl Reading {
-    /// What this reading shows at byte `at`: `None` for text as written,
-    /// else the innermost region that holds it (`None` inside no region:
-    /// a reference definition, a blank line).
-    pub(crate) fn shown_at(&self, at: usize) -> Result<(), Option<Shown>> {
+    /// What this reading shows at byte `at`: text as written (with its
+    /// block), else the innermost region that holds it, else nothing.
+    pub(crate) fn showing_at(&self, at: usize) -> Showing {
         let k = self.runs.partition_point(|r| r.span.end <= at);
-        if self.runs.get(k).is_some_and(|r| r.span.start <= at) {
-            return Ok(());
+        if let Some(run) = self.runs.get(k).filter(|r| r.span.start <= at) {
+            return Showing::Text(run.block());
         }
         // The last region opened at or before `at` that holds it: regions
         // nest, so an inner one opens after its outer one. A bounded look
         // back keeps a query cheap on hostile nesting.
         let k = self.regions.partition_point(|r| r.span.start <= at);
-        Err(self.regions[..k]
+        self.regions[..k]
             .iter()
             .rev()
             .take(64)
             .find(|r| r.span.end > at)
-            .map(|r| r.shown))
+            .map_or(Showing::Nothing, |r| Showing::Region(r.shown))
     }
 }
 
@@ -206,6 +228,10 @@ pub(crate) trait Reader: Sync {
     /// `text[from..]` (after a byte order mark); offsets are into `text`.
     /// `fence_words` are the directive fences' info words.
     fn read(&self, text: &str, from: usize, fence_words: &[&str]) -> Reading;
+    /// A bare parse of `text` with the options [`Reader::read`] parses
+    /// with, every event or node visited once and nothing else: how many.
+    /// The bench times it beside the scan (P260).
+    fn parse(&self, text: &str) -> usize;
 }
 
 /// What [`RunBuilder::shown`] is given: text, or a line break.

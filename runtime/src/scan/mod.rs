@@ -45,7 +45,8 @@
 //! `types.rs` (the public types), `walk.rs` (the walk over the context and
 //! the bracket forms), `tails.rs` (free-text tails and their DFAs),
 //! `shell.rs` (curl as a shell reads it), `visibility.rs` (invisible
-//! characters and look-alike keys).
+//! characters and look-alike keys), `cause.rs` (why a candidate some reader
+//! shows is not run, as data, and its message).
 //!
 //! # Cost
 //! Every byte is examined a bounded number of times: JSON is read at most once
@@ -56,12 +57,14 @@
 //! commands of their own). Spans are **byte** offsets into the text (UTF-8),
 //! half-open.
 
+mod cause;
 mod shell;
 mod tails;
 mod types;
 mod visibility;
 mod walk;
 
+use cause::Hidden;
 use tails::*;
 pub use types::*;
 use visibility::*;

@@ -282,6 +282,51 @@ impl<S: 'static> Run<'_, S> {
         end.max(at + 1)
     }
 
+    /// Reports every bracket form and sentence written inside the curl
+    /// command at `command` (its words, continuation lines included): shell
+    /// text, an argument of that command, never read on its own (P255). Each
+    /// candidate is read as prose would read it, once: scanning resumes after
+    /// it, so the command is read in linear time.
+    pub(super) fn in_curl_command(&mut self, command: Range<usize>) {
+        let (f0, s0) = (self.found.len(), self.skipped.len());
+        let mut pos = command.start;
+        while pos < command.end {
+            let Some(k) = memchr::memchr(b'[', &self.bytes[pos..command.end]) else {
+                break;
+            };
+            let i = pos + k;
+            // (A candidate may read past the command: the command ends it.)
+            pos = self.bracket(i).max(i + 1);
+        }
+        let found = self.found.split_off(f0);
+        let skipped = self.skipped.split_off(s0);
+        let what = found
+            .into_iter()
+            .map(|f| {
+                let kind = match f.item {
+                    Item::Sentence { .. } => "a sentence",
+                    Item::Directive { .. } => "a call",
+                };
+                (f.span, kind.to_owned())
+            })
+            .chain(skipped.into_iter().map(|k| {
+                (
+                    k.span,
+                    format!("a broken candidate ({}: {})", k.reason, k.message),
+                )
+            }));
+        for (span, kind) in what {
+            self.skipped.push(Skipped {
+                span: span.start..span.end.min(command.end).max(span.start),
+                reason: SkipReason::InCurlCommand,
+                message: format!(
+                    "{kind} among the words of the curl command at bytes {}..{}: an argument of that shell command, never read on its own",
+                    command.start, command.end
+                ),
+            });
+        }
+    }
+
     /// A curl command starting at `at` (line start, after blanks). Every curl
     /// command is shell text: scanning resumes after it. It is a directive
     /// only when curl would POST exactly one single-quoted payload to the
@@ -311,6 +356,8 @@ impl<S: 'static> Run<'_, S> {
                     reason: SkipReason::CurlPayload,
                     message: format!("the line is {why}, not a command"),
                 });
+            } else {
+                self.in_curl_command(at..end);
             }
             return Some(end);
         }
@@ -416,7 +463,10 @@ impl<S: 'static> Run<'_, S> {
             w.contains("://") && w.contains(d.curl_path)
         });
         if !mentions && !unclosed {
-            return Some(end); // Shell text that posts elsewhere: quoted, no diagnostic.
+            // Shell text that posts elsewhere: quoted; what it holds that
+            // would be read in prose is reported (P255).
+            self.in_curl_command(at..end);
+            return Some(end);
         }
         let span = at..end;
         let reject = |run: &mut Self, message: String| {

@@ -167,13 +167,17 @@ pub enum SkipReason {
     /// sentence, never read on its own (P196), and reported, not dropped
     /// silently (P172).
     InFreeText,
+    /// A bracket form or sentence written among the words of a curl command
+    /// line (`curl [TOOL x.y {…}]`): shell text, an argument of that command,
+    /// never read on its own (P255), and reported, not dropped silently.
+    InCurlCommand,
 }
 
 impl SkipReason {
     /// Every reason, in declaration order (a new reason goes at the end, and
     /// here). The generated Python package's `SkipReason` and `SKIP_REASONS`
     /// are written from this list.
-    pub const ALL: [SkipReason; 14] = [
+    pub const ALL: [SkipReason; 15] = [
         SkipReason::InvalidJson,
         SkipReason::TrailingText,
         SkipReason::NoObject,
@@ -188,6 +192,7 @@ impl SkipReason {
         SkipReason::HiddenBy,
         SkipReason::CurlNotAtLineStart,
         SkipReason::InFreeText,
+        SkipReason::InCurlCommand,
     ];
 
     /// The reason as it serializes and displays, e.g. `invalid-json`.
@@ -207,6 +212,7 @@ impl SkipReason {
             SkipReason::HiddenBy => "hidden-by",
             SkipReason::CurlNotAtLineStart => "curl-not-at-line-start",
             SkipReason::InFreeText => "in-free-text",
+            SkipReason::InCurlCommand => "in-curl-command",
         }
     }
 
@@ -258,6 +264,10 @@ impl SkipReason {
                 "a candidate or a directive fence written in a later block of a found sentence's free-text \
                  field (a work order's body, a result's summary): part of that sentence, never read on its own"
             }
+            SkipReason::InCurlCommand => {
+                "a bracket form or sentence written among the words of a curl command line \
+                 (`curl [TOOL x.y {…}]`): an argument of that shell command, never read on its own"
+            }
         }
     }
 }
@@ -295,8 +305,11 @@ mod tests {
             );
             assert!(!r.summary().ends_with('.'), "{r:?}");
         }
-        // `InFreeText` is the last variant: a variant added after it goes at
+        // `InCurlCommand` is the last variant: a variant added after it goes at
         // the end of `ALL` and replaces it here.
-        assert_eq!(SkipReason::ALL.len(), SkipReason::InFreeText as usize + 1);
+        assert_eq!(
+            SkipReason::ALL.len(),
+            SkipReason::InCurlCommand as usize + 1
+        );
     }
 }

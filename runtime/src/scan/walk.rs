@@ -193,16 +193,12 @@ impl<S: 'static> Run<'_, S> {
             .map(|f| (f.span.start, f.span.end))
             .chain(self.skipped.iter().map(|s| (s.span.start, s.span.end)))
             .collect();
-        let mut reports: Vec<Skipped> = Vec::new();
+        // (span, kind, cause) of each report: the messages are written from
+        // the causes once every decision is made (P257).
+        let mut reports: Vec<(Range<usize>, String, Hidden)> = Vec::new();
         for f in &ctx.disputed {
-            reports.push(Skipped {
-                span: f.span.clone(),
-                reason: SkipReason::HiddenBy,
-                message: format!(
-                    "the readers do not read the same directive fence here ({})",
-                    ctx.shown_at(f.span.start)
-                ),
-            });
+            let cause = Hidden::at(ctx, f.span.start, None);
+            reports.push((f.span.clone(), String::new(), cause));
         }
         // The pass over the live runs is done: its shell state (the quotes it
         // saw, where its last curl command ended) says nothing of the
@@ -239,24 +235,17 @@ impl<S: 'static> Run<'_, S> {
                     continue;
                 }
                 covered.insert(span.start, span.end);
-                let shown = ctx.shown_at(at);
-                let placed = if shown.matches(": text").count() > 1 {
-                    ", which place it in different blocks"
-                } else {
-                    ""
-                };
-                reports.push(Skipped {
-                    span,
-                    reason: SkipReason::HiddenBy,
-                    message: format!(
-                        "{kind} that {} shows as text, not every reader ({shown}){placed}",
-                        Context::reader_name(u.reader),
-                    ),
-                });
+                let cause = Hidden::at(ctx, at, Some(u.reader));
+                reports.push((span, kind, cause));
             }
         }
         if !reports.is_empty() {
-            self.skipped.extend(reports);
+            self.skipped
+                .extend(reports.into_iter().map(|(span, kind, cause)| Skipped {
+                    span,
+                    reason: SkipReason::HiddenBy,
+                    message: cause.message(&kind),
+                }));
             self.skipped.sort_by_key(|s| s.span.start);
         }
     }
