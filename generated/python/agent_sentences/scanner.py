@@ -87,6 +87,7 @@ SkipReason = Literal[
     "hidden-by",
     "curl-not-at-line-start",
     "in-free-text",
+    "late-definition",
 ]
 """Why a directive candidate was skipped, as Rust's ``SkipReason`` serializes
 (written from the runtime's ``SkipReason::ALL`` and ``SkipReason::summary``):
@@ -120,7 +121,10 @@ SkipReason = Literal[
   only a line that starts with ``curl`` is a directive;
 - ``in-free-text``: a candidate or a directive fence written in a later block of
   a found sentence's free-text field (a work order's body, a result's summary):
-  part of that sentence, never read on its own.
+  part of that sentence, never read on its own;
+- ``late-definition``: a link reference definition that arrived after an item it
+  would have hidden was committed: a definition counts only for items not yet
+  committed; the message names the item.
 """
 SKIP_REASONS: Final[tuple[SkipReason, ...]] = get_args(SkipReason)
 """Every :data:`SkipReason`."""

@@ -144,3 +144,30 @@ fn paragraph(start: usize, end: usize) -> TextRun {
         block_end: end,
     }
 }
+
+/// Whether `line` (one line, without its LF) could be a line of a text whose
+/// rendering is trivial: what [`runs`] checks of a text, checked of one line
+/// (every check but the byte order mark's is a check of each line alone).
+/// A stream checks each line once, as it arrives.
+pub(crate) fn line_is_trivial(line: &[u8]) -> bool {
+    if !line.iter().all(|&c| INNER[usize::from(c)] && c != b'\n') {
+        return false;
+    }
+    let word = |k: usize| line.get(k).is_some_and(u8::is_ascii_alphanumeric);
+    let mut k = 0;
+    while let Some(f) = memchr::memchr(b'_', &line[k..]) {
+        let start = k + f;
+        let end = start + line[start..].iter().take_while(|&&c| c == b'_').count();
+        if !(start > 0 && word(start - 1) && word(end)) {
+            return false;
+        }
+        k = end;
+    }
+    if PAIRS.iter().any(|pair| pair.find(line).is_some()) {
+        return false;
+    }
+    match line.iter().find(|&&c| c != b' ') {
+        None => true,
+        Some(_) => FIRST[usize::from(line[0])],
+    }
+}

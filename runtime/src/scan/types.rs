@@ -91,7 +91,7 @@ pub struct ToolDirective {
 }
 
 /// What was found at a span.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Item<S> {
     /// A sentence of one of the spec's structures.
@@ -108,7 +108,7 @@ pub enum Item<S> {
 }
 
 /// One thing found in the text.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Found<S> {
     /// Byte span in the scanned text.
     pub span: Range<usize>,
@@ -167,13 +167,20 @@ pub enum SkipReason {
     /// sentence, never read on its own (P196), and reported, not dropped
     /// silently (P172).
     InFreeText,
+    /// A link reference definition that arrived after an item it would have
+    /// hidden (the item's own brackets as a shortcut reference, or a
+    /// reference around it) was committed: a definition counts only for
+    /// items not yet committed, in a stream and in a whole text alike
+    /// (P267). The skip's span is the definition's; the message names the
+    /// item.
+    LateDefinition,
 }
 
 impl SkipReason {
     /// Every reason, in declaration order (a new reason goes at the end, and
     /// here). The generated Python package's `SkipReason` and `SKIP_REASONS`
     /// are written from this list.
-    pub const ALL: [SkipReason; 14] = [
+    pub const ALL: [SkipReason; 15] = [
         SkipReason::InvalidJson,
         SkipReason::TrailingText,
         SkipReason::NoObject,
@@ -188,6 +195,7 @@ impl SkipReason {
         SkipReason::HiddenBy,
         SkipReason::CurlNotAtLineStart,
         SkipReason::InFreeText,
+        SkipReason::LateDefinition,
     ];
 
     /// The reason as it serializes and displays, e.g. `invalid-json`.
@@ -207,6 +215,7 @@ impl SkipReason {
             SkipReason::HiddenBy => "hidden-by",
             SkipReason::CurlNotAtLineStart => "curl-not-at-line-start",
             SkipReason::InFreeText => "in-free-text",
+            SkipReason::LateDefinition => "late-definition",
         }
     }
 
@@ -258,6 +267,10 @@ impl SkipReason {
                 "a candidate or a directive fence written in a later block of a found sentence's free-text \
                  field (a work order's body, a result's summary): part of that sentence, never read on its own"
             }
+            SkipReason::LateDefinition => {
+                "a link reference definition that arrived after an item it would have hidden was committed: \
+                 a definition counts only for items not yet committed; the message names the item"
+            }
         }
     }
 }
@@ -295,8 +308,11 @@ mod tests {
             );
             assert!(!r.summary().ends_with('.'), "{r:?}");
         }
-        // `InFreeText` is the last variant: a variant added after it goes at
-        // the end of `ALL` and replaces it here.
-        assert_eq!(SkipReason::ALL.len(), SkipReason::InFreeText as usize + 1);
+        // `LateDefinition` is the last variant: a variant added after it goes
+        // at the end of `ALL` and replaces it here.
+        assert_eq!(
+            SkipReason::ALL.len(),
+            SkipReason::LateDefinition as usize + 1
+        );
     }
 }
