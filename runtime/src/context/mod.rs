@@ -88,9 +88,10 @@ impl Context {
         if !may_hold_candidates(text) {
             return Context::default();
         }
-        if let Some(runs) = trivial::runs(text) {
+        if let Some((runs, fences)) = trivial::runs_and_fences(text, fence_words) {
             return Context {
                 runs,
+                fences,
                 ..Context::default()
             };
         }
@@ -161,10 +162,16 @@ impl Context {
         if from > 0 && part.starts_with(BOM) {
             // Not the text's start: no reader skips it (the trivial check,
             // which expects a skipped mark, is not asked).
-        } else if let Some(runs) = trivial::runs(part) {
-            let blocks = runs.iter().map(|r| r.span.clone()).collect();
+        } else if let Some((runs, fences)) = trivial::runs_and_fences(part, fence_words) {
+            let mut blocks: Vec<Range<usize>> = runs
+                .iter()
+                .map(|r| r.span.clone())
+                .chain(fences.iter().map(|f| f.span.clone()))
+                .collect();
+            blocks.sort_by_key(|b| b.start);
             return Context {
                 runs,
+                fences,
                 blocks: Some(blocks),
                 ..Context::default()
             }
@@ -283,6 +290,16 @@ pub fn both_paths(text: &str, fence_words: &[&str]) -> [String; 2] {
 #[doc(hidden)]
 pub fn is_trivial(text: &str) -> bool {
     may_hold_candidates(text) && trivial::runs(text).is_some()
+}
+
+/// Whether [`Context::of`] takes the trivial path on `text` with a
+/// fenced code block in it (P272; tests count how often the comparison of
+/// [`both_paths`] covers fences).
+#[doc(hidden)]
+pub fn is_trivial_with_fence(text: &str, fence_words: &[&str]) -> bool {
+    may_hold_candidates(text)
+        && trivial::runs(text).is_none()
+        && trivial::runs_and_fences(text, fence_words).is_some()
 }
 
 /// Each reader's runs and the meet's, for debugging a disagreement.
