@@ -385,7 +385,9 @@ impl<'s, S: 'static> Stream<'s, S> {
                 let mut p = f.span.start;
                 while let Some(k) = memchr::memchr(b'[', &b[p..f.span.end]) {
                     let open = p + k;
-                    let close = memchr::memchr2(b'[', b']', &b[open + 1..]).map(|k| open + 1 + k);
+                    // A label is at most 999 characters: the search stops there.
+                    let window = &b[open + 1..(open + 1001).min(b.len())];
+                    let close = memchr::memchr2(b'[', b']', window).map(|k| open + 1 + k);
                     p = open + 1;
                     if let Some(close) = close.filter(|&c| b[c] == b']') {
                         let label = &self.text[open + 1..close];
