@@ -162,12 +162,11 @@ impl Context {
         if from > 0 && part.starts_with(BOM) {
             // Not the text's start: no reader skips it (the trivial check,
             // which expects a skipped mark, is not asked).
-        } else if let Some((runs, fences)) = trivial::runs_and_fences(part, fence_words) {
-            let mut blocks: Vec<Range<usize>> = runs
-                .iter()
-                .map(|r| r.span.clone())
-                .chain(fences.iter().map(|f| f.span.clone()))
-                .collect();
+        } else if let Some((runs, fences, code)) = trivial::read_fences(part, fence_words) {
+            // Every fenced code block, a directive fence or not, is a block
+            // a stream must not cut.
+            let mut blocks: Vec<Range<usize>> =
+                runs.iter().map(|r| r.span.clone()).chain(code).collect();
             blocks.sort_by_key(|b| b.start);
             return Context {
                 runs,

@@ -189,9 +189,18 @@ pub(crate) fn runs_and_fences(
     text: &str,
     fence_words: &[&str],
 ) -> Option<(Vec<TextRun>, Vec<Fence>)> {
+    read_fences(text, fence_words).map(|(runs, fences, _)| (runs, fences))
+}
+
+/// [`runs_and_fences`], with the extent of every fenced code block (a
+/// directive fence or not): the blocks a stream must not cut (P268).
+pub(crate) fn read_fences(
+    text: &str,
+    fence_words: &[&str],
+) -> Option<(Vec<TextRun>, Vec<Fence>, Vec<std::ops::Range<usize>>)> {
     let b = text.as_bytes();
     if !b.contains(&b'`') && !b.contains(&b'~') {
-        return runs(text).map(|r| (r, Vec::new()));
+        return runs(text).map(|r| (r, Vec::new(), Vec::new()));
     }
     if text.starts_with(super::BOM) {
         return None;
@@ -200,6 +209,7 @@ pub(crate) fn runs_and_fences(
     let line_end = |from: usize| memchr::memchr(b'\n', &b[from..]).map_or(len, |k| from + k);
     let mut runs = Vec::new();
     let mut fences = Vec::new();
+    let mut code = Vec::new();
     let mut open: Option<(usize, usize)> = None;
     let mut line = 0;
     while line <= len {
@@ -239,6 +249,7 @@ pub(crate) fn runs_and_fences(
                 Some((c, e)) => fence(text, line, e, body_start..c, true),
                 None => fence(text, line, len, body_start..len, false),
             };
+            code.push(f.span.clone());
             let word = &text[f.word.clone()];
             if fence_words.contains(&word) {
                 fences.push(f);
@@ -268,5 +279,5 @@ pub(crate) fn runs_and_fences(
     if let Some((s, e)) = open {
         runs.push(paragraph(s, e));
     }
-    Some((runs, fences))
+    Some((runs, fences, code))
 }

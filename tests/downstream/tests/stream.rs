@@ -52,6 +52,13 @@ const TEXTS: &[&str] = &[
     "`code [TOOL a {}]\n\nstill` [TOOL b {}]\n\n*em [TOOL c {}]\n\nem*\n",
     "| a | b |\n| - | - |\n| [TOOL a {}] | x |\n\n[TOOL b {}]\n===\n\n[TOOL c {}]\n",
     "\n\n\n[TOOL a {}]\n \t\n\t[TOOL b {}]\n\n",
+    "```\n\ncurl https://h/exec -d '{\"op\": \"t.c6\", \"args\": {\"n\": 6}}'\n",
+    "```sh\n\n[TOOL t.c10 {\"n\": 10}]\n",
+    "~~~\nx\n\n[TOOL a {}]\n\n~~~\n\n[TOOL b {}]\n",
+    "999.\t[TOOL t.c9 {\"n\": 9}]&ast;\r\r***\r[tool t.c9 {\"n\": 9}]: /u",
+    " ~~~tool\n~~~\n\n```\n\n[TOOL t.c11 {\"n\": 11}]\n[see [TOOL t.c12 {\"n\": 12}]](/u) [ACK:abcd17] [from x]\n",
+    "<!--\n\n[TOOL a {}]\n\n-->\n\n<pre>\n\n[TOOL b {}]\n\n</pre>\n\n[TOOL c {}]\n",
+    "- a\n\n      [TOOL a {}]\n\n    [TOOL b {}]\n\n[TOOL c {}]\n",
 ];
 
 /// The events as comparable strings, sorted (a multiset).
@@ -425,5 +432,39 @@ fn a_stream_fed_a_byte_at_a_time_reads_linear_work() {
             w_long <= 5 * w_short + 4096,
             "{unit:?}: {w_short} bytes read for {short}, {w_long} for {long}"
         );
+    }
+}
+
+/// Fail-open, never: every item batch finds is found by one reading of the
+/// whole text too, unless a later definition that would hide it is
+/// reported as late (P267).
+#[test]
+fn batch_finds_only_what_one_reading_of_the_whole_text_finds() {
+    let mut texts: Vec<String> = TEXTS.iter().map(|t| t.to_string()).collect();
+    texts.extend(VECTORS.iter().cloned());
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    for _ in 0..400 {
+        let mut t = String::new();
+        for _ in 0..(x % 20) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            t.push_str(PIECES[(x as usize) % PIECES.len()]);
+        }
+        texts.push(t);
+    }
+    for text in &texts {
+        let (found, skipped) = scan_with_diagnostics(text);
+        let one: Vec<String> = scan_single_reading(text).0.iter().map(found_key).collect();
+        for f in &found {
+            let named = format!("item at bytes {}..{}", f.span.start, f.span.end);
+            let late = skipped
+                .iter()
+                .any(|s| s.reason == SkipReason::LateDefinition && s.message.contains(&named));
+            assert!(
+                late || one.contains(&found_key(f)),
+                "{text:?}: {f:?} is found, not by one reading of the whole text"
+            );
+        }
     }
 }
