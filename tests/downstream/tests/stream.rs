@@ -59,6 +59,7 @@ const TEXTS: &[&str] = &[
     " ~~~tool\n~~~\n\n```\n\n[TOOL t.c11 {\"n\": 11}]\n[see [TOOL t.c12 {\"n\": 12}]](/u) [ACK:abcd17] [from x]\n",
     "<!--\n\n[TOOL a {}]\n\n-->\n\n<pre>\n\n[TOOL b {}]\n\n</pre>\n\n[TOOL c {}]\n",
     "- a\n\n      [TOOL a {}]\n\n    [TOOL b {}]\n\n[TOOL c {}]\n",
+    "```\n\n[TOOL a {}]\n\n```\n\n[TOOL b {}]\n\nc\n",
 ];
 
 /// The events as comparable strings, sorted (a multiset).
@@ -464,6 +465,17 @@ fn batch_finds_only_what_one_reading_of_the_whole_text_finds() {
             assert!(
                 late || one.contains(&found_key(f)),
                 "{text:?}: {f:?} is found, not by one reading of the whole text"
+            );
+        }
+        // And nothing one reading finds is dropped silently.
+        let keys: Vec<String> = found.iter().map(found_key).collect();
+        for f in &scan_single_reading(text).0 {
+            let reported = skipped
+                .iter()
+                .any(|s| s.span.start < f.span.end && f.span.start < s.span.end);
+            assert!(
+                reported || keys.contains(&found_key(f)),
+                "{text:?}: {f:?} is found by one reading of the whole text, and batch says nothing of it"
             );
         }
     }
