@@ -60,6 +60,9 @@ const TEXTS: &[&str] = &[
     "<!--\n\n[TOOL a {}]\n\n-->\n\n<pre>\n\n[TOOL b {}]\n\n</pre>\n\n[TOOL c {}]\n",
     "- a\n\n      [TOOL a {}]\n\n    [TOOL b {}]\n\n[TOOL c {}]\n",
     "```\n\n[TOOL a {}]\n\n```\n\n[TOOL b {}]\n\nc\n",
+    "```\n\n```\n}] --> [a](_) [TOOL t.c12 {\"n\": 12}]\n",
+    "```sh\n\n```\n```` tool\nt.c12 {\n  \"n\": 12\n}\n`````\n",
+    "```\n\n}]\n```\n```\n```\n| a | [TOOL t.c17 {\"n\": 17}] |\n",
 ];
 
 /// The events as comparable strings, sorted (a multiset).
