@@ -192,12 +192,13 @@ pub(crate) fn runs_and_fences(
     read_fences(text, fence_words).map(|(runs, fences, _)| (runs, fences))
 }
 
+/// What [`read_fences`] reads: the runs, the directive fences, and the
+/// extent of every fenced code block.
+pub(crate) type Fenced = (Vec<TextRun>, Vec<Fence>, Vec<std::ops::Range<usize>>);
+
 /// [`runs_and_fences`], with the extent of every fenced code block (a
 /// directive fence or not): the blocks a stream must not cut (P268).
-pub(crate) fn read_fences(
-    text: &str,
-    fence_words: &[&str],
-) -> Option<(Vec<TextRun>, Vec<Fence>, Vec<std::ops::Range<usize>>)> {
+pub(crate) fn read_fences(text: &str, fence_words: &[&str]) -> Option<Fenced> {
     let b = text.as_bytes();
     if !b.contains(&b'`') && !b.contains(&b'~') {
         return runs(text).map(|r| (r, Vec::new(), Vec::new()));
