@@ -252,9 +252,59 @@ fn hostile_inputs(c: &mut Criterion) {
     }
 }
 
+/// Issue 35: the stream. The realistic corpus fed in 16-byte chunks, and a
+/// 1 MiB reply (realistic messages, blank lines between) fed whole and one
+/// byte at a time: the cost of streaming against batch on the same text.
+fn streaming(c: &mut Criterion) {
+    use agent_sentences::scan::Stream;
+    let corpus = realistic(2000);
+    let bytes: usize = corpus.iter().map(|m| m.text.len()).sum();
+    let mut g = c.benchmark_group("stream");
+    g.throughput(Throughput::Bytes(bytes as u64));
+    g.bench_function("realistic-16-byte-chunks", |b| {
+        b.iter(|| {
+            let mut n = 0;
+            for m in &corpus {
+                let mut s = Stream::new();
+                for chunk in m.text.as_bytes().chunks(16) {
+                    n += s.push_bytes(chunk).expect("UTF-8").len();
+                }
+                n += s.finish().expect("UTF-8").len();
+            }
+            n
+        })
+    });
+    let mut reply = String::new();
+    for m in realistic(4000) {
+        if reply.len() >= 1 << 20 {
+            break;
+        }
+        reply.push_str(&m.text);
+        reply.push_str("\n\n");
+    }
+    g.throughput(Throughput::Bytes(reply.len() as u64));
+    g.sample_size(10);
+    g.bench_function("1mib-batch", |b| b.iter(|| scan(&reply).len()));
+    g.bench_function("1mib-one-byte-at-a-time", |b| {
+        b.iter(|| {
+            let mut s = Stream::new();
+            let mut n = 0;
+            for byte in reply.as_bytes() {
+                n += s
+                    .push_bytes(std::slice::from_ref(byte))
+                    .expect("UTF-8")
+                    .len();
+            }
+            n + s.finish().expect("UTF-8").len()
+        })
+    });
+    g.finish();
+}
+
 criterion_group!(
     benches,
     realistic_corpus,
+    streaming,
     markdown_rich_corpus,
     loop_tracker,
     resolve_calls,

@@ -1,10 +1,11 @@
 //! The Markdown context (`runtime/src/context`): its trivial-text path gives
-//! the readers' own context (P174), and it holds no hand-written rule that
-//! re-derives block structure from raw bytes (P170).
+//! the readers' own context (P174), top-level fences included (P272), and it
+//! holds no hand-written rule that re-derives block structure from raw bytes
+//! (P170).
 
 use std::path::{Path, PathBuf};
 
-use agent_sentences_runtime::context::{both_paths, is_trivial};
+use agent_sentences_runtime::context::{both_paths, is_trivial, is_trivial_with_fence};
 use serde_json::Value;
 
 /// The directive fences' info words (the spec's `/fences`; any words serve
@@ -170,6 +171,57 @@ fn the_trivial_path_is_the_readers_context_on_generated_texts() {
         trivial += usize::from(same_on(&text));
         texts += 1;
     }
+    // Replies with top-level fences (P272): prose lines, fence lines of
+    // every kind, and bodies that hold what prose may not.
+    let fenced: Vec<&str> = vec![
+        "```tool\n",
+        "```\n",
+        "~~~tool\n",
+        "~~~~ tool x\n",
+        "````\n",
+        "```tool exec\n",
+        "``` tool\n",
+        "```to`ol\n",
+        "```t&#111;ol\n",
+        "fs.read {\"path\": \"a\"}\n",
+        "{\"a\": \"<b>*x* & \\\\ `y`\"}\n",
+        "  ```\n",
+        "   ~~~\n",
+        "```  \n",
+        "~~~\n",
+        "    indented\n",
+        "\tx\n",
+        "> q\n",
+        "- item\n",
+        "\n",
+        "\n\n",
+        "word [TOOL a.b {}] ",
+        "Done.",
+        "x\r\n",
+        "[r]: /u\n",
+    ];
+    let mut with_fence = 0;
+    for _ in 0..3000 {
+        let mut text = String::new();
+        for _ in 0..(g.next() % 16) {
+            let k = if g.next() % 10 == 0 {
+                g.next() as usize % fenced.len()
+            } else {
+                g.next() as usize % 11
+            };
+            text.push_str(fenced[k]);
+            if g.next() % 3 == 0 {
+                text.push_str(&prose[g.next() as usize % 20]);
+            }
+        }
+        same_on(&text);
+        with_fence += usize::from(is_trivial_with_fence(&text, FENCES));
+        texts += 1;
+    }
+    assert!(
+        with_fence > 400,
+        "{with_fence} texts with a fence took the trivial path"
+    );
     // The comparison proves something only if both paths were taken often.
     assert!(
         trivial > 2000,

@@ -119,10 +119,19 @@ def anchor(g: C.GenText, n: int) -> tuple[int, int] | None:
     return start, start + len(g.text[begin : m.end()].encode("utf-8"))
 
 
-def failures_of(g: C.GenText, found: list[Any], ref: J.Reference) -> list[tuple[int | None, str, str]]:
-    """(call number, found text, why the judge does not show it so) for every found item the judge rejects."""
+def failures_of(
+    g: C.GenText, found: list[Any], ref: J.Reference, skipped: list[Any] | None = None
+) -> list[tuple[int | None, str, str]]:
+    """(call number, found text, why the judge does not show it so) for every found item the judge rejects.
+
+    An item committed before a link reference definition that would hide it is not one: the
+    definition came too late for it (P267) and the scanner reports it as a `late-definition` skip,
+    whose span is the definition's, after the item."""
+    late = [s.span.start for s in skipped or [] if s.reason == "late-definition"]
     out = []
     for f in found:
+        if any(d >= f.span.end for d in late):
+            continue
         written = _byte_slice(g.text, f.span.start, f.span.end)
         n = _number(f)
         call = g.calls.get(n) if n is not None else None
@@ -230,7 +239,9 @@ def tally() -> Tally:
         t.found += len(found)
         for name, ref in refs.items():
             t.shown[name] += len(shown_calls(s.g, ref))
-            t.fail_open[name].extend((s, n, written, why) for n, written, why in failures_of(s.g, found, ref))
+            t.fail_open[name].extend(
+                (s, n, written, why) for n, written, why in failures_of(s.g, found, ref, skipped)
+            )
         both = set.intersection(*(shown_calls(s.g, ref) for ref in refs.values()))
         t.shown_by_both += len(both)
         lost = unrun(s.g, found, skipped, list(refs.values()))
@@ -314,7 +325,8 @@ def _fail_open_report(judge: str, rows: list[tuple[Source, int | None, str, str]
         seen.add(s.where)
 
         def fails(h: C.GenText, n: int | None = n) -> bool:
-            return any(m == n for m, _, _ in failures_of(h, A.scan(h.text), J.JUDGES[judge](h.text)))
+            found, skipped = A.scan_with_diagnostics(h.text)
+            return any(m == n for m, _, _ in failures_of(h, found, J.JUDGES[judge](h.text), skipped))
 
         lines.append(f"{s.where}, call {n} {written!r}: {w}")
         lines.append(f"  minimised: {minimise(s.g, fails)!r}")

@@ -88,6 +88,7 @@ SkipReason = Literal[
     "curl-not-at-line-start",
     "in-free-text",
     "in-curl-command",
+    "late-definition",
 ]
 """Why a directive candidate was skipped, as Rust's ``SkipReason`` serializes
 (written from the runtime's ``SkipReason::ALL`` and ``SkipReason::summary``):
@@ -124,7 +125,10 @@ SkipReason = Literal[
   part of that sentence, never read on its own;
 - ``in-curl-command``: a bracket form or sentence written among the words of a
   curl command line (``curl [TOOL x.y {…}]``): an argument of that shell
-  command, never read on its own.
+  command, never read on its own;
+- ``late-definition``: a link reference definition that arrived after an item it
+  would have hidden was committed: a definition counts only for items not yet
+  committed; the message names the item.
 """
 SKIP_REASONS: Final[tuple[SkipReason, ...]] = get_args(SkipReason)
 """Every :data:`SkipReason`."""

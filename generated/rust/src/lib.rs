@@ -6469,7 +6469,7 @@ pub mod scan {
     use std::sync::LazyLock;
     use agent_sentences_runtime::json::Limits;
     pub use agent_sentences_runtime::scan::{
-        DirectiveForm, Item, SkipReason, Skipped, ToolDirective,
+        DirectiveForm, Item, SkipReason, Skipped, StreamError, ToolDirective,
     };
     use agent_sentences_runtime::scan::{DirectiveSpec, Scanner, StructureScan};
     use agent_sentences_runtime::Groups;
@@ -6741,6 +6741,75 @@ pub mod scan {
     /// ```
     pub fn scan_with_diagnostics(text: &str) -> (Vec<Found>, Vec<Skipped>) {
         SCANNER.scan_with_diagnostics(text)
+    }
+    /// One event of a [`Stream`]: an item committed ([`Event::Found`], final, never
+    /// retracted) or a skipped candidate reported ([`Event::Skipped`]), each the same
+    /// as [`scan_with_diagnostics`] gives for the whole text.
+    pub type Event = agent_sentences_runtime::scan::Event<Sentence>;
+    /// A scan of a text that arrives in chunks (an agent's streamed reply): push
+    /// the chunks as they arrive, then finish. An item is committed once a blank
+    /// line and the line after it follow it (a work order at the end, a result at
+    /// the next result marker); what a stream commits equals [`scan_with_diagnostics`]
+    /// on the whole text, however the text is cut. Spans are byte offsets into the
+    /// whole stream.
+    ///
+    /// ```
+    /// use agent_sentences::scan::{Event, Stream};
+    ///
+    /// let call = "[TOOL dm.send {\"x\": 1}]";
+    /// let mut stream = Stream::new();
+    /// // Not final yet: a later line could still change how it reads.
+    /// assert!(stream.push(call).is_empty());
+    /// assert!(stream.push("\n").is_empty());
+    /// // A blank line, then the next line: the call is final.
+    /// let events = stream.push("\nThe next paragraph.\n");
+    /// assert!(matches!(&events[..], [Event::Found(f)] if f.span == (0..call.len())));
+    /// // Nothing is committed twice.
+    /// assert!(stream.finish().unwrap().is_empty());
+    /// ```
+    #[derive(Debug)]
+    pub struct Stream(agent_sentences_runtime::scan::Stream<'static, Sentence>);
+    impl Stream {
+        /// A stream over the spec's scanner.
+        pub fn new() -> Self {
+            Stream(SCANNER.stream())
+        }
+        /// Appends `chunk`; returns the events it made final, in text order.
+        pub fn push(&mut self, chunk: &str) -> Vec<Event> {
+            self.0.push(chunk)
+        }
+        /// Appends bytes that may end inside a UTF-8 sequence (held until the rest
+        /// arrives).
+        ///
+        /// # Errors
+        /// A [`StreamError`] at the first byte that is not UTF-8; the stream is
+        /// then unchanged.
+        pub fn push_bytes(&mut self, chunk: &[u8]) -> Result<Vec<Event>, StreamError> {
+            self.0.push_bytes(chunk)
+        }
+        /// Ends the stream: the events of everything not yet final.
+        ///
+        /// # Errors
+        /// A [`StreamError`] when the bytes pushed end inside a UTF-8 sequence.
+        pub fn finish(self) -> Result<Vec<Event>, StreamError> {
+            self.0.finish()
+        }
+        /// The bytes its readings have read so far (tests hold it linear).
+        #[doc(hidden)]
+        pub fn bytes_read(&self) -> usize {
+            self.0.bytes_read()
+        }
+    }
+    impl Default for Stream {
+        fn default() -> Self {
+            Self::new()
+        }
+    }
+    /// The scan of `text` from one reading of the whole of it (no sections, no commit
+    /// points): not the text's scan. Tests compare what a [`Stream`] commits with it.
+    #[doc(hidden)]
+    pub fn scan_single_reading(text: &str) -> (Vec<Found>, Vec<Skipped>) {
+        SCANNER.scan_single_reading(text)
     }
     /// As [`scan_with_diagnostics`], with the text's Markdown context forced trivial
     /// (each paragraph one run of text, whatever its markup): not the text's scan. The

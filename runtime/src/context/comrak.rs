@@ -15,8 +15,27 @@ use comrak::nodes::{NodeValue, Sourcepos};
 use comrak::{parse_document, Arena, Options};
 
 use super::reader::{
-    ceil_boundary, fence, floor_boundary, Breaker, Reader, Reading, Region, RunBuilder, Shown,
+    ceil_boundary, fence, floor_boundary, fold_label, Breaker, Labels, Reader, Reading, Region,
+    RunBuilder, Shown,
 };
+
+/// Resolves a reference to a label defined in an earlier section of a
+/// stream (comrak's broken-link callback).
+struct Carried<'l>(&'l Labels);
+
+impl comrak::options::BrokenLinkCallback for Carried<'_> {
+    fn resolve(
+        &self,
+        reference: comrak::options::BrokenLinkReference,
+    ) -> Option<comrak::ResolvedReference> {
+        self.0
+            .contains(&fold_label(reference.normalized))
+            .then(|| comrak::ResolvedReference {
+                url: String::new(),
+                title: String::new(),
+            })
+    }
+}
 
 /// comrak, as [`Reader`].
 pub(crate) struct Comrak;
@@ -215,9 +234,13 @@ impl Reader for Comrak {
         parse_document(&arena, text, &options()).descendants().count()
     }
 
-    fn read(&self, text: &str, from: usize, fence_words: &[&str]) -> Reading {
+    fn read(&self, text: &str, from: usize, fence_words: &[&str], carried: &Labels) -> Reading {
         let arena = Arena::new();
-        let root = parse_document(&arena, &text[from..], &options());
+        let mut opts: Options<'_> = options();
+        if !carried.is_empty() {
+            opts.parse.broken_link_callback = Some(std::sync::Arc::new(Carried(carried)));
+        }
+        let root = parse_document(&arena, &text[from..], &opts);
         let lines = Lines::new(text, from);
         let mut out = Reading::default();
         let mut b = RunBuilder::new(text);
@@ -405,6 +428,10 @@ impl Reader for Comrak {
         }
         b.end_block();
         out.runs = b.runs;
+        out.blocks = root
+            .children()
+            .map(|n| lines.range(n.data.borrow().sourcepos))
+            .collect();
         out
     }
 }

@@ -29,7 +29,8 @@ use std::ops::Range;
 
 pub(crate) use meet::Unshared;
 pub(crate) use normalize::BOM;
-pub(crate) use reader::{Breaker, Fence, Showing, TextRun};
+pub(crate) use reader::{fold_label, Breaker, Fence, Labels, Showing, TextRun};
+pub(crate) use trivial::line_is_trivial;
 
 use reader::{Reader, Reading};
 
@@ -68,6 +69,10 @@ pub(crate) struct Context {
     /// Each reader's reading, in the order of [`READERS`] (none when the
     /// readers were not needed).
     readings: Vec<Reading>,
+    /// Every top-level block any reader read (from each reading's
+    /// `blocks`), or the paragraphs of a trivial text; `None` when no reader
+    /// ran and the text was not proven trivial.
+    pub blocks: Option<Vec<Range<usize>>>,
 }
 
 /// Whether anything in `text` could be a candidate: a `[` (every bracket
@@ -95,9 +100,10 @@ impl Context {
         if !may_hold_candidates(text) {
             return Context::default();
         }
-        if let Some(runs) = trivial::runs(text) {
+        if let Some((runs, fences)) = trivial::runs_and_fences(text, fence_words) {
             return Context {
                 runs,
+                fences,
                 ..Context::default()
             };
         }
@@ -124,9 +130,19 @@ impl Context {
         let n = normalize::normalize(text);
         let readings: Vec<Reading> = READERS
             .iter()
-            .map(|r| r.read(&n.text, n.from, fence_words))
+            .map(|r| r.read(&n.text, n.from, fence_words, &Labels::new()))
             .collect();
-        let m = meet::meet(&n.text, &readings);
+        Self::of_readings(&n.text, readings)
+    }
+
+    /// The meet of `readings` of the normalized text `text`.
+    fn of_readings(text: &str, readings: Vec<Reading>) -> Context {
+        let m = meet::meet(text, &readings);
+        let mut blocks: Vec<Range<usize>> = readings
+            .iter()
+            .flat_map(|r| r.blocks.iter().cloned())
+            .collect();
+        blocks.sort_by_key(|b| b.start);
         Context {
             runs: m.runs,
             fences: m.fences,
@@ -134,7 +150,110 @@ impl Context {
             links: m.links,
             unshared: m.unshared,
             readings,
+            blocks: Some(blocks),
         }
+    }
+
+    /// The context of the section `text[from..to]` of a stream, read as a
+    /// text of its own (a byte order mark counts only at the stream's
+    /// start), with the labels `carried` of the link reference definitions
+    /// of earlier sections; offsets are into `text`. As [`Context::of`]:
+    /// empty when nothing could be a candidate (and `blocks` then `None`),
+    /// read from its lines when trivial, else the meet of the readers.
+    pub(crate) fn section(
+        text: &str,
+        from: usize,
+        to: usize,
+        fence_words: &[&str],
+        carried: &Labels,
+    ) -> Context {
+        let part = &text[from..to];
+        if !may_hold_candidates(part) {
+            return Context::default();
+        }
+        if from > 0 && part.starts_with(BOM) {
+            // Not the text's start: no reader skips it (the trivial check,
+            // which expects a skipped mark, is not asked).
+        } else if let Some((runs, fences, code)) = trivial::read_fences(part, fence_words) {
+            // Every fenced code block, a directive fence or not, is a block
+            // a stream must not cut.
+            let mut blocks: Vec<Range<usize>> =
+                runs.iter().map(|r| r.span.clone()).chain(code).collect();
+            blocks.sort_by_key(|b| b.start);
+            return Context {
+                runs,
+                fences,
+                blocks: Some(blocks),
+                ..Context::default()
+            }
+            .shifted(from);
+        }
+        let n = if from == 0 {
+            normalize::normalize(part)
+        } else {
+            normalize::normalize_section(part)
+        };
+        let readings: Vec<Reading> = READERS
+            .iter()
+            .map(|r| r.read(&n.text, n.from, fence_words, carried))
+            .collect();
+        Self::of_readings(&n.text, readings).shifted(from)
+    }
+
+    /// The link reference definitions the readers read, by [`reader::fold_label`],
+    /// with their bytes.
+    pub(crate) fn definitions(&self) -> impl Iterator<Item = &(String, Range<usize>)> {
+        self.readings.iter().flat_map(|r| r.definitions.iter())
+    }
+
+    /// Whether the readers read it (not the trivial path, not empty).
+    pub(crate) fn by_readers(&self) -> bool {
+        !self.readings.is_empty()
+    }
+
+    /// The references the readers read whose label nothing defines, by
+    /// [`reader::fold_label`], with their bytes.
+    pub(crate) fn broken(&self) -> impl Iterator<Item = &(String, Range<usize>)> {
+        self.readings.iter().flat_map(|r| r.broken.iter())
+    }
+
+    /// This context with every offset moved on by `by`.
+    fn shifted(mut self, by: usize) -> Context {
+        if by == 0 {
+            return self;
+        }
+        let range = |r: &mut Range<usize>| *r = r.start + by..r.end.saturating_add(by);
+        let run = |r: &mut TextRun| {
+            range(&mut r.span);
+            r.block_start += by;
+            r.block_end += by;
+        };
+        let fence = |f: &mut Fence| {
+            range(&mut f.span);
+            range(&mut f.word);
+            range(&mut f.body);
+        };
+        self.runs.iter_mut().for_each(run);
+        self.fences.iter_mut().for_each(fence);
+        self.disputed.iter_mut().for_each(fence);
+        self.links.iter_mut().for_each(range);
+        for u in &mut self.unshared {
+            run(&mut u.run);
+            range(&mut u.span);
+        }
+        for r in &mut self.readings {
+            r.runs.iter_mut().for_each(run);
+            r.fences.iter_mut().for_each(fence);
+            r.links.iter_mut().for_each(range);
+            r.regions.iter_mut().for_each(|g| range(&mut g.span));
+            r.blocks.iter_mut().for_each(range);
+            r.definitions.iter_mut().for_each(|d| range(&mut d.1));
+            r.broken.iter_mut().for_each(|d| range(&mut d.1));
+        }
+        if let Some(blocks) = &mut self.blocks {
+            blocks.iter_mut().for_each(range);
+        }
+        self
     }
 
     /// What each reader shows at byte `at`, in the order of [`READERS`]
@@ -183,6 +302,16 @@ pub fn reader_names() -> Vec<&'static str> {
 #[doc(hidden)]
 pub fn bare_parse(k: usize, text: &str) -> usize {
     READERS.get(k).map_or(0, |r| r.parse(text))
+}
+
+/// Whether [`Context::of`] takes the trivial path on `text` with a
+/// fenced code block in it (P272; tests count how often the comparison of
+/// [`both_paths`] covers fences).
+#[doc(hidden)]
+pub fn is_trivial_with_fence(text: &str, fence_words: &[&str]) -> bool {
+    may_hold_candidates(text)
+        && trivial::runs(text).is_none()
+        && trivial::runs_and_fences(text, fence_words).is_some()
 }
 
 /// Each reader's runs and the meet's, for debugging a disagreement.

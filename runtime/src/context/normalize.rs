@@ -39,3 +39,12 @@ fn lone_crs_as_lf(text: &str) -> Option<String> {
     // Only ASCII bytes were replaced by ASCII bytes.
     String::from_utf8(out).ok()
 }
+
+/// `text`, a section of a longer text that does not start it, normalized: a
+/// byte order mark there is a character like any other.
+pub(crate) fn normalize_section(text: &str) -> Normalized<'_> {
+    Normalized {
+        text: lone_crs_as_lf(text).map_or(Cow::Borrowed(text), Cow::Owned),
+        from: 0,
+    }
+}

@@ -3,7 +3,9 @@
 
 use pulldown_cmark::{CodeBlockKind, Event, LinkType, Options, Parser, Tag, TagEnd};
 
-use super::reader::{fence, Breaker, Reader, Reading, Region, RunBuilder, Shown};
+use super::reader::{
+    fence, fold_label, Breaker, Labels, Reader, Reading, Region, RunBuilder, Shown,
+};
 
 /// pulldown-cmark, as [`Reader`].
 pub(crate) struct Pulldown;
@@ -22,7 +24,7 @@ impl Reader for Pulldown {
         Parser::new_ext(text, options()).into_offset_iter().count()
     }
 
-    fn read(&self, text: &str, from: usize, fence_words: &[&str]) -> Reading {
+    fn read(&self, text: &str, from: usize, fence_words: &[&str], carried: &Labels) -> Reading {
         let mut out = Reading::default();
         let mut b = RunBuilder::new(text);
         // Depth of what shows no live text (blockquotes, images, code and
@@ -41,12 +43,28 @@ impl Reader for Pulldown {
                 shown,
             });
         };
+        // A label defined in an earlier section of a stream resolves.
+        let broken = std::cell::RefCell::new(Vec::new());
+        let resolve = |link: pulldown_cmark::BrokenLink<'_>| {
+            let label = fold_label(&link.reference);
+            if carried.contains(&label) {
+                return Some(("".into(), "".into()));
+            }
+            let span = link.span.start + from..link.span.end + from;
+            broken.borrow_mut().push((label, span));
+            None
+        };
+        let mut events =
+            Parser::new_with_broken_link_callback(&text[from..], options(), Some(resolve))
+                .into_offset_iter();
         // Per open link or image: the `[]` its range leaves out. pulldown-cmark
         // ends a collapsed reference (`[foo][]`) at its label's `]` (its
         // tracker: #1077); the link is read to its end, as comrak reads it
         // (P259).
         let mut collapsed: Vec<usize> = Vec::new();
-        for (event, r) in Parser::new_ext(&text[from..], options()).into_offset_iter() {
+        // How deep the events nest: a start at depth 0 opens a top-level block.
+        let mut depth = 0usize;
+        for (event, r) in events.by_ref() {
             let mut r = r.start + from..r.end + from;
             match &event {
                 Event::Start(Tag::Link { link_type, .. } | Tag::Image { link_type, .. }) => {
@@ -59,6 +77,17 @@ impl Reader for Pulldown {
                 Event::End(TagEnd::Link | TagEnd::Image) => {
                     r.end += collapsed.pop().unwrap_or(0);
                 }
+                _ => {}
+            }
+            match &event {
+                Event::Start(_) => {
+                    if depth == 0 {
+                        out.blocks.push(r.clone());
+                    }
+                    depth += 1;
+                }
+                Event::End(_) => depth = depth.saturating_sub(1),
+                _ if depth == 0 => out.blocks.push(r.clone()),
                 _ => {}
             }
             match event {
@@ -212,6 +241,18 @@ impl Reader for Pulldown {
         }
         b.end_block();
         out.runs = b.runs;
+        out.definitions = events
+            .reference_definitions()
+            .iter()
+            .map(|(label, def)| {
+                (
+                    fold_label(label),
+                    def.span.start + from..def.span.end + from,
+                )
+            })
+            .collect();
+        drop(events);
+        out.broken = broken.into_inner();
         out
     }
 }

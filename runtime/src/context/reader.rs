@@ -174,6 +174,28 @@ pub(crate) struct Reading {
     /// The regions shown as no text, in the order they open (an inner
     /// region after its outer one).
     pub regions: Vec<Region>,
+    /// The extent of each top-level block, in order: where a stream may
+    /// start a new section (no block spans the blank line before it).
+    pub blocks: Vec<Range<usize>>,
+    /// The link reference definitions it read: each label's [`fold_label`]
+    /// and the definition's bytes, in no particular order.
+    pub definitions: Vec<(String, Range<usize>)>,
+    /// The references it read whose label nothing defines (its broken-link
+    /// callback's calls): each label's [`fold_label`] and the reference's
+    /// bytes.
+    pub broken: Vec<(String, Range<usize>)>,
+}
+
+/// The labels of link reference definitions read in earlier sections of a
+/// stream, by [`fold_label`]: a reference to one resolves as in the whole
+/// text (through each reader's broken-link callback).
+pub(crate) type Labels = std::collections::HashSet<String>;
+
+/// A link label as CommonMark matches it: Unicode case folded, its runs of
+/// whitespace one space, without leading or trailing whitespace.
+pub(crate) fn fold_label(label: &str) -> String {
+    let collapsed = label.split_whitespace().collect::<Vec<_>>().join(" ");
+    unicase::UniCase::new(collapsed).to_folded_case()
 }
 
 /// What one reader shows at a byte: the data a `hidden-by` report is
@@ -226,8 +248,9 @@ pub(crate) trait Reader: Sync {
     fn name(&self) -> &'static str;
     /// What it shows of `text`, the normalized text, of which it parses
     /// `text[from..]` (after a byte order mark); offsets are into `text`.
-    /// `fence_words` are the directive fences' info words.
-    fn read(&self, text: &str, from: usize, fence_words: &[&str]) -> Reading;
+    /// `fence_words` are the directive fences' info words; a reference to
+    /// a label of `carried` that the text does not define resolves as a link.
+    fn read(&self, text: &str, from: usize, fence_words: &[&str], carried: &Labels) -> Reading;
     /// A bare parse of `text` with the options [`Reader::read`] parses
     /// with, every event or node visited once and nothing else: how many.
     /// The bench times it beside the scan (P260).

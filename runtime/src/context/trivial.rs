@@ -13,7 +13,7 @@
 //! delimiter row, and `|` is text). Anything else goes to the readers; a test
 //! compares the two paths over the vectors and generated texts.
 
-use super::reader::{Breaker, TextRun};
+use super::reader::{fence, Breaker, Fence, TextRun};
 
 /// Bytes that may be anywhere in a trivial text's lines.
 const fn inner_bytes() -> [bool; 256] {
@@ -143,4 +143,142 @@ fn paragraph(start: usize, end: usize) -> TextRun {
         block_start: start,
         block_end: end,
     }
+}
+
+/// Whether `line` (one line, without its LF) could be a line of a text whose
+/// rendering is trivial: what [`runs`] checks of a text, checked of one line
+/// (every check but the byte order mark's is a check of each line alone).
+/// A stream checks each line once, as it arrives.
+pub(crate) fn line_is_trivial(line: &[u8]) -> bool {
+    if !line.iter().all(|&c| INNER[usize::from(c)] && c != b'\n') {
+        return false;
+    }
+    let word = |k: usize| line.get(k).is_some_and(u8::is_ascii_alphanumeric);
+    let mut k = 0;
+    while let Some(f) = memchr::memchr(b'_', &line[k..]) {
+        let start = k + f;
+        let end = start + line[start..].iter().take_while(|&&c| c == b'_').count();
+        if !(start > 0 && word(start - 1) && word(end)) {
+            return false;
+        }
+        k = end;
+    }
+    if PAIRS.iter().any(|pair| pair.find(line).is_some()) {
+        return false;
+    }
+    match line.iter().find(|&&c| c != b' ') {
+        None => true,
+        Some(_) => FIRST[usize::from(line[0])],
+    }
+}
+
+/// The runs and the fences of `text` when its rendering is trivial but for
+/// fenced code blocks outside every container (P272): every line outside a
+/// fence is a trivial text's line, and each fence is one the readers cannot
+/// read otherwise. An opening line starts unindented with a run of three or
+/// more backticks or tildes followed by an info string of a trivial line's
+/// bytes (so no backtick, no entity, no escape); no line of the body starts,
+/// after blanks, with the fence's character, except the closing line, which
+/// is the character alone, unindented, at least as many times, then spaces
+/// only; no body line holds a CR. A fence may interrupt a paragraph and be
+/// followed by one; a fence never closed runs to the end of the text. Else
+/// `None`; a test compares the two paths over the vectors and generated
+/// texts. The directive fences among them are those whose info string's
+/// first word is one of `fence_words`, as the readers report them.
+pub(crate) fn runs_and_fences(
+    text: &str,
+    fence_words: &[&str],
+) -> Option<(Vec<TextRun>, Vec<Fence>)> {
+    read_fences(text, fence_words).map(|(runs, fences, _)| (runs, fences))
+}
+
+/// What [`read_fences`] reads: the runs, the directive fences, and the
+/// extent of every fenced code block.
+pub(crate) type Fenced = (Vec<TextRun>, Vec<Fence>, Vec<std::ops::Range<usize>>);
+
+/// [`runs_and_fences`], with the extent of every fenced code block (a
+/// directive fence or not): the blocks a stream must not cut (P268).
+pub(crate) fn read_fences(text: &str, fence_words: &[&str]) -> Option<Fenced> {
+    let b = text.as_bytes();
+    if !b.contains(&b'`') && !b.contains(&b'~') {
+        return runs(text).map(|r| (r, Vec::new(), Vec::new()));
+    }
+    if text.starts_with(super::BOM) {
+        return None;
+    }
+    let len = b.len();
+    let line_end = |from: usize| memchr::memchr(b'\n', &b[from..]).map_or(len, |k| from + k);
+    let mut runs = Vec::new();
+    let mut fences = Vec::new();
+    let mut code = Vec::new();
+    let mut open: Option<(usize, usize)> = None;
+    let mut line = 0;
+    while line <= len {
+        let end = line_end(line);
+        let l = &b[line..end];
+        let ch = l.first().copied().filter(|&c| c == b'`' || c == b'~');
+        let n = ch.map_or(0, |ch| l.iter().take_while(|&&c| c == ch).count());
+        if let (Some(ch), true) = (ch, n >= 3) {
+            // An opening fence line: its info string a trivial line's bytes.
+            if !l[n..].iter().all(|&c| INNER[usize::from(c)] && c != b'\n') {
+                return None;
+            }
+            if let Some((s, e)) = open.take() {
+                runs.push(paragraph(s, e));
+            }
+            let body_start = (end + 1).min(len);
+            let mut p = body_start;
+            let mut close = None;
+            while p < len {
+                let e = line_end(p);
+                let bl = &b[p..e];
+                if bl.contains(&b'\r') {
+                    return None;
+                }
+                let lead = bl.iter().take_while(|&&c| c == b' ' || c == b'\t').count();
+                if bl.get(lead) == Some(&ch) {
+                    let run = bl.iter().take_while(|&&c| c == ch).count();
+                    if lead == 0 && run >= n && bl[run..].iter().all(|&c| c == b' ') {
+                        close = Some((p, e));
+                        break;
+                    }
+                    return None;
+                }
+                p = e + 1;
+            }
+            let f = match close {
+                Some((c, e)) => fence(text, line, e, body_start..c, true),
+                None => fence(text, line, len, body_start..len, false),
+            };
+            code.push(f.span.clone());
+            let word = &text[f.word.clone()];
+            if fence_words.contains(&word) {
+                fences.push(f);
+            }
+            match close {
+                Some((_, e)) => line = e + 1,
+                None => break,
+            }
+            continue;
+        }
+        match l.iter().rposition(|&c| c != b' ') {
+            None => {
+                if let Some((s, e)) = open.take() {
+                    runs.push(paragraph(s, e));
+                }
+            }
+            Some(last) => {
+                if !line_is_trivial(l) {
+                    return None;
+                }
+                let e = line + last + 1;
+                open = Some(open.map_or((line, e), |(s, _)| (s, e)));
+            }
+        }
+        line = end + 1;
+    }
+    if let Some((s, e)) = open {
+        runs.push(paragraph(s, e));
+    }
+    Some((runs, fences, code))
 }

@@ -59,12 +59,15 @@
 
 mod cause;
 mod shell;
+mod stream;
 mod tails;
 mod types;
 mod visibility;
 mod walk;
 
 use cause::Hidden;
+use shell::Heredocs;
+pub use stream::{Event, Stream, StreamError};
 use tails::*;
 pub use types::*;
 use visibility::*;
@@ -80,7 +83,7 @@ use regex_automata::{Anchored, Input};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::context::{Breaker, Context, Fence, TextRun, BOM};
+use crate::context::{Breaker, Context, Fence, Labels, TextRun, BOM};
 use crate::json::{scan_object, Limits};
 use crate::{AutomataGroups, Cap, Groups, ParseError};
 
@@ -256,8 +259,23 @@ impl<S: 'static> Scanner<S> {
     }
 
     /// As [`Scanner::scan`], plus every skipped directive candidate and why.
+    ///
+    /// This is a [`Stream`] fed the whole text at once (one engine for
+    /// batch and stream, P265): the text is read by sections, each item
+    /// from the reading where it became final.
     pub fn scan_with_diagnostics(&self, text: &str) -> (Vec<Found<S>>, Vec<Skipped>) {
-        self.scan_in(text, &Context::of(text, &self.fence_words))
+        let mut stream = self.stream();
+        let mut events = stream.push(text);
+        events.extend(stream.finish_str());
+        let mut found = Vec::new();
+        let mut skipped = Vec::new();
+        for e in events {
+            match e {
+                Event::Found(f) => found.push(f),
+                Event::Skipped(s) => skipped.push(s),
+            }
+        }
+        (found, skipped)
     }
 
     /// As [`Scanner::scan_with_diagnostics`], with the text's Markdown
@@ -267,20 +285,36 @@ impl<S: 'static> Scanner<S> {
     /// apart from the CommonMark readers.
     #[doc(hidden)]
     pub fn scan_context_forced_trivial(&self, text: &str) -> (Vec<Found<S>>, Vec<Skipped>) {
-        self.scan_in(text, &Context::forced_trivial(text))
+        let seed = Heredocs::default();
+        let read = self.scan_in(text, &Context::forced_trivial(text), &seed);
+        (read.found, read.skipped)
     }
 
-    /// Every candidate of `text` in the context `ctx`.
-    fn scan_in(&self, text: &str, ctx: &Context) -> (Vec<Found<S>>, Vec<Skipped>) {
+    /// The scan of `text` from one reading of the whole of it, with no
+    /// sections and no commit points: what the whole text shows, every
+    /// definition counting wherever it is. Not the text's scan (that is
+    /// [`Scanner::scan_with_diagnostics`]): the stream's soundness tests
+    /// compare what a stream commits with it.
+    #[doc(hidden)]
+    pub fn scan_single_reading(&self, text: &str) -> (Vec<Found<S>>, Vec<Skipped>) {
+        let seed = Heredocs::default();
+        let read = self.scan_in(text, &Context::of(text, &self.fence_words), &seed);
+        (read.found, read.skipped)
+    }
+
+    /// Every candidate of `full` (the text read so far) in the context
+    /// `ctx` (of a section of it), with the heredoc bodies `seed` found
+    /// final before.
+    fn scan_in(&self, full: &str, ctx: &Context, seed: &Heredocs) -> Reading<S> {
         let mut run = Run {
             s: self,
-            full: text,
-            text,
-            bytes: text.as_bytes(),
+            full,
+            text: full,
+            bytes: full.as_bytes(),
             floor: 0,
             block_start: 0,
             breaker: Breaker::Block,
-            block_end: text.len(),
+            block_end: full.len(),
             found: Vec::new(),
             skipped: Vec::new(),
             caps: {
@@ -294,10 +328,16 @@ impl<S: 'static> Scanner<S> {
             unclosed: [usize::MAX; 2],
             shell: None,
             heredocs: None,
+            heredoc_seed: seed,
+            open_tail: None,
             bidi: None,
         };
         run.all(ctx);
-        (run.found, run.skipped)
+        Reading {
+            found: run.found,
+            skipped: run.skipped,
+            open_tail: run.open_tail,
+        }
     }
 
     /// The end of the op that starts at byte `from` of `text` and ends by
@@ -333,6 +373,14 @@ impl<S: 'static> Scanner<S> {
             .find(|(a, _)| *a == op)
             .map_or_else(|| op.to_owned(), |(_, o)| (*o).to_owned())
     }
+}
+
+/// What one reading of a section found.
+struct Reading<S> {
+    found: Vec<Found<S>>,
+    skipped: Vec<Skipped>,
+    /// See `Run::open_tail`.
+    open_tail: Option<usize>,
 }
 
 /// The shell quote state of one block's lines, lexed as far as `pos`
@@ -386,8 +434,15 @@ struct Run<'a, S: 'static> {
     /// The shell quote state of the text run being read, as far as it was
     /// lexed (see `Run::inside_quote`).
     pub(super) shell: Option<ShellLexer>,
-    /// The heredoc bodies of the text, found when the first curl line is.
+    /// The heredoc bodies of the text that `heredoc_seed` has not found
+    /// final, found when the first curl line is.
     pub(super) heredocs: Option<Vec<(usize, Range<usize>)>>,
+    /// The heredoc bodies of the text before the text read (a stream's).
+    pub(super) heredoc_seed: &'a Heredocs,
+    /// The start of the first sentence candidate whose free-text tail ran to
+    /// the end of the text read without its pattern stopping: text after it
+    /// could change it.
+    pub(super) open_tail: Option<usize>,
     /// The start of the last block searched for a bidi control, and the
     /// first one in it (see `Run::bidi_before`).
     pub(super) bidi: Option<(usize, Option<(usize, char)>)>,

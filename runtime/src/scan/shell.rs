@@ -43,70 +43,170 @@ pub(super) fn closing_quote(b: &[u8], open: usize, q: u8) -> Option<usize> {
 /// the lines from the next line to the line that is `WORD` (after leading
 /// tabs for `<<-`), or to the end of the text. Each returned range is
 /// (where the `<<` is, the body).
+#[cfg(test)]
 pub(super) fn heredoc_bodies(text: &str) -> Vec<(usize, Range<usize>)> {
-    let b = text.as_bytes();
-    let mut bodies = Vec::new();
-    let mut from = 0;
-    while let Some(k) = memchr::memmem::find(&b[from..], b"<<") {
-        let at = from + k;
-        let mut p = at + 2;
-        if b.get(p) == Some(&b'<') {
-            from = p + b[p..].iter().take_while(|&&c| c == b'<').count();
-            continue;
-        }
-        let strip_tabs = b.get(p) == Some(&b'-');
-        p += usize::from(strip_tabs);
-        while p < b.len() && is_blank(b[p]) {
-            p += 1;
-        }
-        let quote = b.get(p).copied().filter(|&c| c == b'\'' || c == b'"');
-        p += usize::from(quote.is_some());
-        let word_start = p;
-        while p < b.len() && (b[p].is_ascii_alphanumeric() || b[p] == b'_' || b[p] == b'-') {
-            p += 1;
-        }
-        if p == word_start {
-            from = at + 2;
-            continue;
-        }
-        let word = &text[word_start..p];
-        let Some(nl) = text[p..].find(['\n', '\r']).map(|k| p + k) else {
-            break;
-        };
-        let body_start = if text[nl..].starts_with("\r\n") {
-            nl + 2
-        } else {
-            nl + 1
-        };
-        let mut line = body_start;
-        let mut end = text.len();
-        while line < text.len() {
-            let line_end = text[line..]
-                .find(['\n', '\r'])
-                .map_or(text.len(), |k| line + k);
-            let l = &text[line..line_end];
-            let l = if strip_tabs {
-                l.trim_start_matches('\t')
-            } else {
-                l
-            };
-            if l == word {
-                end = line;
-                break;
-            }
-            line = if text[line_end..].starts_with("\r\n") {
-                line_end + 2
-            } else {
-                line_end + 1
-            };
-        }
-        bodies.push((at, body_start..end));
-        if end == text.len() {
-            break;
-        }
-        from = end;
+    let mut h = Heredocs::default();
+    let mut rest = Vec::new();
+    h.advance(text, true, &mut rest);
+    h.bodies.extend(rest);
+    h.bodies
+}
+
+/// The heredoc bodies of a text read as it grows (see [`heredoc_bodies`]):
+/// the bodies that no later text changes, and where reading resumes. A
+/// stream advances it over each prefix it reads, so a text is read for
+/// heredocs once, however it is cut.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Heredocs {
+    /// The bodies found, in order, each closed by its word's line.
+    bodies: Vec<(usize, Range<usize>)>,
+    /// Where the search for the next `<<` resumes.
+    from: usize,
+    /// The body being read: where its `<<` is, where it starts, its word,
+    /// whether leading tabs are stripped, and the next line to compare.
+    open: Option<(usize, usize, String, bool, usize)>,
+}
+
+/// Where a heredoc's word ends (from `p`).
+fn word_end(b: &[u8], mut p: usize) -> usize {
+    while p < b.len() && (b[p].is_ascii_alphanumeric() || b[p] == b'_' || b[p] == b'-') {
+        p += 1;
     }
-    bodies
+    p
+}
+
+impl Heredocs {
+    /// Reads `text` (a longer prefix of the text than before) as far as
+    /// more text cannot change what it found; with `end`, `text` is the
+    /// whole text and is read to its end, and the bodies that are not
+    /// final (the last, when it runs to the end) go to `rest`.
+    pub(crate) fn advance(&mut self, text: &str, end: bool, rest: &mut Vec<(usize, Range<usize>)>) {
+        let b = text.as_bytes();
+        let len = b.len();
+        // The start of the line after the line ending at `le`, if known.
+        let next_line = |le: usize| -> Option<usize> {
+            if le >= len {
+                Some(le + 1)
+            } else if b[le] == b'\r' {
+                match b.get(le + 1) {
+                    Some(b'\n') => Some(le + 2),
+                    Some(_) => Some(le + 1),
+                    None if end => Some(le + 1),
+                    None => None,
+                }
+            } else {
+                Some(le + 1)
+            }
+        };
+        loop {
+            if let Some((at, body_start, word, strip, mut line)) = self.open.take() {
+                loop {
+                    if line >= len {
+                        if end {
+                            rest.push((at, body_start..len));
+                            self.from = len;
+                        } else {
+                            self.open = Some((at, body_start, word, strip, line));
+                        }
+                        return;
+                    }
+                    let le = memchr::memchr2(b'\n', b'\r', &b[line..]).map(|k| line + k);
+                    let next = match le {
+                        Some(le) => next_line(le),
+                        None if end => Some(len + 1),
+                        None => None,
+                    };
+                    let Some(next) = next else {
+                        self.open = Some((at, body_start, word, strip, line));
+                        return;
+                    };
+                    let l = &text[line..le.unwrap_or(len)];
+                    let l = if strip { l.trim_start_matches('\t') } else { l };
+                    if l == word {
+                        self.bodies.push((at, body_start..line));
+                        self.from = line;
+                        break;
+                    }
+                    line = next;
+                }
+                continue;
+            }
+            let Some(k) = memchr::memmem::find(&b[self.from..], b"<<") else {
+                if !end {
+                    // A `<` at the end may be the first of a `<<`.
+                    self.from = self.from.max(len.saturating_sub(1));
+                }
+                return;
+            };
+            let at = self.from + k;
+            let mut p = at + 2;
+            if !end && p >= len {
+                self.from = at;
+                return;
+            }
+            if b.get(p) == Some(&b'<') {
+                let run = b[p..].iter().take_while(|&&c| c == b'<').count();
+                if !end && p + run >= len {
+                    self.from = at;
+                    return;
+                }
+                self.from = p + run;
+                continue;
+            }
+            let strip_tabs = b.get(p) == Some(&b'-');
+            p += usize::from(strip_tabs);
+            while p < len && is_blank(b[p]) {
+                p += 1;
+            }
+            let quote = b.get(p).copied().filter(|&c| c == b'\'' || c == b'"');
+            p += usize::from(quote.is_some());
+            let word_start = p;
+            p = word_end(b, p);
+            if !end && p >= len {
+                self.from = at;
+                return;
+            }
+            if p == word_start {
+                self.from = at + 2;
+                continue;
+            }
+            let word = &text[word_start..p];
+            let Some(nl) = memchr::memchr2(b'\n', b'\r', &b[p..]).map(|k| p + k) else {
+                if end {
+                    self.from = len;
+                } else {
+                    self.from = at;
+                }
+                return;
+            };
+            let Some(body_start) = next_line(nl) else {
+                self.from = at;
+                return;
+            };
+            self.open = Some((at, body_start, word.to_owned(), strip_tabs, body_start));
+        }
+    }
+
+    /// A copy of where reading stands, without the bodies found.
+    fn clone_state(&self) -> Heredocs {
+        Heredocs {
+            bodies: Vec::new(),
+            from: self.from,
+            open: self.open.clone(),
+        }
+    }
+
+    /// Where the heredoc whose body holds byte `at` opens, among the final
+    /// bodies and then `rest`.
+    fn open_at(&self, rest: &[(usize, Range<usize>)], at: usize) -> Option<usize> {
+        [&self.bodies[..], rest].into_iter().find_map(|bodies| {
+            let k = bodies.partition_point(|(_, body)| body.end <= at);
+            bodies
+                .get(k)
+                .filter(|(_, body)| body.start <= at)
+                .map(|&(open, _)| open)
+        })
+    }
 }
 
 impl<S: 'static> Run<'_, S> {
@@ -128,14 +228,17 @@ impl<S: 'static> Run<'_, S> {
 
     /// Where the heredoc whose body holds byte `at` opens, if one does.
     pub(super) fn heredoc_at(&mut self, at: usize) -> Option<usize> {
-        let bodies = self
-            .heredocs
-            .get_or_insert_with(|| heredoc_bodies(self.full));
-        let k = bodies.partition_point(|(_, body)| body.end <= at);
-        bodies
-            .get(k)
-            .filter(|(_, body)| body.start <= at)
-            .map(|&(open, _)| open)
+        let (seed, full) = (self.heredoc_seed, self.full);
+        let rest = self.heredocs.get_or_insert_with(|| {
+            // The bodies the seed has not found final, read to the end of
+            // the text read (from where the seed stopped: a few lines).
+            let mut rest = Vec::new();
+            let mut state = seed.clone_state();
+            state.advance(full, true, &mut rest);
+            state.bodies.extend(rest);
+            state.bodies
+        });
+        seed.open_at(rest, at)
     }
 
     /// The shell string (its quote) or expansion (`{`, `(`) open at the line
@@ -579,5 +682,42 @@ impl<S: 'static> Run<'_, S> {
         };
         self.directive(span, DirectiveForm::Curl, d.curl_engine, &op, args);
         Some(end)
+    }
+}
+
+#[cfg(test)]
+mod heredoc_tests {
+    use super::*;
+
+    /// Read as a text grows, cut anywhere, the bodies are those of the
+    /// whole text read at once (P268).
+    #[test]
+    fn heredocs_read_as_the_text_grows_are_the_whole_texts() {
+        let texts = [
+            "curl -d @- http://h/exec <<EOF\n{}\nEOF\nx <<-'E2'\n\tbody\n\tE2\n",
+            "a <<<b <<\n <<W\r\nbody\r\nW\r\n<<Z\rq\rZ\r<< \"Q\"\nno end",
+            "<<A\n<<B\nA\n<<",
+            "x<<",
+            "",
+        ];
+        for text in texts {
+            let whole = heredoc_bodies(text);
+            for cut in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+                let mut h = Heredocs::default();
+                for k in (0..=cut).filter(|&i| text.is_char_boundary(i)) {
+                    h.advance(&text[..k], false, &mut Vec::new());
+                }
+                let mut rest = Vec::new();
+                let mut state = h.clone();
+                state.advance(text, true, &mut rest);
+                state.bodies.extend(rest);
+                assert_eq!(state.bodies, whole, "{text:?} read to {cut} first");
+            }
+        }
+        assert_eq!(
+            heredoc_bodies("a <<EOF\nb\nEOF\nc"),
+            vec![(2, 8..10)],
+            "the body is the lines before the word's line"
+        );
     }
 }

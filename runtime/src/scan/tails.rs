@@ -162,12 +162,21 @@ impl DenseTail {
     /// passed over at once, noting the match at its last byte when the state
     /// is a match state (a match state's match ends just before the byte
     /// that led to it, as in `find_fwd`).
+    #[cfg(test)]
     pub(super) fn end(&self, text: &str, from: usize) -> Option<usize> {
+        self.end_open(text, from).0
+    }
+
+    /// [`DenseTail::end`], and whether the DFA was still alive at the end of
+    /// `text` (more text could then change the end).
+    pub(super) fn end_open(&self, text: &str, from: usize) -> (Option<usize>, bool) {
         use regex_automata::dfa::Automaton;
         let hay = text.as_bytes();
         let input = Input::new(text).range(from..).anchored(Anchored::Yes);
         let dfa = &self.dfa;
-        let mut sid = dfa.start_state_forward(&input).ok()?;
+        let Ok(mut sid) = dfa.start_state_forward(&input) else {
+            return (None, true);
+        };
         let mut mat = None;
         let mut at = from;
         while at < hay.len() {
@@ -216,10 +225,10 @@ impl DenseTail {
                 if dfa.is_match_state(sid) {
                     mat = Some(at);
                 } else if dfa.is_dead_state(sid) {
-                    return mat;
+                    return (mat, false);
                 } else if dfa.is_quit_state(sid) {
                     // No quit bytes are configured; a quit would be a failed search.
-                    return dense_end(&self.dfa, text, from);
+                    return (dense_end(&self.dfa, text, from), true);
                 }
             }
             at += 1;
@@ -228,7 +237,7 @@ impl DenseTail {
         if dfa.is_match_state(sid) {
             mat = Some(hay.len());
         }
-        mat
+        (mat, true)
     }
 }
 
@@ -464,16 +473,27 @@ impl TailEnd {
 
     /// The end of the tail's match anchored at byte `from` of `text`, if it
     /// matches there.
+    #[cfg(test)]
     pub(super) fn end(&self, text: &str, from: usize) -> Option<usize> {
+        self.end_open(text, from).0
+    }
+
+    /// [`TailEnd::end`], and whether text after `text` could change it
+    /// (`false` once the tail's automaton has stopped before the end: then
+    /// the end is final, as a stream needs to know). A tail run by the lazy
+    /// DFA is always taken as open.
+    pub(super) fn end_open(&self, text: &str, from: usize) -> (Option<usize>, bool) {
         match self {
             TailEnd::Run { first, stop } => {
-                let c = text[from..].chars().next()?;
+                let Some(c) = text[from..].chars().next() else {
+                    return (None, true);
+                };
                 if !first
                     .ranges()
                     .iter()
                     .any(|r| r.start() <= c && c <= r.end())
                 {
-                    return None;
+                    return (None, false);
                 }
                 let at = from + c.len_utf8();
                 let rest = &text.as_bytes()[at..];
@@ -484,12 +504,14 @@ impl TailEnd {
                     [a, b, c] => memchr::memchr3(*a, *b, *c, rest),
                     _ => unreachable!("at most three stop bytes"),
                 };
-                Some(n.map_or(text.len(), |n| at + n))
+                (Some(n.map_or(text.len(), |n| at + n)), n.is_none())
             }
-            TailEnd::Dense(tail) => tail.end(text, from),
-            TailEnd::Regex(re) => re
-                .search(&Input::new(text).range(from..).anchored(Anchored::Yes))
-                .map(|m| m.end()),
+            TailEnd::Dense(tail) => tail.end_open(text, from),
+            TailEnd::Regex(re) => (
+                re.search(&Input::new(text).range(from..).anchored(Anchored::Yes))
+                    .map(|m| m.end()),
+                true,
+            ),
         }
     }
 }

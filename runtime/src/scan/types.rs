@@ -91,7 +91,7 @@ pub struct ToolDirective {
 }
 
 /// What was found at a span.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Item<S> {
     /// A sentence of one of the spec's structures.
@@ -108,7 +108,7 @@ pub enum Item<S> {
 }
 
 /// One thing found in the text.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Found<S> {
     /// Byte span in the scanned text.
     pub span: Range<usize>,
@@ -171,13 +171,20 @@ pub enum SkipReason {
     /// line (`curl [TOOL x.y {…}]`): shell text, an argument of that command,
     /// never read on its own (P255), and reported, not dropped silently.
     InCurlCommand,
+    /// A link reference definition that arrived after an item it would have
+    /// hidden (the item's own brackets as a shortcut reference, or a
+    /// reference around it) was committed: a definition counts only for
+    /// items not yet committed, in a stream and in a whole text alike
+    /// (P267). The skip's span is the definition's; the message names the
+    /// item.
+    LateDefinition,
 }
 
 impl SkipReason {
     /// Every reason, in declaration order (a new reason goes at the end, and
     /// here). The generated Python package's `SkipReason` and `SKIP_REASONS`
     /// are written from this list.
-    pub const ALL: [SkipReason; 15] = [
+    pub const ALL: [SkipReason; 16] = [
         SkipReason::InvalidJson,
         SkipReason::TrailingText,
         SkipReason::NoObject,
@@ -193,6 +200,7 @@ impl SkipReason {
         SkipReason::CurlNotAtLineStart,
         SkipReason::InFreeText,
         SkipReason::InCurlCommand,
+        SkipReason::LateDefinition,
     ];
 
     /// The reason as it serializes and displays, e.g. `invalid-json`.
@@ -213,6 +221,7 @@ impl SkipReason {
             SkipReason::CurlNotAtLineStart => "curl-not-at-line-start",
             SkipReason::InFreeText => "in-free-text",
             SkipReason::InCurlCommand => "in-curl-command",
+            SkipReason::LateDefinition => "late-definition",
         }
     }
 
@@ -268,6 +277,10 @@ impl SkipReason {
                 "a bracket form or sentence written among the words of a curl command line \
                  (`curl [TOOL x.y {…}]`): an argument of that shell command, never read on its own"
             }
+            SkipReason::LateDefinition => {
+                "a link reference definition that arrived after an item it would have hidden was committed: \
+                 a definition counts only for items not yet committed; the message names the item"
+            }
         }
     }
 }
@@ -305,11 +318,11 @@ mod tests {
             );
             assert!(!r.summary().ends_with('.'), "{r:?}");
         }
-        // `InCurlCommand` is the last variant: a variant added after it goes at
-        // the end of `ALL` and replaces it here.
+        // `LateDefinition` is the last variant: a variant added after it goes
+        // at the end of `ALL` and replaces it here.
         assert_eq!(
             SkipReason::ALL.len(),
-            SkipReason::InCurlCommand as usize + 1
+            SkipReason::LateDefinition as usize + 1
         );
     }
 }

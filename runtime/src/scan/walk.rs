@@ -504,7 +504,13 @@ impl<S: 'static> Run<'_, S> {
             // free-text field ends where its pattern ends (`runs_until`, else
             // the end of the text), as `parse` reads it, so nothing written
             // inside it, in a later block too, is read on its own (P196).
-            let ends = tail.end(self.full, split).map(|group_end| {
+            let (tail_end, open) = tail.end_open(self.full, split);
+            if open {
+                // More text could move the tail's end: a stream holds the
+                // sentence (and what follows) until it cannot.
+                self.open_tail = Some(self.open_tail.map_or(start, |o| o.min(start)));
+            }
+            let ends = tail_end.map(|group_end| {
                 // Trailing blanks belong to the sentence's span, past its
                 // block's end too (the DFA's match ends at the block's end).
                 let b = self.full.as_bytes();

@@ -1,0 +1,541 @@
+//! The scanner fed a text as it arrives: items are committed (final, never
+//! retracted) as soon as no later text can change them, and what a stream
+//! commits equals what [`Scanner::scan_with_diagnostics`] returns on the
+//! whole text, for every way of cutting it (P265–P271).
+//!
+//! # The rule (P266)
+//! An item is final once a blank line follows it: a blank line closes every
+//! paragraph, heading, table and list-item paragraph, no inline construct
+//! crosses it, and setext underlines and delimiter rows act only on the line
+//! directly above. A sentence whose free-text tail runs to the end of the
+//! text (a work order's body) is final only at [`Stream::finish`]; one
+//! whose tail stops at a later marker (a result's summary, at the next
+//! `[RESULT `) once that marker has arrived. Which applies is read from the
+//! tail's automaton (the scan tables the spec generates), never from a
+//! structure's name: a tail is final once its automaton stops before the end
+//! of the text read. Everything else is final at `finish`.
+//!
+//! # Commit points (P265)
+//! Where items become final is a function of the text alone, never of
+//! where chunks were cut: a commit point is the end of the first line that
+//! is not blank after a blank line (that line's first bytes tell the
+//! readers whether a new top-level block starts there). At each, the text
+//! read so far up to that line's end is read as if nothing more had
+//! arrived; a chunk holding several commit points is read at each in turn.
+//! [`Scanner::scan_with_diagnostics`] is a stream fed the whole text, so the
+//! two cannot part.
+//!
+//! # Sections (P268)
+//! The readers read only the open section: the text since the last commit
+//! point at which every reader starts a new top-level block (no block of
+//! theirs spans the blank line before it) and every item before it was
+//! committed. The labels of the link reference definitions of earlier
+//! sections are carried (a reference to one resolves, through each reader's
+//! broken-link callback), and so are the heredoc bodies (`shell.rs`). A
+//! section with no candidate is not read at all. A section that cannot be
+//! closed (a long list, an open fence, an open work order) is read again
+//! only while the bytes read since it opened stay within a constant factor
+//! of its length, so any chunking costs linear time overall.
+//!
+//! Spans are **byte** offsets into the whole stream.
+
+use super::*;
+use crate::context::{fold_label, line_is_trivial, may_hold_candidates};
+
+/// One event of a stream: an item committed (final, never retracted) or a
+/// skipped candidate reported. Serialized with an `event` key (`found`,
+/// `skipped`) beside the item's own fields.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event<S> {
+    /// An item found: the same span and value as the whole text's scan.
+    Found(Found<S>),
+    /// A candidate skipped: the same span, reason and message as the whole
+    /// text's scan.
+    Skipped(Skipped),
+}
+
+impl<S> Event<S> {
+    /// The event's span (bytes of the whole stream).
+    pub fn span(&self) -> &Range<usize> {
+        match self {
+            Event::Found(f) => &f.span,
+            Event::Skipped(s) => &s.span,
+        }
+    }
+}
+
+/// A UTF-8 error in the bytes pushed to a stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StreamError {
+    /// The byte offset, into the whole stream, of the first byte that is
+    /// not (or does not end) a UTF-8 sequence.
+    pub at: usize,
+}
+
+impl fmt::Display for StreamError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "the stream is not UTF-8 at byte {}", self.at)
+    }
+}
+
+impl std::error::Error for StreamError {}
+
+/// Bytes a section may cost in readings beyond a constant factor of its
+/// length (see [`Stream`]'s `spent`): a short section is read at every
+/// commit point.
+const READ_ALLOWANCE: usize = 1024;
+
+/// How many times its own length a section may be read in all.
+const READ_FACTOR: usize = 4;
+
+/// A scan of a text that arrives in chunks (see the module docs).
+///
+/// ```
+/// # use agent_sentences_runtime::scan::{Event, Scanner};
+/// # fn demo<S: std::fmt::Debug>(scanner: &Scanner<S>) {
+/// let mut stream = scanner.stream();
+/// let mut events = stream.push("[TOOL fs.read {\"path\": \"a\"}]\n");
+/// events.extend(stream.push("\nmore text"));
+/// events.extend(stream.finish().expect("UTF-8"));
+/// # }
+/// ```
+pub struct Stream<'s, S: 'static> {
+    s: &'s Scanner<S>,
+    /// The text so far.
+    text: String,
+    /// The bytes of an incomplete UTF-8 sequence at the end of what was
+    /// pushed (at most three).
+    held: Vec<u8>,
+    /// Bytes of `text` examined for commit points.
+    seen: usize,
+    /// The whitespace run being read: where it starts, and how many line
+    /// endings it holds (CRLF counts once).
+    ws: Option<(usize, usize)>,
+    /// A blank line has ended: (the end of the text before it, the start
+    /// of the line after it, that line's first byte not blank). The commit
+    /// point is that line's end.
+    waiting: Option<(usize, usize, usize)>,
+    /// Where the current line starts (after the last LF or CR).
+    line_start: usize,
+    /// Where the current LF-ended line starts (the lines checked one by one).
+    lf_line: usize,
+    /// The end of the last LF-ended line that may hold a candidate.
+    marker_line_end: Option<usize>,
+    /// The end of the last LF-ended line that is not trivial.
+    nontrivial_line_end: Option<usize>,
+    /// Where the open section starts.
+    section: usize,
+    /// Every event that starts before it has been emitted.
+    closed: usize,
+    /// Bytes read in readings of the open section.
+    spent: usize,
+    /// Bytes read in all readings (see [`Stream::bytes_read`]).
+    read_total: usize,
+    /// The labels of the definitions of closed sections.
+    carried: Labels,
+    /// The heredoc bodies of the text, read as it grows.
+    heredocs: Heredocs,
+    /// The first incomplete UTF-8 sequence that text pushed after it cut
+    /// off (reported by `finish`).
+    failed: Option<StreamError>,
+    /// Per label (folded) that nothing defined when an item was committed:
+    /// the items a reference with that label lay over.
+    references: HashMap<String, Vec<Range<usize>>>,
+}
+
+/// One reading of a stream's open section.
+struct SectionRead<S> {
+    read: Reading<S>,
+    /// Its top-level blocks (see `Context::blocks`).
+    blocks: Option<Vec<Range<usize>>>,
+    /// Its link reference definitions (folded label, bytes).
+    definitions: Vec<(String, Range<usize>)>,
+    /// Its references whose label nothing defines (folded label, bytes).
+    broken: Vec<(String, Range<usize>)>,
+    /// Whether the readers read it (else it was empty or trivial, and no
+    /// reader reported its references).
+    by_readers: bool,
+}
+
+impl<S: 'static> Scanner<S> {
+    /// A stream over this scanner: push text as it arrives, then finish.
+    pub fn stream(&self) -> Stream<'_, S> {
+        Stream {
+            s: self,
+            text: String::new(),
+            held: Vec::new(),
+            seen: 0,
+            ws: None,
+            waiting: None,
+            line_start: 0,
+            lf_line: 0,
+            marker_line_end: None,
+            nontrivial_line_end: None,
+            section: 0,
+            closed: 0,
+            spent: 0,
+            read_total: 0,
+            carried: Labels::new(),
+            heredocs: Heredocs::default(),
+            failed: None,
+            references: HashMap::new(),
+        }
+    }
+}
+
+impl<S> fmt::Debug for Stream<'_, S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Stream")
+            .field("len", &self.text.len())
+            .field("section", &self.section)
+            .field("closed", &self.closed)
+            .finish()
+    }
+}
+
+impl<'s, S: 'static> Stream<'s, S> {
+    /// Appends `chunk`; returns the events it made final, in the order of
+    /// the text.
+    pub fn push(&mut self, chunk: &str) -> Vec<Event<S>> {
+        if !self.held.is_empty() {
+            // Text after an incomplete sequence: the sequence can no longer
+            // be completed. It is dropped, and `finish` reports it (P269).
+            self.failed.get_or_insert(StreamError {
+                at: self.text.len(),
+            });
+            self.held.clear();
+        }
+        self.text.push_str(chunk);
+        self.advance()
+    }
+
+    /// Appends `chunk`, bytes that may end inside a UTF-8 sequence: the
+    /// sequence's bytes are held until the rest arrives.
+    ///
+    /// # Errors
+    /// A [`StreamError`] at the first byte that is not UTF-8; the stream is
+    /// then as it was before the call.
+    pub fn push_bytes(&mut self, chunk: &[u8]) -> Result<Vec<Event<S>>, StreamError> {
+        let mut bytes = std::mem::take(&mut self.held);
+        bytes.extend_from_slice(chunk);
+        let (valid, rest) = match std::str::from_utf8(&bytes) {
+            Ok(_) => (bytes.len(), 0),
+            Err(e) if e.error_len().is_none() => (e.valid_up_to(), bytes.len() - e.valid_up_to()),
+            Err(e) => {
+                let at = self.text.len() + e.valid_up_to();
+                // As it was: the held bytes stay held.
+                bytes.truncate(bytes.len() - chunk.len());
+                self.held = bytes;
+                return Err(StreamError { at });
+            }
+        };
+        let text = std::str::from_utf8(&bytes[..valid]).expect("checked");
+        self.text.push_str(text);
+        self.held = bytes[valid..valid + rest].to_vec();
+        Ok(self.advance())
+    }
+
+    /// The bytes of text its readings have read so far, each reading
+    /// counting its section's length: the work of a stream, which tests
+    /// hold linear in the text's length for any chunking (P270).
+    #[doc(hidden)]
+    pub fn bytes_read(&self) -> usize {
+        self.read_total
+    }
+
+    /// Ends the stream: the events of everything not yet final.
+    ///
+    /// # Errors
+    /// A [`StreamError`] when the bytes pushed end inside a UTF-8 sequence,
+    /// or when text was pushed after bytes that ended inside one (the
+    /// sequence was dropped then).
+    pub fn finish(self) -> Result<Vec<Event<S>>, StreamError> {
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
+        }
+        if !self.held.is_empty() {
+            return Err(StreamError {
+                at: self.text.len(),
+            });
+        }
+        Ok(self.finish_str())
+    }
+
+    /// [`Stream::finish`] of a stream fed only text.
+    pub(super) fn finish_str(mut self) -> Vec<Event<S>> {
+        let end = self.text.len();
+        let mut read = self.read(end, true);
+        let late = self.late(&read.definitions, end, end);
+        read.read.skipped.extend(late);
+        let closed = self.closed;
+        let mut events: Vec<Event<S>> = Vec::new();
+        events.extend(
+            read.read
+                .found
+                .into_iter()
+                .filter(|f| f.span.start >= closed)
+                .map(Event::Found),
+        );
+        events.extend(
+            read.read
+                .skipped
+                .into_iter()
+                .filter(|s| s.span.start >= closed)
+                .map(Event::Skipped),
+        );
+        order(&mut events);
+        self.closed = end;
+        events
+    }
+
+    /// Reads the open section up to `end` (the end of the text with
+    /// `whole`): its candidates, its blocks and its definitions.
+    fn read(&mut self, end: usize, whole: bool) -> SectionRead<S> {
+        let a = self.section;
+        let full = &self.text[..end];
+        let tail = &self.text[self.lf_line.max(a)..end];
+        let candidates =
+            whole || self.marker_line_end.is_some_and(|e| e > a) || may_hold_candidates(tail);
+        if !candidates {
+            let trivial = self.nontrivial_line_end.is_none_or(|e| e <= a)
+                && line_is_trivial(tail.as_bytes())
+                && !(a == 0 && self.text.starts_with(BOM));
+            return SectionRead {
+                read: Reading {
+                    found: Vec::new(),
+                    skipped: Vec::new(),
+                    open_tail: None,
+                },
+                blocks: trivial.then(Vec::new),
+                definitions: Vec::new(),
+                broken: Vec::new(),
+                by_readers: false,
+            };
+        }
+        if !whole {
+            self.heredocs.advance(full, false, &mut Vec::new());
+        }
+        let ctx = Context::section(&self.text, a, end, &self.s.fence_words, &self.carried);
+        let read = self.s.scan_in(full, &ctx, &self.heredocs);
+        SectionRead {
+            read,
+            definitions: ctx.definitions().cloned().collect(),
+            broken: ctx.broken().cloned().collect(),
+            by_readers: ctx.by_readers(),
+            blocks: ctx.blocks,
+        }
+    }
+
+    /// The definitions of `definitions` that end by `bound` and would have
+    /// hidden a committed item, each reported once (P267).
+    fn late(
+        &mut self,
+        definitions: &[(String, Range<usize>)],
+        bound: usize,
+        before: usize,
+    ) -> Vec<Skipped> {
+        let mut out = Vec::new();
+        if self.references.is_empty() {
+            return out;
+        }
+        for (label, span) in definitions {
+            if span.end > bound || span.start < self.closed || span.start >= before {
+                continue;
+            }
+            for item in self.references.remove(label).unwrap_or_default() {
+                out.push(Skipped {
+                    span: span.clone(),
+                    reason: SkipReason::LateDefinition,
+                    message: format!(
+                        "the link reference definition at bytes {}..{} arrived after the item at bytes {}..{} was committed; \
+                         it would have made a link of the reference there, but a definition counts only for items not yet committed",
+                        span.start, span.end, item.start, item.end
+                    ),
+                });
+            }
+        }
+        out
+    }
+
+    /// Notes, for each item of `committed`, the references over it whose
+    /// label nothing defined: a later definition of one is late. The
+    /// readers report them (`broken`, when they read the section); a
+    /// trivial text (P174) has no escapes and no `][`, so its only possible
+    /// references over an item are the bracket pairs with no bracket inside
+    /// that start in it.
+    fn note_references(
+        &mut self,
+        committed: &[Event<S>],
+        broken: &[(String, Range<usize>)],
+        by_readers: bool,
+    ) {
+        let b = self.text.as_bytes();
+        for e in committed {
+            let Event::Found(f) = e else { continue };
+            let mut labels: Vec<(String, Range<usize>)> = Vec::new();
+            if by_readers {
+                labels.extend(
+                    broken
+                        .iter()
+                        .filter(|(_, r)| r.start < f.span.end && f.span.start < r.end)
+                        .cloned(),
+                );
+            } else {
+                let mut p = f.span.start;
+                while let Some(k) = memchr::memchr(b'[', &b[p..f.span.end]) {
+                    let open = p + k;
+                    // A label is at most 999 characters: the search stops there.
+                    let window = &b[open + 1..(open + 1001).min(b.len())];
+                    let close = memchr::memchr2(b'[', b']', window).map(|k| open + 1 + k);
+                    p = open + 1;
+                    if let Some(close) = close.filter(|&c| b[c] == b']') {
+                        let label = &self.text[open + 1..close];
+                        if !label.trim().is_empty() && label.len() < 1000 {
+                            labels.push((fold_label(label), open..close + 1));
+                        }
+                    }
+                }
+            }
+            for (label, _) in labels {
+                self.references
+                    .entry(label)
+                    .or_default()
+                    .push(f.span.clone());
+            }
+        }
+    }
+
+    /// Reads the text pushed since the last call for commit points, and
+    /// reads the text at each.
+    fn advance(&mut self) -> Vec<Event<S>> {
+        let mut events = Vec::new();
+        let len = self.text.len();
+        while self.seen < len {
+            let i = self.seen;
+            let c = self.text.as_bytes()[i];
+            self.seen += 1;
+            match c {
+                b'\n' | b'\r' => {
+                    if let Some((blank, line, first)) = self.waiting.take() {
+                        self.commit(blank, line, first, i, &mut events);
+                    }
+                    let crlf = c == b'\n' && i > 0 && self.text.as_bytes()[i - 1] == b'\r';
+                    let (start, endings) = self.ws.unwrap_or((i, 0));
+                    self.ws = Some((start, endings + usize::from(!crlf)));
+                    if c == b'\n' {
+                        self.end_lf_line(i);
+                    }
+                    self.line_start = i + 1;
+                }
+                b' ' | b'\t' => {
+                    if self.ws.is_none() {
+                        self.ws = Some((i, 0));
+                    }
+                }
+                _ => {
+                    if let Some((start, endings)) = self.ws.take() {
+                        if endings >= 2 && self.waiting.is_none() {
+                            self.waiting = Some((start, self.line_start, i));
+                        }
+                    }
+                }
+            }
+        }
+        events
+    }
+
+    /// Notes what the LF-ended line ending at `end` may hold.
+    fn end_lf_line(&mut self, end: usize) {
+        let line = &self.text[self.lf_line..end];
+        if may_hold_candidates(line) {
+            self.marker_line_end = Some(end);
+        }
+        if !line_is_trivial(line.as_bytes()) || (self.lf_line == 0 && line.starts_with(BOM)) {
+            self.nontrivial_line_end = Some(end);
+        }
+        self.lf_line = end + 1;
+    }
+
+    /// The commit point at `end`, the end of the line that starts at
+    /// `line` after a blank line, whose first byte not blank is at `first`;
+    /// the text before the blank line ends at `blank`.
+    fn commit(
+        &mut self,
+        blank: usize,
+        line: usize,
+        first: usize,
+        end: usize,
+        events: &mut Vec<Event<S>>,
+    ) {
+        let a = self.section;
+        let len = end - a;
+        // Read again only within the section's allowance (linear overall).
+        if self.spent + len > READ_FACTOR * len + READ_ALLOWANCE {
+            return;
+        }
+        self.spent += len;
+        self.read_total += len;
+        let SectionRead {
+            mut read,
+            blocks,
+            definitions,
+            broken,
+            by_readers,
+        } = self.read(end, false);
+        // What is not final holds the section open from its start.
+        let open = read.open_tail.unwrap_or(usize::MAX);
+        let final_ = |span: &Range<usize>| span.start < open && span.end <= first;
+        let mut hold = line.min(open);
+        for span in read
+            .found
+            .iter()
+            .map(|f| &f.span)
+            .chain(read.skipped.iter().map(|s| &s.span))
+        {
+            if span.start >= self.closed && !final_(span) {
+                hold = hold.min(span.start);
+            }
+        }
+        let (from, to) = (self.closed, hold.max(self.closed));
+        // Definitions that came too late for a committed item, once final.
+        let late = self.late(&definitions, first, to);
+        read.skipped.extend(late);
+        let inside = |span: &Range<usize>| from <= span.start && span.start < to;
+        let mut new: Vec<Event<S>> = read
+            .found
+            .into_iter()
+            .filter(|f| inside(&f.span))
+            .map(Event::Found)
+            .chain(
+                read.skipped
+                    .into_iter()
+                    .filter(|s| inside(&s.span))
+                    .map(Event::Skipped),
+            )
+            .collect();
+        order(&mut new);
+        self.note_references(&new, &broken, by_readers);
+        events.extend(new);
+        self.closed = to;
+        // A new section starts at the line when every reader starts a new
+        // top-level block there and nothing before it is pending.
+        let spanned = blocks.map(|b| b.iter().any(|r| r.start < blank && r.end > line));
+        if self.closed == line && spanned == Some(false) {
+            self.carried.extend(
+                definitions
+                    .into_iter()
+                    .filter(|(_, span)| span.start < line)
+                    .map(|(label, _)| label),
+            );
+            self.section = line;
+            self.spent = 0;
+        }
+    }
+}
+
+/// Events in the order of the text: by start, a found item before a skip
+/// at the same byte, else as read.
+fn order<S>(events: &mut [Event<S>]) {
+    events.sort_by_key(|e| (e.span().start, matches!(e, Event::Skipped(_))));
+}
