@@ -4,26 +4,27 @@
 //! between engines (xgrammar's Lark front end ignores llguidance's `%json`
 //! separator options). The rules hold the canonical JSON the renderers
 //! write: `", "` and `": "` separators, no other whitespace, properties in
-//! the schema's order, strings in the characters [`super::string_chars`]
-//! allows with `"` the only escape, integers to the schema's exact bounds.
+//! the schema's order, strings in the plain characters of P206
+//! with `"` the only escape, integers to the schema's exact bounds.
 
 use serde_json::Value;
 
-use super::model::{Expr, Grammar};
+use super::model::{op_ident, Expr, Grammar, Rule};
 use super::regex;
 
 /// Replaces every [`Expr::Json`] of `g` by a reference to a rule
 /// `<owner>_args` (`<owner>` the rule that held it), pushing the rules of
-/// its schema after that rule.
-pub fn expand(g: &mut Grammar) {
+/// its schema after that rule; a string argument holds the characters of
+/// `string_chars` (P206's plain characters).
+pub fn expand(g: &mut Grammar, string_chars: &[(char, char)]) {
     let mut out = Vec::with_capacity(g.rules.len());
     for mut rule in std::mem::take(&mut g.rules) {
         let mut extra = Vec::new();
         let owner = rule.name.clone();
-        rule.expr = replace(rule.expr, &owner, &mut extra);
+        rule.expr = replace(rule.expr, &owner, string_chars, &mut extra);
         out.push(rule);
         for (name, doc, expr) in extra {
-            out.push(super::Rule { name, doc, expr });
+            out.push(Rule { name, doc, expr });
         }
     }
     for r in out {
@@ -33,11 +34,11 @@ pub fn expand(g: &mut Grammar) {
 
 type Extra = Vec<(String, String, Expr)>;
 
-fn replace(e: Expr, owner: &str, extra: &mut Extra) -> Expr {
+fn replace(e: Expr, owner: &str, chars: &[(char, char)], extra: &mut Extra) -> Expr {
     match e {
         Expr::Json(schema) => {
             let name = format!("{owner}_args");
-            let body = value(&name, &schema, extra);
+            let body = value(&name, &schema, chars, extra);
             extra.push((
                 name.clone(),
                 format!("the arguments of `{owner}`: its op's JSON Schema, canonical"),
@@ -45,9 +46,19 @@ fn replace(e: Expr, owner: &str, extra: &mut Extra) -> Expr {
             ));
             Expr::Ref(name)
         }
-        Expr::Seq(v) => Expr::seq(v.into_iter().map(|x| replace(x, owner, extra)).collect()),
-        Expr::Alt(v) => Expr::alt(v.into_iter().map(|x| replace(x, owner, extra)).collect()),
-        Expr::Repeat { expr, min, max } => Expr::repeat(replace(*expr, owner, extra), min, max),
+        Expr::Seq(v) => Expr::seq(
+            v.into_iter()
+                .map(|x| replace(x, owner, chars, extra))
+                .collect(),
+        ),
+        Expr::Alt(v) => Expr::alt(
+            v.into_iter()
+                .map(|x| replace(x, owner, chars, extra))
+                .collect(),
+        ),
+        Expr::Repeat { expr, min, max } => {
+            Expr::repeat(replace(*expr, owner, chars, extra), min, max)
+        }
         e => e,
     }
 }
@@ -60,13 +71,13 @@ fn lit(s: &str) -> Expr {
 /// `<name>_…`. Objects with `properties` (in order, `required` or not, no
 /// others), strings (`minLength`), integers (`minimum`, `maximum`, within
 /// i64), booleans and null; any other schema allows nothing.
-fn value(name: &str, s: &Value, extra: &mut Extra) -> Expr {
+fn value(name: &str, s: &Value, chars: &[(char, char)], extra: &mut Extra) -> Expr {
     match s.get("type").and_then(Value::as_str).unwrap_or("") {
-        "object" => object(name, s, extra),
+        "object" => object(name, s, chars, extra),
         "string" => {
             let min = s.get("minLength").and_then(Value::as_u64).unwrap_or(0);
             let ch = format!("{name}_char");
-            let plain = regex::subtract(&super::string_chars(), &[('"', '"'), ('\\', '\\')]);
+            let plain = regex::subtract(chars, &[('"', '"'), ('\\', '\\')]);
             extra.push((
                 ch.clone(),
                 "a character of a string argument: plain, `\"` escaped".to_owned(),
@@ -89,7 +100,7 @@ fn value(name: &str, s: &Value, extra: &mut Extra) -> Expr {
     }
 }
 
-fn object(name: &str, s: &Value, extra: &mut Extra) -> Expr {
+fn object(name: &str, s: &Value, chars: &[(char, char)], extra: &mut Extra) -> Expr {
     let props: Vec<(&String, &Value)> = s
         .get("properties")
         .and_then(Value::as_object)
@@ -105,8 +116,8 @@ fn object(name: &str, s: &Value, extra: &mut Extra) -> Expr {
     }
     let mut member = Vec::new();
     for (k, v) in &props {
-        let vn = format!("{name}_{}", super::op_ident(k));
-        let vb = value(&vn, v, extra);
+        let vn = format!("{name}_{}", op_ident(k));
+        let vb = value(&vn, v, chars, extra);
         extra.push((vn.clone(), format!("the value of `{k}`"), vb));
         member.push(Expr::seq(vec![
             lit(&format!("{}: ", Value::String((*k).clone()))),

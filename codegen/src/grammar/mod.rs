@@ -17,7 +17,7 @@ pub mod json;
 pub mod model;
 pub mod regex;
 
-pub use model::{Expr, Grammar, Grammars, LeftOut, Rule};
+pub use model::{op_ident, Expr, Grammar, Grammars, LeftOut, Rule};
 
 use std::collections::BTreeSet;
 
@@ -143,19 +143,6 @@ fn offered(model: &Model, engine: Option<&str>) -> Vec<(String, Value)> {
         .filter_map(|op| {
             let schema: Value = serde_json::from_str(op.args_schema.as_deref()?).ok()?;
             Some((op.name.clone(), canonical_schema(&schema)))
-        })
-        .collect()
-}
-
-/// A rule-name part of an op name: `followup.create` → `followup_create`.
-pub fn op_ident(op: &str) -> String {
-    op.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '_'
-            }
         })
         .collect()
 }
@@ -471,10 +458,10 @@ pub fn lower(spec: &Spec, model: &Model) -> (Grammars, Vec<Diagnostic>) {
         g.rules.retain(|r| r.name != "call");
         set(&mut g, "start", Expr::Ref("sentence".into()));
     }
-    json::expand(&mut g);
+    json::expand(&mut g, &string_chars());
     out.sentences = g.clone();
     out.reply = reply(spec, model, &g, &forms, &structures, &mut out);
-    json::expand(&mut out.reply);
+    json::expand(&mut out.reply, &string_chars());
     (out, diags)
 }
 

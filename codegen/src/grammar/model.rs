@@ -187,3 +187,16 @@ pub struct Grammars {
     /// The spec's example reply: (id, text), from the envelope's example.
     pub example_reply: Option<(String, String)>,
 }
+
+/// A rule-name part of an op name: `followup.create` → `followup_create`.
+pub fn op_ident(op: &str) -> String {
+    op.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
