@@ -1,6 +1,9 @@
-"""The decoding grammar's bench (issue 26): how long llguidance takes to
+"""The decoding grammar's bench (issues 26, 36): how long llguidance takes to
 compile each generated grammar, and to check every sentence and call that
-the scanner finds in the bench's realistic corpus.
+the scanner finds in the bench's realistic corpus; and, for each engine the
+grammar tests drive (llguidance, xgrammar, llama.cpp's grammar engine;
+``tests/python/grammar_engines.py``), the compile time of each file it reads
+and the time of one token's mask along a text of the corpus.
 
 Usage: python grammar_bench.py CORPUS.json
 
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,6 +26,7 @@ sys.path.insert(0, str(ROOT / "tests" / "python"))
 
 import agent_sentences  # noqa: E402
 from agent_sentences import ops  # noqa: E402
+from grammar_engines import LlamaCpp, Llguidance, Xgrammar  # noqa: E402
 from grammar_support import Checker, canonical_json, lark_text, left_out, with_id  # noqa: E402
 from timing import best_of  # noqa: E402  (beside this file)
 
@@ -90,6 +95,44 @@ def main() -> None:
         f"{secs / max(len(items), 1) * 1e6:.1f} µs an item, {size / secs / 1e6:.2f} MB/s; "
         f"accepted {accepted} of {len(items)}"
     )
+    engine_rows(items)
+
+
+def engine_rows(items: list[str]) -> None:
+    """Per engine and file: compile time (best of ``ROUNDS``) and the mean
+    time of one mask (the engine's allowed tokens, then the byte taken;
+    through the tests' Python wrappers) along 40 of the corpus's items (a
+    reply grammar: along a reply of nine lines)."""
+    print("\nEngines (byte vocabulary of 257 tokens; `tests/python/grammar_engines.py`)\n")
+    print("| engine | grammar | compile ms (best of 5) | mask µs a token (mean) |")
+    print("| --- | --- | ---: | ---: |")
+    reply = "Checked the task.\n" * 8 + "[RESULT 7fce46e0] OK Audit complete."
+    for make in (Llguidance, Xgrammar, LlamaCpp):
+        try:
+            engine = make()
+        except (ImportError, RuntimeError) as e:
+            print(f"| {make.__name__} | (not available: {str(e)[:80]}) | | |")
+            continue
+        for name in GRAMMARS:
+            dialect = name.split(".")[1]
+            if engine.name == "llama.cpp" and dialect != "gbnf":
+                continue
+            source = (ROOT / "generated" / "grammar" / name).read_text(encoding="utf-8")
+            secs = best_of(lambda: engine.compile(source, dialect), ROUNDS)
+            compiled = engine.compile(source, dialect)
+            masks = 0
+            start = time.perf_counter()
+            for item in items[:40] if name.startswith("sentences") else [reply]:
+                m = engine.fresh(compiled)
+                for b in item.encode("utf-8"):
+                    if not m.allowed() >> b & 1:
+                        break
+                    m.consume(b)
+                    masks += 1
+                m.allowed()
+                masks += 1
+            per = (time.perf_counter() - start) / max(masks, 1)
+            print(f"| {engine.name} | `{name}` | {secs * 1e3:.1f} | {per * 1e6:.0f} |")
 
 
 if __name__ == "__main__":

@@ -245,10 +245,10 @@ fn a_structure_and_an_op_added_to_the_spec_change_the_grammar() {
             "grammar/sentences.lark",
             vec![
                 format!("\n{rule}: \"[HEARTBEAT \" {rule}_AGENT_ID \"]\"\n"),
-                format!("\n{KEY}: {rule}\n"),
-                format!("| {KEY}\n"),
-                "\nbracket_tool_ping_send: \"[TOOL ping.send \" bracket_tool_ping_send_args \"]\"\n".to_owned(),
-                "\"agent\":{\"type\":\"string\",\"minLength\":1".to_owned(),
+                format!("| {rule}\n"),
+                "\nBRACKET_TOOL_PING_SEND: \"[TOOL ping.send \" BRACKET_TOOL_PING_SEND_ARGS \"]\"\n".to_owned(),
+                // The argument schema as rules (P300): a string of at least one character.
+                "\nBRACKET_TOOL_PING_SEND_ARGS_AGENT: \"\\\"\" BRACKET_TOOL_PING_SEND_ARGS_AGENT_CHAR+ \"\\\"\"\n".to_owned(),
             ],
         ),
         (
@@ -257,7 +257,7 @@ fn a_structure_and_an_op_added_to_the_spec_change_the_grammar() {
         ),
         (
             "grammar/reply.lark",
-            vec![format!("| LINE_{rule}\n"), "\ncall_ping_send: ".to_owned()],
+            vec![format!("| LINE_{rule}\n"), "\nCALL_PING_SEND: ".to_owned()],
         ),
     ] {
         for needle in needles {

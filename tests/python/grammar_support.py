@@ -1,6 +1,6 @@
-"""Helpers of the grammar tests: a byte-level tokenizer for llguidance, a
-matcher per grammar that checks whole texts, and a sampler that walks a
-grammar with random allowed bytes."""
+"""Helpers of the grammar tests: a matcher per grammar that checks whole
+texts in llguidance (over ``grammar_engines``' byte vocabulary), and a
+sampler that walks a grammar with random allowed bytes."""
 
 from __future__ import annotations
 
@@ -13,28 +13,16 @@ from typing import Any
 import llguidance
 from llguidance.gbnf_to_lark import gbnf_to_lark
 
+from grammar_engines import EOS, LLG_TOKENIZER  # 256 one-byte tokens and an end token
+
 ROOT = Path(__file__).resolve().parents[2]
 GRAMMAR_DIR = ROOT / "generated" / "grammar"
-EOS = 256
 # Bytes that end a part of a text: past its length limit, the sampler
 # prefers them.
 CLOSERS = sorted(set(b"]\"}`')\n.: " + "—".encode()))
 
 
-class _ByteTokens:
-    """256 single-byte tokens and an end token: every text is its bytes."""
-
-    def __init__(self) -> None:
-        self.tokens = [bytes([i]) for i in range(256)] + [b"<eos>"]
-        self.eos_token_id = EOS
-        self.bos_token_id = None
-        self.special_token_ids = [EOS]
-
-    def __call__(self, s: str | bytes) -> list[int]:
-        return list(s.encode("utf-8") if isinstance(s, str) else s)
-
-
-TOKENIZER = llguidance.LLTokenizer(llguidance.TokenizerWrapper(_ByteTokens()))
+TOKENIZER = LLG_TOKENIZER
 
 
 def lark_text(name: str) -> str:

@@ -6,8 +6,9 @@
 //! throughput against `scan_many` on the same texts, peak memory from 100 MB
 //! to 1 GB of input (`HARVEST_SIZES=100,1000` in MB); and the decoding
 //! grammar (`bench/python/grammar_bench.py`): llguidance's compile time of
-//! each generated grammar, the time to check the corpus's found items, and
-//! the wall time of the grammar test file.
+//! each generated grammar, the time to check the corpus's found items, each
+//! engine's (llguidance, xgrammar, llama.cpp) compile and per-token mask time,
+//! and the wall time of the grammar test file.
 //!
 //! The report goes to `target/bench/report.md`; with `--record`, also to
 //! `bench/runs/<date>-<commit>/report.md`, the project's record of runs
@@ -383,8 +384,9 @@ pub fn run_all(python: &Path) -> Result<String, String> {
     Ok(t)
 }
 
-/// The decoding grammar's rows (issue 26): llguidance's compile time of
-/// each generated grammar and the time to check the corpus's found items
+/// The decoding grammar's rows (issues 26, 36): llguidance's compile time of
+/// each generated grammar and the time to check the corpus's found items,
+/// each engine's compile and per-token mask time
 /// (`bench/python/grammar_bench.py`), and the wall time of the whole
 /// grammar test file, whose target is under 60 s on 2 cores.
 fn grammar(python: &Path, t: &mut String) -> Result<(), String> {

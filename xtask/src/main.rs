@@ -72,8 +72,9 @@ enum Command {
         #[arg(long, conflicts_with = "grammar")]
         scanner: bool,
         /// Only the decoding grammar's rows (llguidance compile time of each
-        /// generated grammar, checking the corpus's found items, the grammar
-        /// test file's wall time), written to target/bench/grammar-report.md.
+        /// generated grammar, checking the corpus's found items, each
+        /// engine's compile and mask time, the grammar test file's wall
+        /// time), written to target/bench/grammar-report.md.
         #[arg(long, conflicts_with = "record")]
         grammar: bool,
     },

@@ -3,8 +3,9 @@
 //! 1. `.tools/venv`: created with `python3 -m venv` when missing (set
 //!    `PYTHON` to use another interpreter; 3.11 or newer);
 //! 2. the pinned tools of `tests/python/requirements.txt` installed into it
-//!    with pip, only when the file changed since the last install (a copy of
-//!    it is kept as `.tools/venv/requirements.installed`);
+//!    with pip, then those of `requirements-nodeps.txt` without their
+//!    dependencies, only when the files changed since the last install (a
+//!    copy of them is kept as `.tools/venv/requirements.installed`);
 //! 3. the generated package's wheel built with maturin (its native module,
 //!    `agent_sentences._native`, compiled in release mode into `target/`,
 //!    cargo's progress shown), checked as a package index would take it, and
@@ -22,6 +23,9 @@ use crate::test::{run, step};
 pub const VENV: &str = ".tools/venv";
 /// The pinned test tools.
 pub const REQUIREMENTS: &str = "tests/python/requirements.txt";
+/// The pinned packages installed without their declared dependencies
+/// (xgrammar's matcher without torch, P304).
+pub const REQUIREMENTS_NODEPS: &str = "tests/python/requirements-nodeps.txt";
 /// The copy of [`REQUIREMENTS`] as last installed.
 const INSTALLED: &str = "requirements.installed";
 
@@ -203,10 +207,13 @@ pub fn ensure_tools() -> Option<PathBuf> {
         eprintln!("remove .tools/venv and set PYTHON to a Python 3.11+ interpreter");
         return None;
     }
-    let wanted = match std::fs::read_to_string(REQUIREMENTS) {
-        Ok(text) => text,
-        Err(e) => {
-            eprintln!("cannot read {REQUIREMENTS}: {e}");
+    let wanted = match (
+        std::fs::read_to_string(REQUIREMENTS),
+        std::fs::read_to_string(REQUIREMENTS_NODEPS),
+    ) {
+        (Ok(text), Ok(nodeps)) => text + &nodeps,
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("cannot read {REQUIREMENTS} or {REQUIREMENTS_NODEPS}: {e}");
             return None;
         }
     };
@@ -226,6 +233,23 @@ pub fn ensure_tools() -> Option<PathBuf> {
             "off",
             "-r",
             REQUIREMENTS,
+        ]),
+    );
+    if !installed {
+        return None;
+    }
+    let installed = run(
+        "install pinned Python tools without their dependencies",
+        Command::new(&python).args([
+            "-m",
+            "pip",
+            "install",
+            "--disable-pip-version-check",
+            "--progress-bar",
+            "off",
+            "--no-deps",
+            "-r",
+            REQUIREMENTS_NODEPS,
         ]),
     );
     if !installed {

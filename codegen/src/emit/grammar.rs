@@ -1,24 +1,23 @@
 //! `generated/grammar/*.lark` and `*.gbnf`: the lowered grammar model
-//! ([`crate::grammar`]) written in llguidance's Lark dialect ([`lark`]) and
-//! in llama.cpp's GBNF ([`gbnf`]).
+//! ([`crate::grammar`]) written in the Lark dialect llguidance and
+//! xgrammar read alike ([`lark`]) and in the GBNF llama.cpp and xgrammar
+//! read alike ([`gbnf`]).
 //!
-//! Lark: a rule that reaches no inline JSON Schema is a terminal (upper
-//! case), so a whole sentence is one lexeme and llguidance's lexer never
-//! has to split it; a parser rule (lower case) that uses one goes through a
-//! lower-case alias. Each `%json` gets a rule of its own.
+//! Lark: every rule but `start` is a terminal (upper case), so a whole
+//! sentence is one lexeme and llguidance's lexer never has to split it. The
+//! model holds no engine JSON Schema (`%json`): call arguments are rules
+//! (P300). Both dialects write character classes as positive ranges only
+//! (P302): a negated class lets a byte-level engine write invalid UTF-8.
 
-use std::collections::BTreeSet;
 use std::fmt::Write;
-
-use serde_json::Value;
 
 use crate::emit::header::TOML_HEADER;
 use crate::grammar::model::{Expr, Grammar, Grammars};
-use crate::grammar::regex;
 
-/// The name a rule has in Lark: upper case for a terminal.
-pub fn lark_name(g: &Grammar, rule: &str) -> String {
-    if rule == "start" || g.has_json(rule) {
+/// The name a rule has in Lark: upper case for a terminal, which every
+/// rule but `start` is.
+pub fn lark_name(_g: &Grammar, rule: &str) -> String {
+    if rule == "start" {
         rule.to_owned()
     } else {
         rule.to_uppercase()
@@ -53,21 +52,42 @@ fn lark_string(s: &str) -> String {
     out
 }
 
-/// One character in a class, in Rust regex syntax (llguidance's).
+/// One character in a class, in the regex syntax llguidance (Rust's) and
+/// xgrammar read alike: the class's own metacharacters escaped, nothing
+/// else (xgrammar warns on `\#`, `\&`, `\~`), non-ASCII as `\u{…}`.
 fn regex_char(c: char) -> String {
     match c {
         '\n' => "\\n".into(),
         '\r' => "\\r".into(),
         '\t' => "\\t".into(),
-        '/' => "\\/".into(),
-        c if "\\.+*?()|[]{}^$#&-~".contains(c) => format!("\\{c}"),
-        c if c.is_ascii_graphic() => c.to_string(),
-        ' ' => " ".into(),
+        '\\' | '/' | '[' | ']' | '^' | '-' => format!("\\{c}"),
+        c if c.is_ascii_graphic() || c == ' ' => c.to_string(),
         c => format!("\\u{{{:x}}}", c as u32),
     }
 }
 
-/// One character in a GBNF class or string.
+/// A Lark class: `[…]` of positive ranges.
+fn lark_class(ranges: &[(char, char)]) -> String {
+    let mut out = String::from("[");
+    for &(a, b) in ranges {
+        out.push_str(&regex_char(a));
+        if b != a {
+            if b as u32 > a as u32 + 1 {
+                out.push('-');
+            }
+            out.push_str(&regex_char(b));
+        }
+    }
+    out.push(']');
+    out
+}
+
+/// One character in a GBNF string or class, as llama.cpp, xgrammar and
+/// llguidance's `gbnf_to_lark` read it alike (P301): `\\`, `\"`, `\[`,
+/// `\]`, `\t`, `\n`, `\r`; other controls `\xHH` (a class puts them last,
+/// so no hex digit follows: xgrammar reads every hex digit after `\x`);
+/// U+1000 to U+FFFF that are not graphic ASCII `\uHHHH` (no leading zero,
+/// which `gbnf_to_lark` strips); everything else as itself.
 fn gbnf_char(c: char, in_class: bool) -> String {
     match c {
         '\n' => "\\n".into(),
@@ -75,35 +95,58 @@ fn gbnf_char(c: char, in_class: bool) -> String {
         '\t' => "\\t".into(),
         '\\' => "\\\\".into(),
         '"' if !in_class => "\\\"".into(),
-        '[' | ']' | '-' | '^' if in_class => format!("\\x{:02X}", c as u32),
+        '[' | ']' if in_class => format!("\\{c}"),
         c if c.is_ascii_graphic() || c == ' ' => c.to_string(),
-        c if (c as u32) < 0x100 => format!("\\x{:02X}", c as u32),
-        // Written as itself: readers that strip an escape's leading zeros
-        // (llguidance's `gbnf_to_lark`) would misread `\u034F`.
+        c if (c as u32) < 0x20 || (0x7F..0xA0).contains(&(c as u32)) => {
+            format!("\\x{:02X}", c as u32)
+        }
         c if (0x1000..0x10000).contains(&(c as u32)) => format!("\\u{:04X}", c as u32),
         c => c.to_string(),
     }
 }
 
-/// The ranges, or their complement with a `^` when that is shorter.
-fn class_body(ranges: &[(char, char)], ch: &dyn Fn(char) -> String) -> String {
-    let comp = regex::complement(ranges);
-    let (neg, rs) = if comp.len() < ranges.len()
-        || (comp.len() == ranges.len() && ranges.last().is_some_and(|r| r.1 == '\u{10FFFF}'))
-    {
-        (true, comp)
-    } else {
-        (false, ranges.to_vec())
-    };
-    let mut out = String::from(if neg { "[^" } else { "[" });
-    for (a, b) in rs {
-        out.push_str(&ch(a));
+/// A GBNF class of positive ranges, ordered so every engine reads it
+/// alike: `-` first (llama.cpp has no `\-`), a class never starting with
+/// `^`, ranges written with `\x` last.
+fn gbnf_class(ranges: &[(char, char)]) -> String {
+    // `-` out of its range, on its own.
+    let mut items: Vec<(char, char)> = Vec::new();
+    let mut dash = false;
+    for &(a, b) in ranges {
+        if a <= '-' && '-' <= b {
+            dash = true;
+            if a < '-' {
+                items.push((a, ','));
+            }
+            if b > '-' {
+                items.push(('.', b));
+            }
+        } else {
+            items.push((a, b));
+        }
+    }
+    let item = |&(a, b): &(char, char)| {
+        let mut s = gbnf_char(a, true);
         if b != a {
             if b as u32 > a as u32 + 1 {
-                out.push('-');
+                s.push('-');
             }
-            out.push_str(&ch(b));
+            s.push_str(&gbnf_char(b, true));
         }
+        s
+    };
+    let mut written: Vec<String> = items.iter().map(item).collect();
+    // `\x` items last: no hex digit may follow one.
+    written.sort_by_key(|s| s.contains("\\x"));
+    if !dash && written.first().is_some_and(|s| s.starts_with('^')) && written.len() > 1 {
+        written.rotate_left(1);
+    }
+    let mut out = String::from("[");
+    if dash {
+        out.push('-');
+    }
+    for w in written {
+        out.push_str(&w);
     }
     out.push(']');
     out
@@ -120,282 +163,122 @@ fn quantifier(min: u32, max: Option<u32>) -> String {
     }
 }
 
-struct Lark<'a> {
-    g: &'a Grammar,
-    json_rules: Vec<(String, Value)>,
-    aliases: BTreeSet<String>,
+/// The spelling of one dialect.
+struct Dialect {
+    empty: &'static str,
+    nothing: &'static str,
+    lit: fn(&str) -> String,
+    class: fn(&[(char, char)]) -> String,
+    name: fn(&str) -> String,
 }
 
-impl Lark<'_> {
-    /// `e` inside rule `owner`; `parser` when the owner is a parser rule.
-    fn expr(&mut self, e: &Expr, owner: &str, parser: bool, top: bool) -> String {
-        match e {
-            Expr::Empty => "\"\"".into(),
-            Expr::Nothing => "/[^\\s\\S]/".into(),
-            Expr::Lit(s) => lark_string(s),
-            Expr::Class(r) => format!("/{}/", class_body(r, &regex_char)),
-            Expr::Seq(v) => {
-                let s = v
-                    .iter()
-                    .map(|x| self.expr(x, owner, parser, false))
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                if top {
-                    s
-                } else {
-                    format!("({s})")
-                }
-            }
-            Expr::Alt(v) => {
-                let s = v
-                    .iter()
-                    .map(|x| self.expr(x, owner, parser, false))
-                    .collect::<Vec<_>>()
-                    .join(" | ");
-                if top {
-                    s
-                } else {
-                    format!("({s})")
-                }
-            }
-            Expr::Repeat { expr, min, max } => {
-                let inner = self.expr(expr, owner, parser, false);
-                let inner = if inner.starts_with('(')
-                    || matches!(**expr, Expr::Ref(_) | Expr::Lit(_) | Expr::Class(_))
-                {
-                    inner
-                } else {
-                    format!("({inner})")
-                };
-                format!("{inner}{}", quantifier(*min, *max))
-            }
-            Expr::Ref(r) => {
-                let name = lark_name(self.g, r);
-                if parser && name != *r {
-                    self.aliases.insert(r.clone());
-                    r.clone()
-                } else {
-                    name
-                }
-            }
-            Expr::Json(schema) => {
-                let name = format!("{owner}_args");
-                self.json_rules.push((name.clone(), schema.clone()));
-                name
-            }
+const LARK: Dialect = Dialect {
+    empty: "\"\"",
+    nothing: "/[^\\s\\S]/",
+    lit: lark_string,
+    class: |r| format!("/{}/", lark_class(r)),
+    name: |r| {
+        if r == "start" {
+            r.to_owned()
+        } else {
+            r.to_uppercase()
         }
-    }
-}
+    },
+};
 
-/// The grammar in llguidance's Lark dialect, `title` and `notes` as
-/// comments at the top.
-pub fn lark(g: &Grammar, title: &str, notes: &[String]) -> String {
-    let mut l = Lark {
-        g,
-        json_rules: Vec::new(),
-        aliases: BTreeSet::new(),
-    };
-    let mut body = String::new();
-    for r in &g.rules {
-        let name = lark_name(g, &r.name);
-        let parser = name == r.name;
-        let text = l.expr(&r.expr, &r.name, parser, true);
-        let _ = writeln!(body, "// {}\n{name}: {text}\n", r.doc);
-        for (jn, schema) in std::mem::take(&mut l.json_rules) {
-            let _ = writeln!(
-                body,
-                "{jn}: %json {}\n",
-                serde_json::to_string(&schema).expect("serializes")
-            );
-        }
-    }
-    let mut out = format!("{}\n// {title}\n", TOML_HEADER.replacen('#', "//", 1));
-    for n in notes {
-        let _ = writeln!(out, "// {n}");
-    }
-    out.push('\n');
-    out.push_str(&body);
-    for a in &l.aliases {
-        let _ = writeln!(out, "{a}: {}", lark_name(g, a));
-    }
-    while out.ends_with("\n\n") {
-        out.pop();
-    }
-    out
-}
-
-/// The grammar in GBNF. A `%json` has no GBNF counterpart: each becomes
-/// rules of its own ([`json_gbnf`]).
-pub fn gbnf(g: &Grammar, title: &str, notes: &[String]) -> String {
-    let mut out = format!("{TOML_HEADER}\n# {title}\n");
-    for n in notes {
-        let _ = writeln!(out, "# {n}");
-    }
-    out.push('\n');
-    let mut extra: Vec<(String, Value)> = Vec::new();
-    for r in &g.rules {
-        let text = gbnf_expr(&r.expr, &r.name, &mut extra, true);
-        let _ = writeln!(out, "# {}\n{} ::= {text}\n", r.doc, gbnf_name(&r.name));
-        for (name, schema) in std::mem::take(&mut extra) {
-            out.push_str(&json_gbnf(&name, &schema));
-        }
-    }
-    while out.ends_with("\n\n") {
-        out.pop();
-    }
-    out
-}
-
-fn gbnf_expr(e: &Expr, owner: &str, extra: &mut Vec<(String, Value)>, top: bool) -> String {
-    match e {
-        Expr::Empty => "\"\"".into(),
-        Expr::Nothing => "[^\\x00-\\U0010FFFF]".into(),
-        Expr::Lit(s) => format!(
+const GBNF: Dialect = Dialect {
+    empty: "\"\"",
+    // No engine reads an empty class alike; the model never leaves one
+    // (a rule of no text is simplified away), so this is unreachable in
+    // practice and fails closed where it is not.
+    nothing: "[^\\x00-\\U0010FFFF]",
+    lit: |s| {
+        format!(
             "\"{}\"",
             s.chars().map(|c| gbnf_char(c, false)).collect::<String>()
-        ),
-        Expr::Class(r) => class_body(r, &|c| gbnf_char(c, true)),
-        Expr::Seq(v) => {
-            let s = v
-                .iter()
-                .map(|x| gbnf_expr(x, owner, extra, false))
-                .collect::<Vec<_>>()
-                .join(" ");
-            if top {
-                s
+        )
+    },
+    class: gbnf_class,
+    name: gbnf_name,
+};
+
+fn expr(d: &Dialect, e: &Expr, top: bool) -> String {
+    match e {
+        Expr::Empty => d.empty.into(),
+        // Expanded by the lowering (`grammar::json`); never emitted.
+        Expr::Nothing | Expr::Json(_) => d.nothing.into(),
+        Expr::Lit(s) => (d.lit)(s),
+        Expr::Class(r) => (d.class)(r),
+        Expr::Seq(v) | Expr::Alt(v) => {
+            let sep = if matches!(e, Expr::Seq(_)) {
+                " "
             } else {
-                format!("({s})")
-            }
-        }
-        Expr::Alt(v) => {
-            let s = v
-                .iter()
-                .map(|x| gbnf_expr(x, owner, extra, false))
-                .collect::<Vec<_>>()
-                .join(" | ");
-            if top {
-                s
-            } else {
-                format!("({s})")
-            }
-        }
-        Expr::Repeat { expr, min, max } => {
-            let inner = gbnf_expr(expr, owner, extra, false);
-            let inner = if inner.starts_with('(')
-                || matches!(**expr, Expr::Ref(_) | Expr::Lit(_) | Expr::Class(_))
-            {
-                inner
-            } else {
-                format!("({inner})")
+                " | "
             };
-            format!("{inner}{}", quantifier(*min, *max))
+            let s = v
+                .iter()
+                .map(|x| expr(d, x, false))
+                .collect::<Vec<_>>()
+                .join(sep);
+            if top {
+                s
+            } else {
+                format!("({s})")
+            }
         }
-        Expr::Ref(r) => gbnf_name(r),
-        Expr::Json(schema) => {
-            let name = format!("{owner}_args");
-            extra.push((name.clone(), schema.clone()));
-            gbnf_name(&name)
+        Expr::Repeat {
+            expr: inner,
+            min,
+            max,
+        } => {
+            let text = expr(d, inner, false);
+            let text = if text.starts_with('(')
+                || matches!(**inner, Expr::Ref(_) | Expr::Lit(_) | Expr::Class(_))
+            {
+                text
+            } else {
+                format!("({text})")
+            };
+            format!("{text}{}", quantifier(*min, *max))
         }
+        Expr::Ref(r) => (d.name)(r),
     }
 }
 
-/// A JSON Schema as GBNF rules named `name-…`, canonical separators, for
-/// the schemas the catalogue uses: objects with `properties` (in order,
-/// `required` or not, no others), strings (`minLength`), integers (the
-/// bounds the grammar model puts on them), booleans and null.
-pub fn json_gbnf(name: &str, schema: &Value) -> String {
-    let mut out = String::new();
-    let top = gbnf_name(name);
-    let body = json_value(&top, schema, &mut out);
-    let _ = writeln!(out, "{top} ::= {body}\n");
+fn write(g: &Grammar, title: &str, notes: &[String], d: &Dialect, comment: &str) -> String {
+    let mut out = format!(
+        "{}\n{comment} {title}\n",
+        TOML_HEADER.replacen('#', comment, 1)
+    );
+    for n in notes {
+        let _ = writeln!(out, "{comment} {n}");
+    }
+    out.push('\n');
+    for r in &g.rules {
+        let name = (d.name)(&r.name);
+        let sep = if comment == "#" { " ::=" } else { ":" };
+        let _ = writeln!(
+            out,
+            "{comment} {}\n{name}{sep} {}\n",
+            r.doc,
+            expr(d, &r.expr, true)
+        );
+    }
+    while out.ends_with("\n\n") {
+        out.pop();
+    }
     out
 }
 
-fn json_value(name: &str, s: &Value, out: &mut String) -> String {
-    let ty = s.get("type").and_then(Value::as_str).unwrap_or("");
-    match ty {
-        "object" => {
-            let props: Vec<(&String, &Value)> = s
-                .get("properties")
-                .and_then(Value::as_object)
-                .map(|m| m.iter().collect())
-                .unwrap_or_default();
-            let required: Vec<&str> = s
-                .get("required")
-                .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            if props.is_empty() {
-                return "\"{}\"".into();
-            }
-            // tail(i, first): the properties from i on; `first` when none
-            // is written yet (no separator before the next).
-            let mut member = Vec::new();
-            for (k, v) in &props {
-                let vn = format!("{name}-{}", k.replace('_', "-"));
-                let vb = json_value(&vn, v, out);
-                let _ = writeln!(out, "{vn} ::= {vb}\n");
-                member.push(format!("\"\\\"{}\\\": \" {vn}", k.replace('"', "\\\"")));
-            }
-            let n = props.len();
-            for i in (0..n).rev() {
-                for first in [true, false] {
-                    let sep = if first {
-                        String::new()
-                    } else {
-                        "\", \" ".into()
-                    };
-                    let next = |f: bool| {
-                        if i + 1 < n {
-                            format!(" {name}-t{}{}", i + 1, if f { "f" } else { "n" })
-                        } else {
-                            String::new()
-                        }
-                    };
-                    let with = format!("{sep}{}{}", member[i], next(false));
-                    let rule = if required.contains(&props[i].0.as_str()) {
-                        with
-                    } else {
-                        let without = if i + 1 < n {
-                            next(first).trim().to_owned()
-                        } else {
-                            "\"\"".into()
-                        };
-                        format!("({with}) | {without}")
-                    };
-                    let _ = writeln!(
-                        out,
-                        "{name}-t{i}{} ::= {rule}\n",
-                        if first { "f" } else { "n" }
-                    );
-                }
-            }
-            format!("\"{{\" {name}-t0f \"}}\"")
-        }
-        "string" => {
-            let min = s.get("minLength").and_then(Value::as_u64).unwrap_or(0);
-            let ch = format!("{name}-char");
-            // The characters `string_pattern` allows; `"` escaped.
-            let plain =
-                regex::subtract(&crate::grammar::string_chars(), &[('"', '"'), ('\\', '\\')]);
-            let class = class_body(&plain, &|c| gbnf_char(c, true));
-            let _ = writeln!(out, "{ch} ::= {class} | \"\\\\\\\"\"\n");
-            format!("\"\\\"\" {ch}{{{min},}} \"\\\"\"")
-        }
-        "integer" => {
-            // The bounds the grammar model writes: the whole i64 range, or
-            // from 0 or 1 up; digits up to 10^18 - 1 (below i64::MAX).
-            match s.get("minimum").and_then(Value::as_i64) {
-                Some(1) => "[1-9] [0-9]{0,17}".into(),
-                Some(0) => "(\"0\" | [1-9] [0-9]{0,17})".into(),
-                Some(i64::MIN) => "(\"0\" | \"-\"? [1-9] [0-9]{0,17})".into(),
-                _ => "[^\\x00-\\U0010FFFF]".into(),
-            }
-        }
-        "boolean" => "(\"true\" | \"false\")".into(),
-        "null" => "\"null\"".into(),
-        _ => "[^\\x00-\\U0010FFFF]".into(),
-    }
+/// The grammar in the Lark dialect llguidance and xgrammar share, `title`
+/// and `notes` as comments at the top.
+pub fn lark(g: &Grammar, title: &str, notes: &[String]) -> String {
+    write(g, title, notes, &LARK, "//")
+}
+
+/// The grammar in the GBNF llama.cpp and xgrammar share.
+pub fn gbnf(g: &Grammar, title: &str, notes: &[String]) -> String {
+    write(g, title, notes, &GBNF, "#")
 }
 
 /// Comment lines at the top of both grammars: what they leave out.
@@ -608,8 +491,8 @@ pub fn grammar_md(g: &Grammars) -> String {
 # Decoding grammars
 
 `cargo xtask gen` writes the spec's grammars under `generated/grammar/`, in
-llguidance's Lark dialect (vLLM, SGLang, OpenAI custom tools) and in
-llama.cpp's GBNF, both from one grammar model (decisions P205–P209):
+the Lark dialect llguidance and xgrammar read and in the GBNF llama.cpp and
+xgrammar read, both from one grammar model (decisions P205–P209, P300–P304):
 
 | File | What a model following it writes |
 |---|---|
@@ -619,9 +502,10 @@ llama.cpp's GBNF, both from one grammar model (decisions P205–P209):
 Both hold canonical texts only: what the generated renderers write, so every
 text parses and renders back byte for byte. Calls offer the runnable ops
 ({ops}), each with its own argument schema; incomplete ops are never offered.
-A reply's free text holds no line break, no Markdown inline syntax and no
-unseen character, so no sentence or call starts in it by accident; the
-verdict line needs a status and a one-line summary.
+No field and no free text holds a line break, Markdown inline syntax or an
+unseen character, so `scan` finds every sentence and call whole and none
+starts in free text by accident; the verdict line needs a status and a
+one-line summary.
 {left}
 ## The reply grammar for one message
 
@@ -642,17 +526,22 @@ let lark = reply_grammar(Dialect::Lark, "{id}", None)?;
 
 ## Serving engines
 
-- **vLLM** (structured outputs, `guidance` backend): pass the Lark text as the
-  request's grammar, e.g. with the OpenAI client
-  `extra_body={{"structured_outputs": {{"grammar": lark}}}}` (older releases:
-  `extra_body={{"guided_grammar": lark}}`).
-- **SGLang** (`--grammar-backend llguidance`): pass the Lark text as the
-  request's `ebnf` grammar (`extra_body={{"ebnf": lark}}`).
+- **vLLM** (structured outputs): the GBNF text with the default xgrammar
+  backend, the Lark text with the `guidance` backend, as the request's
+  grammar: `extra_body={{"structured_outputs": {{"grammar": text}}}}` (older
+  releases: `extra_body={{"guided_grammar": text}}`).
+- **SGLang**: the GBNF text as the request's `ebnf` (xgrammar or llguidance
+  backend).
 - **llama.cpp**: `llama-cli --grammar-file generated/grammar/reply.gbnf`
   (a reply that answers any id), or the filled text as `"grammar"` in a
-  `llama-server` request.
-- **OpenAI custom tools**: a tool whose input is the grammar's text:
+  `llama-server` request; check that the output is UTF-8 (llama.cpp's
+  matcher lets overlong forms through).
+- **llguidance**: the Lark text, `LLMatcher(tokenizer, lark)`.
+- **OpenAI-style custom tools**: a tool whose input is the Lark text:
   `{{"type": "custom", "name": "reply", "format": {{"type": "grammar", "syntax": "lark", "definition": lark}}}}`.
+
+[docs/guide/grammar.md](../../docs/guide/grammar.md) has a request body per
+engine.
 
 ## The spec's example reply
 

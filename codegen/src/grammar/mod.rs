@@ -13,10 +13,11 @@
 //! free text (in which no sentence or call can start), sentences and calls,
 //! then the verdict line last, its id a rule the caller fills.
 
+pub mod json;
 pub mod model;
 pub mod regex;
 
-pub use model::{Expr, Grammar, Grammars, LeftOut, Rule};
+pub use model::{op_ident, Expr, Grammar, Grammars, LeftOut, Rule};
 
 use std::collections::BTreeSet;
 
@@ -50,7 +51,11 @@ pub const FREE_LINE_FIRST_EXCLUDED: [char; 20] = [
 /// and odd spaces: the scanner refuses a call
 /// that holds an invisible character, and readers trim or break on the
 /// others (P207).
-pub const UNSEEN_CLASS: &str = r"[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\p{Zl}\p{Zp}\u{a0}\u{1680}\u{2000}-\u{200a}\u{202f}\u{205f}\u{3000}]";
+///
+/// U+FFFD, the replacement character, is left out too (P302): a reader
+/// that replaces invalid UTF-8 writes it, so a reply that holds one was not
+/// written under the grammar.
+pub const UNSEEN_CLASS: &str = r"[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\p{Zl}\p{Zp}\u{a0}\u{1680}\u{2000}-\u{200a}\u{202f}\u{205f}\u{3000}\u{fffd}]";
 
 /// Every character the reply grammar leaves out of free text, reply
 /// sentences' fields and call arguments' strings.
@@ -138,19 +143,6 @@ fn offered(model: &Model, engine: Option<&str>) -> Vec<(String, Value)> {
         .filter_map(|op| {
             let schema: Value = serde_json::from_str(op.args_schema.as_deref()?).ok()?;
             Some((op.name.clone(), canonical_schema(&schema)))
-        })
-        .collect()
-}
-
-/// A rule-name part of an op name: `followup.create` → `followup_create`.
-pub fn op_ident(op: &str) -> String {
-    op.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '_'
-            }
         })
         .collect()
 }
@@ -422,6 +414,8 @@ pub fn lower(spec: &Spec, model: &Model) -> (Grammars, Vec<Diagnostic>) {
         Expr::Empty,
     );
     let mut structures = Vec::new();
+    // Every field in plain characters (P303): what `scan` finds whole.
+    let plain_only = unplain();
     for s in &model.sentences {
         if let Some(body) = structure(
             spec,
@@ -430,7 +424,7 @@ pub fn lower(spec: &Spec, model: &Model) -> (Grammars, Vec<Diagnostic>) {
             &mut g,
             &mut out.left_out,
             &mut diags,
-            &[],
+            &plain_only,
             "",
         ) {
             if body != Expr::Nothing {
@@ -464,8 +458,10 @@ pub fn lower(spec: &Spec, model: &Model) -> (Grammars, Vec<Diagnostic>) {
         g.rules.retain(|r| r.name != "call");
         set(&mut g, "start", Expr::Ref("sentence".into()));
     }
+    json::expand(&mut g, &string_chars());
     out.sentences = g.clone();
     out.reply = reply(spec, model, &g, &forms, &structures, &mut out);
+    json::expand(&mut out.reply, &string_chars());
     (out, diags)
 }
 

@@ -1,8 +1,6 @@
 //! The grammar model: expressions, rules, grammars, and the two grammars
 //! the spec generates ([`Grammars`]), which the emitters write.
 
-use std::collections::BTreeSet;
-
 use serde_json::Value;
 
 /// A grammar expression over the characters of a text.
@@ -31,7 +29,8 @@ pub enum Expr {
     },
     /// Another rule, by name.
     Ref(String),
-    /// A JSON value of this JSON Schema (llguidance's `%json`).
+    /// A JSON value of this JSON Schema, canonical; the lowering replaces
+    /// each by explicit rules (`grammar::json`) before anything is emitted.
     Json(Value),
 }
 
@@ -48,11 +47,17 @@ impl Expr {
     /// A sequence, flattened; [`Expr::Nothing`] when a part is.
     pub fn seq(items: Vec<Expr>) -> Expr {
         let mut out = Vec::new();
+        let mut flat = Vec::new();
         for e in items {
+            match e {
+                Expr::Seq(inner) => flat.extend(inner),
+                e => flat.push(e),
+            }
+        }
+        for e in flat {
             match e {
                 Expr::Nothing => return Expr::Nothing,
                 Expr::Empty => {}
-                Expr::Seq(inner) => out.extend(inner),
                 Expr::Lit(s) => match out.last_mut() {
                     Some(Expr::Lit(prev)) => prev.push_str(&s),
                     _ => out.push(Expr::Lit(s)),
@@ -144,25 +149,6 @@ impl Grammar {
     pub fn rule(&self, name: &str) -> Option<&Rule> {
         self.rules.iter().find(|r| r.name == name)
     }
-
-    /// True when `name` reaches an inline JSON Schema: it is then a parser
-    /// rule in Lark, never a terminal.
-    pub fn has_json(&self, name: &str) -> bool {
-        fn walk(g: &Grammar, e: &Expr, seen: &mut BTreeSet<String>) -> bool {
-            match e {
-                Expr::Json(_) => true,
-                Expr::Ref(r) => {
-                    seen.insert(r.clone())
-                        && g.rule(r).is_some_and(|rule| walk(g, &rule.expr, seen))
-                }
-                Expr::Seq(v) | Expr::Alt(v) => v.iter().any(|x| walk(g, x, seen)),
-                Expr::Repeat { expr, .. } => walk(g, expr, seen),
-                _ => false,
-            }
-        }
-        self.rule(name)
-            .is_some_and(|r| walk(self, &r.expr, &mut BTreeSet::new()))
-    }
 }
 
 /// A structure the grammar leaves out, and why.
@@ -200,4 +186,17 @@ pub struct Grammars {
     pub reply_structures: Vec<String>,
     /// The spec's example reply: (id, text), from the envelope's example.
     pub example_reply: Option<(String, String)>,
+}
+
+/// A rule-name part of an op name: `followup.create` → `followup_create`.
+pub fn op_ident(op: &str) -> String {
+    op.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }

@@ -146,7 +146,8 @@ pub fn class_ranges(class: &str) -> Vec<(char, char)> {
     }
 }
 
-/// `ranges` without the characters of `exclude`.
+/// `ranges` without the characters of `exclude`, never a range across the
+/// surrogates.
 pub fn subtract(ranges: &[(char, char)], exclude: &[(char, char)]) -> Vec<(char, char)> {
     let mut out: Vec<(u32, u32)> = ranges.iter().map(|&(a, b)| (a as u32, b as u32)).collect();
     for &(x, y) in exclude {
@@ -169,7 +170,12 @@ pub fn subtract(ranges: &[(char, char)], exclude: &[(char, char)]) -> Vec<(char,
             })
             .collect();
     }
+    // Split around the surrogates: a `char` range skips them, but a range
+    // written by its code points (`\u{3165}-\u{fdff}`) holds them for an
+    // engine that reads code points, which would then write invalid UTF-8.
     out.into_iter()
+        .flat_map(|(a, b)| [(a, b.min(0xD7FF)), (a.max(0xE000), b)])
+        .filter(|(a, b)| a <= b)
         .filter_map(|(a, b)| Some((char::from_u32(a)?, char::from_u32(b)?)))
         .collect()
 }
