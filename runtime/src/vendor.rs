@@ -49,6 +49,7 @@ pub const FILES: &[(&str, &str)] = &[
     ("src/python/text.rs", include_str!("python/text.rs")),
     ("src/scan/mod.rs", include_str!("scan/mod.rs")),
     ("src/scan/shell.rs", include_str!("scan/shell.rs")),
+    ("src/scan/stream.rs", include_str!("scan/stream.rs")),
     ("src/scan/tails.rs", include_str!("scan/tails.rs")),
     ("src/scan/types.rs", include_str!("scan/types.rs")),
     ("src/scan/visibility.rs", include_str!("scan/visibility.rs")),

@@ -6742,6 +6742,46 @@ pub mod scan {
     pub fn scan_with_diagnostics(text: &str) -> (Vec<Found>, Vec<Skipped>) {
         SCANNER.scan_with_diagnostics(text)
     }
+    /// One event of a [`Stream`]: a found item, final, or a skipped candidate.
+    pub type Event = agent_sentences_runtime::scan::Event<Sentence>;
+    pub use agent_sentences_runtime::scan::StreamError;
+    /// The scan of one text fed in pieces as it arrives (a model's reply, token by
+    /// token): each push returns the events it makes final, [`Stream::finish`] the
+    /// rest. Every event's span is a byte offset into the whole stream, and all the
+    /// events of a stream are what [`scan_with_diagnostics`] returns for the whole
+    /// text, however it was cut.
+    #[derive(Debug)]
+    pub struct Stream(agent_sentences_runtime::scan::Stream<'static, Sentence>);
+    impl Stream {
+        /// A stream over the spec's scanner.
+        pub fn new() -> Self {
+            Stream(SCANNER.stream())
+        }
+        /// Pushes the next piece of text; the events it makes final.
+        pub fn push(&mut self, chunk: &str) -> Vec<Event> {
+            self.0.push(chunk)
+        }
+        /// Pushes the next piece as bytes; an incomplete UTF-8 sequence at its end
+        /// is held until the next piece completes it.
+        ///
+        /// # Errors
+        /// [`StreamError`] at the first byte that is not UTF-8.
+        pub fn push_bytes(&mut self, chunk: &[u8]) -> Result<Vec<Event>, StreamError> {
+            self.0.push_bytes(chunk)
+        }
+        /// Ends the stream; the events not yet given.
+        ///
+        /// # Errors
+        /// [`StreamError`] when the stream ends inside a UTF-8 sequence.
+        pub fn finish(self) -> Result<Vec<Event>, StreamError> {
+            self.0.finish()
+        }
+    }
+    impl Default for Stream {
+        fn default() -> Self {
+            Stream::new()
+        }
+    }
     /// As [`scan_with_diagnostics`], with the text's Markdown context forced trivial
     /// (each paragraph one run of text, whatever its markup): not the text's scan. The
     /// bench measures the candidate work with it, apart from the CommonMark readers.

@@ -42,7 +42,8 @@
 //!   closing `]`, or its line end (P81).
 //!
 //! # Files
-//! `types.rs` (the public types), `walk.rs` (the walk over the context and
+//! `types.rs` (the public types), `stream.rs` (the scan of a text fed in
+//! pieces), `walk.rs` (the walk over the context and
 //! the bracket forms), `tails.rs` (free-text tails and their DFAs),
 //! `shell.rs` (curl as a shell reads it), `visibility.rs` (invisible
 //! characters and look-alike keys).
@@ -57,11 +58,13 @@
 //! half-open.
 
 mod shell;
+mod stream;
 mod tails;
 mod types;
 mod visibility;
 mod walk;
 
+pub use stream::{Event, Stream, StreamError};
 use tails::*;
 pub use types::*;
 use visibility::*;
