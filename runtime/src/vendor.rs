@@ -46,6 +46,7 @@ pub const FILES: &[(&str, &str)] = &[
         "src/python/serialize.rs",
         include_str!("python/serialize.rs"),
     ),
+    ("src/python/stream.rs", include_str!("python/stream.rs")),
     ("src/python/text.rs", include_str!("python/text.rs")),
     ("src/scan/mod.rs", include_str!("scan/mod.rs")),
     ("src/scan/shell.rs", include_str!("scan/shell.rs")),
