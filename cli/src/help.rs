@@ -135,6 +135,10 @@ pub fn parse() -> String {
             "box-docs parse --resolve - < reply.txt".into(),
             "also each directive resolved, or why it would not run",
         ),
+        (
+            "model-cli | box-docs parse --stream".into(),
+            "each call as one JSON line, the moment it is final",
+        ),
     ])
 }
 

@@ -5,6 +5,8 @@
 //! (structures, patterns, examples, the scanner); nothing is written here a
 //! second time. A `box docs …` front end hands its arguments straight to it.
 //!
+//! `parse --stream` scans standard input as it arrives (`stream.rs`).
+//!
 //! Exit status: 0 success, 1 no match (`regex NAME --test`, `parse`; `loops`:
 //! a rejected line: not a message, or an event that was not applied), 2 usage
 //! error (bad arguments, unknown name, unreadable input). Data goes to stdout,
@@ -16,6 +18,7 @@ mod help;
 mod input;
 mod lookup;
 mod near_miss;
+mod stream;
 mod text;
 mod verbs;
 
@@ -81,7 +84,11 @@ enum Command {
     #[command(after_help = help::parse())]
     Parse {
         /// The text to scan; `-` reads standard input.
-        text: String,
+        #[arg(required_unless_present = "stream")]
+        text: Option<String>,
+        /// Read standard input as it arrives and print one JSON line per event the moment the scanner makes it final (`{"event": "found", …}` or `{"event": "skipped", …}`); the summary goes to stderr. TEXT, if given, must be `-`.
+        #[arg(long)]
+        stream: bool,
         /// Also show every skipped directive candidate and why it was skipped.
         #[arg(long)]
         diagnostics: bool,
@@ -196,8 +203,9 @@ fn run(cli: &Cli) -> Result<Output, Error> {
             text,
             diagnostics,
             resolve,
+            ..
         } => Ok(verbs::parse(
-            &input::text(text)?,
+            &input::text(text.as_deref().unwrap_or("-"))?,
             *diagnostics,
             *resolve,
             json,
@@ -229,6 +237,31 @@ fn emit(mut to: impl Write, text: &str) -> bool {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Command::Parse {
+        text,
+        stream: true,
+        resolve,
+        ..
+    } = &cli.command
+    {
+        if text.as_deref().is_some_and(|t| t != "-") {
+            let e = Error::Input("--stream reads standard input: give `-` or no TEXT".into());
+            let text = if cli.json {
+                format!("{:#}\n", e.json())
+            } else {
+                e.human()
+            };
+            emit(std::io::stderr().lock(), &text);
+            return ExitCode::from(2);
+        }
+        return ExitCode::from(stream::parse(
+            std::io::stdin().lock(),
+            std::io::stdout().lock(),
+            std::io::stderr().lock(),
+            *resolve,
+            cli.json,
+        ));
+    }
     match run(&cli) {
         Ok(out) => {
             if !emit(std::io::stdout().lock(), &out.stdout) {

@@ -428,7 +428,7 @@ struct ParseResult {
 
 /// One directive resolved against the op catalogue (`--resolve`).
 #[derive(Serialize)]
-struct Resolved {
+pub(crate) struct Resolved {
     span: Range<usize>,
     /// True when the call may run.
     runs: bool,
@@ -446,26 +446,30 @@ fn resolve_all(found: &[scan::Found]) -> Vec<Resolved> {
     found
         .iter()
         .filter_map(|f| match &f.item {
-            Item::Directive { directive } => Some((f.span.clone(), directive)),
+            Item::Directive { directive } => Some(resolve_one(f.span.clone(), directive)),
             Item::Sentence { .. } => None,
         })
-        .map(|(span, d)| match ops::resolve(d) {
-            Ok(call) => Resolved {
-                span,
-                runs: true,
-                op: call.op().name().to_owned(),
-                args: Some(call.args()),
-                error: None,
-            },
-            Err(e) => Resolved {
-                span,
-                runs: false,
-                op: e.op.clone(),
-                args: None,
-                error: Some(e),
-            },
-        })
         .collect()
+}
+
+/// The directive at `span` resolved against the op catalogue.
+pub(crate) fn resolve_one(span: Range<usize>, d: &scan::ToolDirective) -> Resolved {
+    match ops::resolve(d) {
+        Ok(call) => Resolved {
+            span,
+            runs: true,
+            op: call.op().name().to_owned(),
+            args: Some(call.args()),
+            error: None,
+        },
+        Err(e) => Resolved {
+            span,
+            runs: false,
+            op: e.op.clone(),
+            args: None,
+            error: Some(e),
+        },
+    }
 }
 
 /// The text lines of a resolution, under its directive.

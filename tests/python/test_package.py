@@ -49,7 +49,7 @@ def test_patterns_are_the_spec_patterns_with_flags_inline() -> None:
 
 
 @pytest.mark.parametrize(
-    "module", [A, A.scanner, A.strict_json, A.ops, A.envelope], ids=["package", "scanner", "strict_json", "ops", "envelope"]
+    "module", [A, A.scanner, A.stream, A.strict_json, A.ops, A.envelope], ids=["package", "scanner", "stream", "strict_json", "ops", "envelope"]
 )
 def test_docstring_examples_run(module: Any) -> None:
     result = doctest.testmod(module, raise_on_error=False, verbose=False)

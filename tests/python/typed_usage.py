@@ -95,3 +95,23 @@ def test_typed_envelope_usage_runs() -> None:
 
     assert wrapped_or_none(envelope.EXAMPLE_MESSAGE, envelope.EXAMPLE_ID) == envelope.EXAMPLE_TEXT
     assert wrapped_or_none(envelope.EXAMPLE_MESSAGE, "not an id") is None
+
+
+def streamed_calls(pieces: list[str]) -> list[tuple[int, str]]:
+    """A typed use of the streaming scan: each call's byte offset and op, as each becomes final."""
+    stream = A.scan_stream()
+    calls: list[tuple[int, str]] = []
+    for piece in [*pieces, None]:
+        events: list[Found | Skipped] = stream.finish() if piece is None else stream.push(piece)
+        calls += [(e.span.start, e.item.op) for e in events if isinstance(e, Found) and isinstance(e.item, ToolDirective)]
+    return calls
+
+
+def chunk_calls(chunks: list[A.stream.ChatCompletionChunk]) -> int:
+    """The chat-completion chunks of a model's response, typed as the protocol the adapter reads."""
+    return sum(isinstance(e, Found) for e in A.scan_deltas(chunks))
+
+
+def test_typed_stream_usage_runs() -> None:
+    assert streamed_calls(['[TOOL box {"cmd": ', '"ls"}]\n\nok']) == [(0, "box.exec")]
+    assert chunk_calls([]) == 0

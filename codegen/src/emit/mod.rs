@@ -113,6 +113,10 @@ pub fn emit_all(spec: &Spec, model: &Model, options: &Options) -> BTreeMap<Strin
         python::scanner_py(model),
     );
     files.insert(
+        "python/agent_sentences/stream.py".to_owned(),
+        python::stream_py(model),
+    );
+    files.insert(
         "python/agent_sentences/harvest.py".to_owned(),
         python::harvest_py(model),
     );

@@ -59,6 +59,10 @@ const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/python/scanner.py.tera"),
     ),
     (
+        "stream.py.tera",
+        include_str!("../../templates/python/stream.py.tera"),
+    ),
+    (
         "harvest.py.tera",
         include_str!("../../templates/python/harvest.py.tera"),
     ),
@@ -560,6 +564,13 @@ pub fn patterns_py(model: &Model) -> String {
 /// module (the Rust scanner).
 pub fn scanner_py(model: &Model) -> String {
     render("scanner.py.tera", model)
+}
+
+/// `generated/python/agent_sentences/stream.py`: `scan_stream` (the native
+/// module's stream: the Rust engine) and the adapters over model response
+/// streams, `scan_deltas` and `ascan_deltas`.
+pub fn stream_py(model: &Model) -> String {
+    render("stream.py.tera", model)
 }
 
 /// `generated/python/agent_sentences/loops.py`: the loop tracker's typed

@@ -94,6 +94,7 @@ from .scanner import (
     scan_many_with_diagnostics,
     scan_with_diagnostics,
 )
+from .stream import Stream, StreamError, ascan_deltas, scan_deltas, scan_stream
 from .strict_json import MAX_DEPTH, JsonError, JsonObject, parse_object, render_object
 
 __version__ = "1.0.0"
@@ -156,6 +157,11 @@ __all__ = [
     "scan_with_diagnostics",
     "scan_many",
     "scan_many_with_diagnostics",
+    "Stream",
+    "StreamError",
+    "scan_stream",
+    "scan_deltas",
+    "ascan_deltas",
     "MAX_DEPTH",
     "JsonError",
     "JsonObject",

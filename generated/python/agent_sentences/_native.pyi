@@ -3,12 +3,25 @@
 (``generated/python/native/``): the Rust scanner and strict JSON reader. Use the
 public API instead (:mod:`agent_sentences.scanner`, :mod:`agent_sentences.strict_json`)."""
 
-from typing import Any, Final
+from typing import Any, Final, final
 
 from .scanner import Found, Skipped, Span, ToolDirective
 
 class JsonError(ValueError):
     """The strict JSON reader's error; the message is the Rust reader's."""
+
+class StreamError(ValueError):
+    """Bytes pushed to a stream that are not UTF-8; ``args``: ``(message, byte offset)``."""
+
+@final
+class Stream:
+    """The Rust streaming scan of one text (``agent_sentences.stream.Stream`` wraps it)."""
+
+    @property
+    def offset(self) -> int: ...
+    def push(self, text: str, /) -> list[Found | Skipped]: ...
+    def push_bytes(self, chunk: bytes, /) -> list[Found | Skipped]: ...
+    def finish(self) -> list[Found | Skipped]: ...
 
 LIMITS: Final[tuple[int, int]]
 """``(max_depth, max_bytes)`` as the Rust crate holds them."""
@@ -30,6 +43,8 @@ def harvest_lines(
     lines: list[bytes], diagnostics: bool, file: str, first_line: int
 ) -> tuple[int, dict[str, tuple[Any, ...]], list[tuple[int, int, str]]]: ...
 def scan_json(text: str) -> str: ...
+def stream() -> Stream: ...
+def stream_json(chunks: list[str]) -> str: ...
 def parse_object(text: str, max_depth: int, max_bytes: int | None) -> dict[str, Any]: ...
 def tag_affinity(tag: str, text: str) -> int: ...
 

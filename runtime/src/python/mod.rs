@@ -4,7 +4,8 @@
 //! Written once, generic over the sentence type: the generated binding crate
 //! (`generated/python/native/`, the private module `agent_sentences._native`)
 //! defines the `#[pyfunction]`s and calls these with the generated crate's
-//! `scan_with_diagnostics`. Nothing here knows a structure.
+//! `scan_with_diagnostics` (and its `scan::Stream`, [`StreamFeed`]). Nothing
+//! here knows a structure.
 //!
 //! # Objects, not JSON
 //! Results are built as the generated Python package's own frozen
@@ -35,6 +36,7 @@ mod json;
 mod loops;
 mod objects;
 mod serialize;
+mod stream;
 mod text;
 
 use std::collections::HashMap;
@@ -52,8 +54,8 @@ use crate::json::{parse_object_with, render_object, JsonError, Limits};
 use crate::scan::{Found, Item, Skipped, ToolDirective};
 
 use batch::pool;
-use objects::{found_list, instance, skipped_list, TAG};
-use text::Utf8;
+use objects::{found_list, found_object, instance, skipped_list, skipped_object, TAG};
+use text::{CharAt, Utf8};
 
 pub use batch::{scan, scan_json, scan_many, ScanResult, SERIAL_BATCH_BYTES};
 pub use harvest::{harvest_lines, scan_rows};
@@ -61,4 +63,5 @@ pub use json::{object_to_py, parse_object, NativeJsonError};
 pub use loops::{FeedText, PyTracker};
 pub use objects::Classes;
 pub use serialize::{ConvertError, MapOut, PyValue, SeqOut, StructOut};
+pub use stream::{stream_json, NativeStreamError, PyStream, StreamFeed};
 pub use text::{CharIndex, CACHED_UTF8_MAX_CHARS};

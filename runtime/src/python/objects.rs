@@ -1,6 +1,7 @@
 //! Building the generated package's own dataclass instances: the
 //! registered classes, an instance with its fields set, and the `Span`,
-//! `Found`, `ToolDirective` and `Skipped` lists of a scan result.
+//! `Found`, `ToolDirective` and `Skipped` lists of a scan result, or the
+//! instances of single items (a stream's events).
 
 use super::*;
 
@@ -164,7 +165,7 @@ fn span<'py>(
     py: Python<'py>,
     classes: &Classes,
     range: &std::ops::Range<usize>,
-    chars: &mut CharIndex<'_>,
+    chars: &mut impl CharAt,
 ) -> PyResult<Bound<'py, PyAny>> {
     let (cs, ce) = (chars.at(range.start), chars.at(range.end));
     let start = range.start.into_pyobject(py)?.into_any();
@@ -221,17 +222,27 @@ pub(super) fn found_list<'py, S: Serialize>(
     let mut chars = CharIndex::new(text);
     let list = PyList::empty(py);
     for f in found {
-        let item = match &f.item {
-            Item::Sentence { value } => value.serialize(PyValue {
-                py,
-                classes: Some(classes),
-            })?,
-            Item::Directive { directive: d } => directive(py, classes, d)?,
-        };
-        let span = span(py, classes, &f.span, &mut chars)?;
-        list.append(instance(py, &classes.found, &[span, item])?)?;
+        list.append(found_object(py, classes, &f, &mut chars)?)?;
     }
     Ok(list)
+}
+
+/// The `Found` instance of one found item.
+pub(super) fn found_object<'py, S: Serialize>(
+    py: Python<'py>,
+    classes: &Classes,
+    f: &Found<S>,
+    chars: &mut impl CharAt,
+) -> PyResult<Bound<'py, PyAny>> {
+    let item = match &f.item {
+        Item::Sentence { value } => value.serialize(PyValue {
+            py,
+            classes: Some(classes),
+        })?,
+        Item::Directive { directive: d } => directive(py, classes, d)?,
+    };
+    let span = span(py, classes, &f.span, chars)?;
+    instance(py, &classes.found, &[span, item])
 }
 
 /// The `Skipped` instances of a scan result, in order.
@@ -244,16 +255,26 @@ pub(super) fn skipped_list<'py>(
     let mut chars = CharIndex::new(text);
     let list = PyList::empty(py);
     for s in skipped {
-        let span = span(py, classes, &s.span, &mut chars)?;
-        let reason = s.reason.serialize(PyValue {
-            py,
-            classes: Some(classes),
-        })?;
-        list.append(instance(
-            py,
-            &classes.skipped,
-            &[span, reason, PyString::new(py, &s.message).into_any()],
-        )?)?;
+        list.append(skipped_object(py, classes, &s, &mut chars)?)?;
     }
     Ok(list)
+}
+
+/// The `Skipped` instance of one skipped candidate.
+pub(super) fn skipped_object<'py>(
+    py: Python<'py>,
+    classes: &Classes,
+    s: &Skipped,
+    chars: &mut impl CharAt,
+) -> PyResult<Bound<'py, PyAny>> {
+    let span = span(py, classes, &s.span, chars)?;
+    let reason = s.reason.serialize(PyValue {
+        py,
+        classes: Some(classes),
+    })?;
+    instance(
+        py,
+        &classes.skipped,
+        &[span, reason, PyString::new(py, &s.message).into_any()],
+    )
 }

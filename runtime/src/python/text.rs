@@ -3,6 +3,18 @@
 
 use super::*;
 
+/// Byte offset → `str` index: what a `Span` is built with.
+pub trait CharAt {
+    /// The code point index of byte offset `at` (a char boundary).
+    fn at(&mut self, at: usize) -> usize;
+}
+
+impl CharAt for CharIndex<'_> {
+    fn at(&mut self, at: usize) -> usize {
+        CharIndex::at(self, at)
+    }
+}
+
 /// Byte offset → `str` index, for offsets visited mostly in increasing
 /// order (each list of a scan result is): linear in the text overall.
 pub struct CharIndex<'t> {

@@ -165,3 +165,8 @@ pub struct GuideEnvelopeExamples;
 #[cfg(doctest)]
 #[doc = include_str!("../../../docs/guide/grammar.md")]
 pub struct GuideGrammarExamples;
+
+/// `docs/guide/streaming.md`'s Rust examples, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/guide/streaming.md")]
+pub struct GuideStreamingExamples;

@@ -3,7 +3,7 @@
 //! `agent_sentences` Python package (PyO3, abi3, CPython 3.11+).
 //!
 //! It hands the generated crate's scanner
-//! (`agent_sentences::scan::scan_with_diagnostics`) and the runtime's strict
+//! (`agent_sentences::scan::scan_with_diagnostics`, `scan::Stream`) and the runtime's strict
 //! JSON reader to Python. Every function here is one call into
 //! `agent_sentences_runtime::python`, the hand-written support that builds
 //! the package's dataclasses from the results; the typed public API is the
@@ -90,6 +90,40 @@ fn harvest_lines<'py>(
 #[pyfunction]
 fn scan_json(text: &Bound<'_, PyString>) -> PyResult<String> {
     support::scan_json(text, scan_text)
+}
+
+/// The generated crate's stream (`agent_sentences::scan::Stream`), as the
+/// runtime's Python support feeds it.
+struct Feed(agent_sentences::scan::Stream);
+
+impl support::StreamFeed for Feed {
+    type Sentence = agent_sentences::Sentence;
+
+    fn push(&mut self, chunk: &str) -> Vec<agent_sentences_runtime::scan::Event<Self::Sentence>> {
+        self.0.push(chunk)
+    }
+
+    fn push_bytes(&mut self, chunk: &[u8]) -> Result<Vec<agent_sentences_runtime::scan::Event<Self::Sentence>>, agent_sentences_runtime::scan::StreamError> {
+        self.0.push_bytes(chunk)
+    }
+
+    fn finish(self) -> Result<Vec<agent_sentences_runtime::scan::Event<Self::Sentence>>, agent_sentences_runtime::scan::StreamError> {
+        self.0.finish()
+    }
+}
+
+/// A new stream over the spec's scanner (`agent_sentences.stream.Stream`
+/// wraps it).
+#[pyfunction]
+fn stream() -> support::PyStream {
+    support::PyStream::new(Feed(agent_sentences::scan::Stream::new()))
+}
+
+/// Rust's serde JSON of the events of a stream fed `chunks`, one list per
+/// push and one for the finish (for the tests).
+#[pyfunction]
+fn stream_json(chunks: Vec<Bound<'_, PyString>>) -> PyResult<String> {
+    support::stream_json(Feed(agent_sentences::scan::Stream::new()), &chunks)
 }
 
 /// The strict JSON object reader: a `dict`, or `JsonError` with the Rust
@@ -196,7 +230,7 @@ fn reply_grammar(dialect: &str, id: &str, ops: Option<Vec<String>>) -> PyResult<
     fill(dialect, id, ops.as_deref()).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
 }
 
-/// The module: the functions above, `JsonError`, and `LIMITS` (the spec's
+/// The module: the functions above, `Stream`, `JsonError`, `StreamError`, and `LIMITS` (the spec's
 /// `(max_depth, max_bytes)` as the Rust crate holds them).
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -208,6 +242,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scan_rows, m)?)?;
     m.add_function(wrap_pyfunction!(harvest_lines, m)?)?;
     m.add_function(wrap_pyfunction!(scan_json, m)?)?;
+    m.add_function(wrap_pyfunction!(stream, m)?)?;
+    m.add_function(wrap_pyfunction!(stream_json, m)?)?;
+    m.add_class::<support::PyStream>()?;
     m.add_function(wrap_pyfunction!(parse_object, m)?)?;
     m.add_function(wrap_pyfunction!(tag_affinity, m)?)?;
     m.add_function(wrap_pyfunction!(tracker, m)?)?;
@@ -219,6 +256,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(tools_list, m)?)?;
     m.add("JsonError", m.py().get_type::<support::NativeJsonError>())?;
+    m.add("StreamError", m.py().get_type::<support::NativeStreamError>())?;
     m.add("LIMITS", (LIMITS.max_depth, LIMITS.max_bytes))?;
     Ok(())
 }
