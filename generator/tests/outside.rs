@@ -295,7 +295,10 @@ fn the_readme_standalone_generator_commands_run_as_written() {
         .lines()
         .map(|l| l.split("  #").next().unwrap().trim_end())
         .collect();
-    assert_eq!(commands[0], "cargo install --path generator", "{block}");
+    assert_eq!(
+        commands[0], "cargo install --locked --path generator --target-dir target/install",
+        "{block}"
+    );
     assert!(
         commands[1..]
             .iter()
@@ -304,13 +307,26 @@ fn the_readme_standalone_generator_commands_run_as_written() {
     );
     let tmp = tempfile::tempdir().unwrap();
     let cargo_root = tmp.path().join("cargo-root");
+    // As written, but in the tests' shared target directory (the value of
+    // its `--target-dir` replaced), debug and offline.
+    let standalone = root().join("target/standalone");
+    let args: Vec<&std::ffi::OsStr> = commands[0]
+        .split(' ')
+        .skip(1)
+        .map(|a| {
+            if a == "target/install" {
+                standalone.as_os_str()
+            } else {
+                std::ffi::OsStr::new(a)
+            }
+        })
+        .collect();
     let o = cargo()
         .current_dir(root())
-        .args(commands[0].split(' ').skip(1))
+        .args(args)
         .arg("--root")
         .arg(&cargo_root)
-        .args(["--debug", "--offline", "--locked", "--quiet"])
-        .env("CARGO_TARGET_DIR", root().join("target/standalone"))
+        .args(["--debug", "--offline", "--quiet"])
         .env_remove("RUSTFLAGS")
         .output()
         .unwrap();
