@@ -36,6 +36,7 @@ pub const FILES: &[(&str, &str)] = &[
     ("src/loops/check.rs", include_str!("loops/check.rs")),
     ("src/meta.rs", include_str!("meta.rs")),
     ("src/ops.rs", include_str!("ops.rs")),
+    ("src/ops/native.rs", include_str!("ops/native.rs")),
     ("src/python/batch.rs", include_str!("python/batch.rs")),
     ("src/python/harvest.rs", include_str!("python/harvest.rs")),
     ("src/python/json.rs", include_str!("python/json.rs")),
