@@ -161,6 +161,10 @@ pub fn tools() -> String {
             "box-docs tools --json".into(),
             "the tools.list response, one JSON document",
         ),
+        (
+            "box-docs tools --format openai".into(),
+            "the runnable ops as a `tools` array (also anthropic, mcp)",
+        ),
     ])
 }
 

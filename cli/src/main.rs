@@ -101,6 +101,9 @@ enum Command {
     Tools {
         /// An op name (or alias); without it, every op, one per line.
         name: Option<String>,
+        /// Print the catalogue as an agent API's tool list instead (JSON): the runnable ops under their native names.
+        #[arg(long, value_enum, conflicts_with = "name")]
+        format: Option<ToolsFormat>,
     },
     /// Track the loops of a JSON Lines log: every loop's state, owner and history, rejected events, nudges due.
     #[command(after_help = help::loops())]
@@ -133,6 +136,20 @@ enum Command {
         /// The entry's key.
         name: String,
     },
+}
+
+/// The agent APIs whose tool list `tools --format` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ToolsFormat {
+    /// OpenAI-style `tools`: `[{"type": "function", "function": {…}}]`.
+    #[value(name = "openai")]
+    OpenAi,
+    /// Anthropic-style `tools`: `[{"name", "description", "input_schema"}]`.
+    #[value(name = "anthropic")]
+    Anthropic,
+    /// The MCP `tools/list` result: `{"tools": [{"name", "inputSchema", "annotations", …}]}`.
+    #[value(name = "mcp")]
+    Mcp,
 }
 
 /// The spec tables `get` reads.
@@ -210,8 +227,14 @@ fn run(cli: &Cli) -> Result<Output, Error> {
             *resolve,
             json,
         )),
-        Command::Tools { name: None } => Ok(verbs::tools_list(json)),
-        Command::Tools { name: Some(name) } => verbs::tool(name, json),
+        Command::Tools {
+            format: Some(format),
+            ..
+        } => Ok(verbs::native_tools(*format)),
+        Command::Tools { name: None, .. } => Ok(verbs::tools_list(json)),
+        Command::Tools {
+            name: Some(name), ..
+        } => verbs::tool(name, json),
         Command::Get { table, name } => verbs::get(*table, name),
         Command::Loops { file, at, prune } => {
             verbs::loops(&input::bytes(file)?, at.as_deref(), *prune, json)

@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 
 use crate::near_miss::{self, NearMiss};
 use crate::text::{show, table};
-use crate::{lookup, Error, Output, Table};
+use crate::{lookup, Error, Output, Table, ToolsFormat};
 
 /// Prints `value` as pretty JSON, or `human(value)` as text.
 fn output<T: Serialize>(
@@ -729,6 +729,17 @@ pub fn tools_list(json: bool) -> Output {
         }));
         table(&rows, "")
     })
+}
+
+/// `box-docs tools --format API`: the catalogue as an agent API's tool
+/// list, pretty JSON (always JSON: it is what a request body holds).
+pub fn native_tools(format: ToolsFormat) -> Output {
+    let api = match format {
+        ToolsFormat::OpenAi => ops::NativeApi::OpenAi,
+        ToolsFormat::Anthropic => ops::NativeApi::Anthropic,
+        ToolsFormat::Mcp => ops::NativeApi::Mcp,
+    };
+    output(&ops::native_tools(api), true, true, |_| String::new())
 }
 
 /// `box-docs tools NAME`: one op as `tools.list` lists it, in full.

@@ -849,6 +849,37 @@ fn tools_json_is_the_tools_list_response() {
 }
 
 #[test]
+fn tools_format_prints_each_api_s_tool_list() {
+    // P296: the tool list is JSON with or without --json; the crate's own
+    // rendering (held to each API's shape in tests/downstream) is what prints.
+    for (format, api) in [
+        ("openai", agent_sentences::ops::NativeApi::OpenAi),
+        ("anthropic", agent_sentences::ops::NativeApi::Anthropic),
+        ("mcp", agent_sentences::ops::NativeApi::Mcp),
+    ] {
+        let want = agent_sentences::ops::native_tools(api);
+        assert_eq!(ok(&["tools", "--format", format]).json(), want);
+        assert_eq!(ok(&["tools", "--format", format, "--json"]).json(), want);
+    }
+    let listed = ok(&["tools", "--format", "anthropic"]).json();
+    let names: Vec<&str> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        !names.is_empty()
+            && names
+                .iter()
+                .all(|n| agent_sentences::ops::is_native_name(n)),
+        "{names:?}"
+    );
+    assert_eq!(run(&["tools", "--format", "gemini"]).code, 2);
+    assert_eq!(run(&["tools", "tools", "--format", "mcp"]).code, 2);
+}
+
+#[test]
 fn tools_lists_every_op_one_per_line_and_shows_each_in_full() {
     let r = ok(&["tools"]);
     let ops = ops_json();

@@ -401,8 +401,19 @@ pub struct OpsFile {
     pub title: String,
     /// Where the ops come from.
     pub source: String,
+    /// The engine (a key of `/engines` in `directives.json`) a native tool
+    /// call comes through: a call an agent API makes (OpenAI `tool_calls`,
+    /// Anthropic `tool_use`, MCP `tools/call`) is checked as an in-band call
+    /// on this engine, and the APIs' tool lists offer the ops that allow it
+    /// (P293). `TOOL` when absent.
+    #[serde(default = "default_native_engine")]
+    pub native_engine: String,
     /// Every op, keyed by its name (`followup.create`, …), in catalogue order.
     pub ops: IndexMap<String, Op>,
+}
+
+fn default_native_engine() -> String {
+    "TOOL".to_owned()
 }
 
 /// One op of the catalogue (`/ops/<name>` in `ops.json`).

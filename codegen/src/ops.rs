@@ -12,6 +12,7 @@
 //! and says what is `missing`: it is listed, never run, and the lint warns
 //! (`op-incomplete`, P140).
 
+use agent_sentences_runtime::ops::{is_native_name, native_name, NATIVE_NAME_MAX};
 use regex::Regex;
 use serde::Serialize;
 use serde_json::Value;
@@ -83,6 +84,9 @@ pub struct OpIr {
     pub name: String,
     /// The `Op` variant, e.g. `FollowupCreate`.
     pub variant: String,
+    /// Its name in an agent API's tool list, e.g. `followup_create`
+    /// (`agent_sentences_runtime::ops::native_name`, P290).
+    pub native_name: String,
     /// The argument type, e.g. `FollowupCreateArgs`.
     pub args_type: String,
     /// What it does.
@@ -118,6 +122,8 @@ pub struct OpsIr {
     pub ops: Vec<OpIr>,
     /// `(alias, op)`, from `directives.json`.
     pub aliases: Vec<(String, String)>,
+    /// The engine native tool calls come through (`/native_engine`, P293).
+    pub native_engine: String,
 }
 
 fn err(
@@ -300,6 +306,20 @@ pub fn check(spec: &Spec) -> Vec<Diagnostic> {
             ));
         }
     }
+    if !d.engines.contains_key(&file.native_engine) {
+        err(
+            spec,
+            &mut out,
+            O,
+            "unknown-engine",
+            "/native_engine",
+            format!(
+                "native engine `{}` is not declared in /engines of directives.json",
+                file.native_engine
+            ),
+        );
+    }
+    check_native_names(spec, &mut out, op_re.as_ref());
     const D: SpecFile = SpecFile::Directives;
     for (alias, target) in &d.aliases {
         if !file.ops.contains_key(target) {
@@ -341,6 +361,37 @@ pub fn check(spec: &Spec) -> Vec<Diagnostic> {
         }
     }
     out
+}
+
+/// The native names (P290): every op's and alias's name, each `.` written
+/// `_`, must be a tool name every agent API takes (`native-name-invalid`,
+/// `native-name-too-long`; a name the op pattern refuses is `invalid-op`
+/// instead) and no two may be one (`native-name-collision`, reported at the
+/// later name), so the rule reverses by lookup.
+fn check_native_names(spec: &Spec, out: &mut Vec<Diagnostic>, op_re: Option<&Regex>) {
+    let Some(file) = &spec.ops else {
+        return;
+    };
+    let ops = file.ops.keys().map(|n| (O, child("/ops", n), "op", n));
+    let aliases = spec
+        .directives
+        .aliases
+        .keys()
+        .map(|a| (SpecFile::Directives, child("/aliases", a), "alias", a));
+    let mut seen: Vec<(String, &str, &String)> = Vec::new();
+    for (file, pointer, what, name) in ops.chain(aliases) {
+        let native = native_name(name);
+        if native.len() > NATIVE_NAME_MAX {
+            err(spec, out, file, "native-name-too-long", &pointer, format!("{what} `{name}` has the native name `{native}`, {} characters: agent APIs take at most {NATIVE_NAME_MAX}", native.len()));
+        } else if !is_native_name(&native) && op_re.is_none_or(|re| re.is_match(name)) {
+            // (A name outside the op pattern is `invalid-op` already.)
+            err(spec, out, file, "native-name-invalid", &pointer, format!("{what} `{name}` has the native name `{native}`, which agent APIs refuse: a tool name is letters, digits, `_` and `-` (the rule writes only `.` as `_`)"));
+        }
+        if let Some((_, other_what, other)) = seen.iter().find(|(n, _, _)| *n == native) {
+            err(spec, out, file, "native-name-collision", &pointer, format!("{what} `{name}` and {other_what} `{other}` have one native name, `{native}`: a native call of it could not say which it means"));
+        }
+        seen.push((native, what, name));
+    }
 }
 
 /// The subset the typed structs are generated from (P141).
@@ -470,6 +521,7 @@ pub fn lower(spec: &Spec) -> Option<OpsIr> {
             let variant = ident::rust_type(&name.replace(['.', '-'], "_"));
             OpIr {
                 name: name.clone(),
+                native_name: native_name(name),
                 args_type: format!("{variant}Args"),
                 variant,
                 description: op.description.clone(),
@@ -506,5 +558,6 @@ pub fn lower(spec: &Spec) -> Option<OpsIr> {
             .iter()
             .map(|(a, o)| (a.clone(), o.clone()))
             .collect(),
+        native_engine: file.native_engine.clone(),
     })
 }

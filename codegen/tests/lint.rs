@@ -733,6 +733,34 @@ fn every_fault_of_the_op_catalogue_is_reported_at_once() {
     });
 }
 
+// --- native tool names (P290) ---------------------------------------------
+
+/// A complete op named `name` (no other finding of its own), inserted first.
+const NEW_OPS: &str = "\"ops\": {\n    \"cron_create\": { \"description\": \"x\", \"engines\": [\"TOOL\"], \"side_effecting\": true, \"args\": { \"type\": \"object\", \"properties\": {}, \"additionalProperties\": false }, \"examples\": [{}] },\n    \"reconcile.every.scheduled.follow_up.across.all.nodes.of.the.fleet.now\": { \"description\": \"x\", \"engines\": [\"TOOL\"], \"side_effecting\": true, \"args\": { \"type\": \"object\", \"properties\": {}, \"additionalProperties\": false }, \"examples\": [{}] },\n    \"followup.create\": {";
+
+#[test]
+fn native_names_that_collide_or_that_agent_apis_refuse() {
+    run(&Case {
+        edits: vec![
+            Edit { file: O, from: "\"ops\": {\n    \"followup.create\": {", to: NEW_OPS },
+            Edit { file: D, from: "\"tools\": \"tools.list\"", to: "\"tools\": \"tools.list\", \"followup_create\": \"followup.create\", \"box:ro\": \"box.exec\"" },
+            // An op pattern that takes `:`, which no agent API's names do.
+            Edit { file: D, from: "\"op_pattern\": \"[A-Za-z0-9_.-]+\"", to: "\"op_pattern\": \"[A-Za-z0-9_.:-]+\"" },
+        ],
+        python: Py::Off,
+        // Two ops that collide also collide as Rust variants; the aliases
+        // and the over-long name are the native rule's alone.
+        want: vec![
+            Want { severity: E, code: "native-name-collision", file: D, pointer: "/aliases/followup_create", at: "\"followup.create\"", message: "alias `followup_create` and op `followup.create` have one native name, `followup_create`: a native call of it could not say which it means", hint: None },
+            Want { severity: E, code: "native-name-invalid", file: D, pointer: "/aliases/box:ro", at: "\"box.exec\"", message: "alias `box:ro` has the native name `box:ro`, which agent APIs refuse: a tool name is letters, digits, `_` and `-` (the rule writes only `.` as `_`)", hint: None },
+            Want { severity: E, code: "native-name-too-long", file: O, pointer: "/ops/reconcile.every.scheduled.follow_up.across.all.nodes.of.the.fleet.now", at: "{", message: "op `reconcile.every.scheduled.follow_up.across.all.nodes.of.the.fleet.now` has the native name `reconcile_every_scheduled_follow_up_across_all_nodes_of_the_fleet_now`, 69 characters: agent APIs take at most 64", hint: None },
+            Want { severity: E, code: "name-collision", file: O, pointer: "/ops/cron.create", at: "{", message: "op `cron.create` becomes the Rust op variant `CronCreate`, as op `cron_create` does: the generated code would hold two of that name", hint: Some("rename one of the two") },
+            Want { severity: E, code: "native-name-collision", file: O, pointer: "/ops/cron.create", at: "{", message: "op `cron.create` and op `cron_create` have one native name, `cron_create`: a native call of it could not say which it means", hint: None },
+        ],
+        gone: vec![],
+    });
+}
+
 // --- patterns that take more than linear time in Python `re` --------------
 
 fn nested_quantifier() -> Case {

@@ -9,8 +9,16 @@
 //! JSON Schema (draft 2020-12, checked by the `jsonschema` crate, which
 //! resolves no remote reference). Every argument fault is reported, each
 //! located by JSON pointer inside the arguments. Nothing here runs an op.
+//!
+//! [`Catalogue::check_native`] and its neighbours hold the same checks for a native
+//! tool call (an agent API's `tool_calls`, `tool_use`, MCP `tools/call`),
+//! the catalogue as those APIs' tool lists, and the rule that names an op
+//! there (P290-P296).
 
 use std::sync::OnceLock;
+
+mod native;
+pub use native::{is_native_name, native_name, NativeApi, NATIVE_NAME_MAX};
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -112,6 +120,23 @@ impl std::fmt::Display for ResolveError {
 
 impl std::error::Error for ResolveError {}
 
+/// A [`ResolveError`] of `kind` for `op` on `engine`.
+pub(crate) fn fail(
+    kind: ResolveErrorKind,
+    op: &str,
+    engine: &str,
+    message: String,
+    errors: Vec<ArgError>,
+) -> ResolveError {
+    ResolveError {
+        kind,
+        op: op.to_owned(),
+        engine: engine.to_owned(),
+        message,
+        errors,
+    }
+}
+
 /// One op as `tools.list` lists it (D5).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolEntry {
@@ -202,17 +227,24 @@ impl Catalogue {
         op: &str,
         args: &Map<String, Value>,
     ) -> Result<usize, ResolveError> {
-        let fail = |kind, op: &str, message: String, errors| ResolveError {
-            kind,
-            op: op.to_owned(),
-            engine: engine.to_owned(),
-            message,
-            errors,
-        };
+        let (index, validator) = self.check_op(engine, op)?;
+        self.check_args(index, validator, engine, args)?;
+        Ok(index)
+    }
+
+    /// The first three checks of [`Self::check`]: the op (an alias
+    /// applied), the engine, completeness. `Ok` holds the op's index and
+    /// its validator.
+    pub(crate) fn check_op(
+        &self,
+        engine: &str,
+        op: &str,
+    ) -> Result<(usize, &jsonschema::Validator), ResolveError> {
         let Some((index, spec)) = self.get(op) else {
             return Err(fail(
                 ResolveErrorKind::UnknownOp,
                 op,
+                engine,
                 format!("`{op}` is not an op of the catalogue: not run"),
                 Vec::new(),
             ));
@@ -226,26 +258,40 @@ impl Catalogue {
             return Err(fail(
                 ResolveErrorKind::EngineNotAllowed,
                 spec.name,
+                engine,
                 message,
                 Vec::new(),
             ));
         }
-        let validator = match (spec.complete(), self.validator(index)) {
-            (true, Some(v)) => v,
+        match (spec.complete(), self.validator(index)) {
+            (true, Some(v)) => Ok((index, v)),
             _ => {
                 let why = spec.missing.unwrap_or("its argument schema does not build");
                 let message = format!(
                     "`{}` is incomplete in the catalogue: {why} Not run.",
                     spec.name
                 );
-                return Err(fail(
+                Err(fail(
                     ResolveErrorKind::Incomplete,
                     spec.name,
+                    engine,
                     message,
                     Vec::new(),
-                ));
+                ))
             }
-        };
+        }
+    }
+
+    /// The last check of [`Self::check`]: `args` against the schema of
+    /// the op at `index`, every fault reported.
+    pub(crate) fn check_args(
+        &self,
+        index: usize,
+        validator: &jsonschema::Validator,
+        engine: &str,
+        args: &Map<String, Value>,
+    ) -> Result<(), ResolveError> {
+        let name = self.ops.get(index).map_or("", |o| o.name);
         let instance = Value::Object(args.clone());
         let errors: Vec<ArgError> = validator
             .iter_errors(&instance)
@@ -255,21 +301,20 @@ impl Catalogue {
             })
             .collect();
         if errors.is_empty() {
-            Ok(index)
-        } else {
-            let n = errors.len();
-            let message = format!(
-                "the arguments of `{}` do not fit its schema ({n} fault{}): not run",
-                spec.name,
-                if n == 1 { "" } else { "s" }
-            );
-            Err(fail(
-                ResolveErrorKind::InvalidArgs,
-                spec.name,
-                message,
-                errors,
-            ))
+            return Ok(());
         }
+        let n = errors.len();
+        let message = format!(
+            "the arguments of `{name}` do not fit its schema ({n} fault{}): not run",
+            if n == 1 { "" } else { "s" }
+        );
+        Err(fail(
+            ResolveErrorKind::InvalidArgs,
+            name,
+            engine,
+            message,
+            errors,
+        ))
     }
 
     /// A typed-decoding failure after the schema accepted the arguments

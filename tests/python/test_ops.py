@@ -99,3 +99,46 @@ def test_tools_list_is_box_docs_tools_json() -> None:
     if BOX_DOCS.exists():
         out = subprocess.run([str(BOX_DOCS), "tools", "--json"], capture_output=True, text=True, check=True).stdout
         assert json.loads(out) == listed
+
+
+def _outcome(f: Any) -> Any:
+    try:
+        return f()
+    except ops.ResolveError as e:
+        return (e.kind, e.op, e.engine, e.message, e.errors)
+
+
+def test_native_calls_resolve_as_their_in_band_twins() -> None:
+    # P293, P294: every op and alias, by its native name, with each example
+    # (and `{}`), as JSON text and as a mapping, answers as the in-band call.
+    names = list(SPEC) + list(DIRECTIVES["aliases"])
+    for name in names:
+        native = ops.NATIVE_NAMES.get(name, name.replace(".", "_"))
+        assert native == name.replace(".", "_")
+        target = DIRECTIVES["aliases"].get(name, name)
+        for args in [*SPEC[target].get("examples", []), {}, {"in_m": 0, "x": 1}]:
+            text = json.dumps(args)
+            in_band = _outcome(lambda: ops.resolve(directive(f"[{ops.NATIVE_ENGINE} {name} {text}]")))
+            assert _outcome(lambda: ops.resolve_native(native, text)) == in_band, (name, args)
+            assert _outcome(lambda: ops.resolve_native(native, args)) == in_band, (name, args)
+            rendered = ops.render_native(native, args)
+            again = directive(rendered)
+            assert (again.op, again.written_op, again.args) == (target, name, args)
+    with pytest.raises(ops.ResolveError) as e:
+        ops.resolve_native("followup.create", "{}")
+    assert (e.value.kind, e.value.op) == ("unknown-op", "followup.create")
+    with pytest.raises(ops.ResolveError) as e:
+        ops.resolve_native("followup_create", "")
+    assert (e.value.kind, [a.pointer for a in e.value.errors]) == ("invalid-args", [""])
+
+
+def test_native_tools_are_box_docs_tools_format() -> None:
+    for api in ("openai", "anthropic", "mcp"):
+        if BOX_DOCS.exists():
+            out = subprocess.run([str(BOX_DOCS), "tools", "--format", api], capture_output=True, check=True, text=True)
+            assert ops.native_tools(api) == json.loads(out.stdout)  # type: ignore[call-overload]
+    listed = [t["name"] for t in ops.native_tools("anthropic")]
+    want = [ops.NATIVE_NAMES[n] for n, op in SPEC.items() if runnable(op) and ops.NATIVE_ENGINE in op["engines"]]
+    assert listed == want
+    with pytest.raises(ValueError):
+        ops.native_tools("gemini")  # type: ignore[call-overload]

@@ -5,6 +5,8 @@ native module's ``.pyi``, so a change that loses a type fails here."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import agent_sentences as A
 from agent_sentences import Found, ParseError, Skipped, ToolDirective, scan, scan_many, scan_with_diagnostics
 from agent_sentences.harvest import COLUMNS, FileReport, harvest
@@ -88,6 +90,25 @@ def resolved_minutes(text: str) -> int | None:
             if isinstance(call, ops.FollowupCreateArgs):
                 return call.in_m
     return None
+
+
+def native_minutes(name: str, arguments: str) -> int | None:
+    """A typed use of native tool calls: an OpenAI-style tool call's follow-up minutes, if it would run."""
+    from agent_sentences import ops
+
+    tools: list[dict[str, Any]] = ops.native_tools("openai")
+    listed: dict[str, Any] = ops.native_tools("mcp")
+    assert len(tools) == len(listed["tools"])
+    try:
+        call = ops.resolve_native(name, arguments)
+    except ops.ResolveError:
+        return None
+    return call.in_m if isinstance(call, ops.FollowupCreateArgs) else None
+
+
+def test_typed_native_usage_runs() -> None:
+    assert native_minutes("followup_create", '{"in_m": 5}') == 5
+    assert native_minutes("followup.create", '{"in_m": 5}') is None
 
 
 def test_typed_envelope_usage_runs() -> None:

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, ClassVar, Final, Literal, TypedDict, cast
+from collections.abc import Mapping
+from typing import Any, ClassVar, Final, Literal, TypedDict, cast, overload
 
 from . import _native
 from .scanner import ToolDirective
@@ -47,6 +48,12 @@ __all__ = [
     "resolve",
     "resolve_parts",
     "tools_list",
+    "NativeApi",
+    "NATIVE_ENGINE",
+    "NATIVE_NAMES",
+    "resolve_native",
+    "render_native",
+    "native_tools",
 ]
 
 OpName = Literal["followup.create", "dm.send", "tools.list", "box.exec", "swarm.spawn", "cron.create", "health.check"]
@@ -156,17 +163,23 @@ _CLASSES: Final[dict[str, Any]] = {
 }
 
 
+def _error(e: dict[str, Any]) -> ResolveError:
+    errors = [ArgError(a["pointer"], a["message"]) for a in e["errors"]]
+    return ResolveError(e["kind"], e["op"], e["engine"], e["message"], errors)
+
+
+def _call(out: dict[str, Any]) -> Call:
+    if out["ok"]:
+        return cast(Call, _CLASSES[out["op"]]._from_dict(out["args"]))
+    raise _error(out["error"])
+
+
 def resolve_parts(engine: str, op: str, args: dict[str, Any]) -> Call:
     """Resolves a call from its parts: the engine keyword, the op (an alias is applied) and the arguments.
 
     Raises :class:`ResolveError` when it does not run.
     """
-    out = json.loads(_native.resolve(engine, op, json.dumps(args, ensure_ascii=False, allow_nan=False)))
-    if out["ok"]:
-        return cast(Call, _CLASSES[out["op"]]._from_dict(out["args"]))
-    e = out["error"]
-    errors = [ArgError(a["pointer"], a["message"]) for a in e["errors"]]
-    raise ResolveError(e["kind"], e["op"], e["engine"], e["message"], errors)
+    return _call(json.loads(_native.resolve(engine, op, json.dumps(args, ensure_ascii=False, allow_nan=False))))
 
 
 def resolve(directive: ToolDirective) -> Call:
@@ -196,3 +209,66 @@ class ToolsList(TypedDict):
 def tools_list() -> ToolsList:
     """The ``tools.list`` response (D5): every op with its ``side_effecting`` flag and argument schema."""
     return cast(ToolsList, json.loads(_native.tools_list()))
+
+
+NativeApi = Literal["openai", "anthropic", "mcp"]
+"""An agent API whose tool list :func:`native_tools` renders."""
+
+NATIVE_ENGINE: Final[str] = "TOOL"
+"""The engine a native tool call comes through (``/native_engine`` of ``schema/ops.json``)."""
+
+NATIVE_NAMES: Final[dict[str, str]] = {
+    "followup.create": "followup_create",
+    "dm.send": "dm_send",
+    "tools.list": "tools_list",
+    "box.exec": "box_exec",
+    "swarm.spawn": "swarm_spawn",
+    "cron.create": "cron_create",
+    "health.check": "health_check",
+}
+"""Op → its name in an agent API's tool list (each ``.`` written ``_``)."""
+
+
+def _arguments_json(arguments: str | Mapping[str, Any]) -> str:
+    if isinstance(arguments, str):
+        return arguments
+    return json.dumps(dict(arguments), ensure_ascii=False, allow_nan=False)
+
+
+def resolve_native(name: str, arguments: str | Mapping[str, Any]) -> Call:
+    """Resolves a native tool call: the tool ``name`` an agent API gave and its arguments, as JSON text
+    (OpenAI's ``arguments``) or an object (Anthropic's ``input``, MCP's ``arguments``).
+
+    The answer is :func:`resolve`'s for the in-band call on :data:`NATIVE_ENGINE` with that op (or alias)
+    and arguments (the Rust crate's ``ops::resolve_native``). Raises :class:`ResolveError` when it does
+    not run: ``unknown-op`` for a name that is no op's or alias's native name, ``invalid-args`` for
+    arguments that are not one strict JSON object.
+    """
+    return _call(json.loads(_native.resolve_native(name, _arguments_json(arguments))))
+
+
+def render_native(name: str, arguments: str | Mapping[str, Any]) -> str:
+    """A native tool call as the in-band sentence that makes the same call, e.g.
+    ``[TOOL followup.create {"in_m":5}]`` for ``followup_create``.
+
+    Raises :class:`ResolveError` (``unknown-op``, ``invalid-args``) when it cannot be written.
+    """
+    out = json.loads(_native.render_native(name, _arguments_json(arguments)))
+    if out["ok"]:
+        return cast(str, out["text"])
+    raise _error(out["error"])
+
+
+@overload
+def native_tools(api: Literal["openai", "anthropic"]) -> list[dict[str, Any]]: ...
+
+
+@overload
+def native_tools(api: Literal["mcp"]) -> dict[str, Any]: ...
+
+
+def native_tools(api: NativeApi) -> list[dict[str, Any]] | dict[str, Any]:
+    """The catalogue as ``api``'s tool list: the runnable ops that allow :data:`NATIVE_ENGINE`, under their
+    native names (OpenAI's and Anthropic's ``tools`` arrays, MCP's ``tools/list`` result object).
+    """
+    return cast("list[dict[str, Any]] | dict[str, Any]", json.loads(_native.native_tools(api)))

@@ -7091,6 +7091,9 @@ pub mod ops {
     pub use agent_sentences_runtime::ops::{
         ArgError, Catalogue, OpSpec, ResolveError, ResolveErrorKind, ToolEntry, ToolsList,
     };
+    pub use agent_sentences_runtime::ops::{
+        is_native_name, native_name, NativeApi, NATIVE_NAME_MAX,
+    };
     use super::scan::ToolDirective;
     /// The catalogue: every op of `schema/ops.json` in its order, and
     /// the native aliases of `/aliases` in `schema/directives.json`.
@@ -7176,6 +7179,10 @@ pub mod ops {
         ],
         &[("dm", "dm.send"), ("box", "box.exec"), ("tools", "tools.list")],
     );
+    /// The engine a native tool call comes through (`/native_engine`
+    /// in `schema/ops.json`): [`resolve_native`] checks it as an
+    /// in-band call on this engine.
+    pub const NATIVE_ENGINE: &str = "TOOL";
     /// Every op of the catalogue (`/ops` in `schema/ops.json`).
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
     #[serde(crate = "agent_sentences_runtime::serde")]
@@ -7250,6 +7257,19 @@ pub mod ops {
                 "cron.create" => Some(Op::CronCreate),
                 "health.check" => Some(Op::HealthCheck),
                 _ => None,
+            }
+        }
+        /// Its name in an agent API's tool list, e.g. `followup_create`
+        /// ([`native_name`] of [`Op::name`]).
+        pub fn native_name(self) -> &'static str {
+            match self {
+                Op::FollowupCreate => "followup_create",
+                Op::DmSend => "dm_send",
+                Op::ToolsList => "tools_list",
+                Op::BoxExec => "box_exec",
+                Op::SwarmSpawn => "swarm_spawn",
+                Op::CronCreate => "cron_create",
+                Op::HealthCheck => "health_check",
             }
         }
         /// Its catalogue entry.
@@ -7339,7 +7359,18 @@ pub mod ops {
         >,
     ) -> Result<Call, ResolveError> {
         let index = CATALOGUE.check(engine, op, args)?;
-        let args = agent_sentences_runtime::serde_json::Value::Object(args.clone());
+        decode(index, engine, args.clone())
+    }
+    /// The typed call of the checked op at `index`.
+    fn decode(
+        index: usize,
+        engine: &str,
+        args: agent_sentences_runtime::serde_json::Map<
+            String,
+            agent_sentences_runtime::serde_json::Value,
+        >,
+    ) -> Result<Call, ResolveError> {
+        let args = agent_sentences_runtime::serde_json::Value::Object(args);
         let decoded = match Op::ALL[index] {
             Op::FollowupCreate => {
                 agent_sentences_runtime::serde_json::from_value(args)
@@ -7352,6 +7383,52 @@ pub mod ops {
             _ => unreachable!("check passes runnable ops only"),
         };
         decoded.map_err(|e| CATALOGUE.decode_error(index, engine, &e))
+    }
+    /// Resolves a native tool call (OpenAI `tool_calls`, Anthropic
+    /// `tool_use`, MCP `tools/call`): `name` as the API gave it (an
+    /// op's or alias's native name, [`native_name`]) and the arguments
+    /// as JSON text. The result is what [`resolve`] gives for the
+    /// in-band call on [`NATIVE_ENGINE`] with that op (or alias) and
+    /// arguments: the same typed call, or the same [`ResolveError`].
+    ///
+    /// ```
+    /// use agent_sentences::ops;
+    /// let call = ops::resolve_native("followup_create", "{\"in_m\":5,\"prompt\":\"Re-check Cloudflare WARP proxy status\"}").unwrap();
+    /// assert_eq!(call.op(), ops::Op::FollowupCreate);
+    /// assert_eq!(ops::render_native("followup_create", "{\"in_m\":5,\"prompt\":\"Re-check Cloudflare WARP proxy status\"}").unwrap(), "[TOOL followup.create {\"in_m\": 5, \"prompt\": \"Re-check Cloudflare WARP proxy status\"}]");
+    /// ```
+    ///
+    /// # Errors
+    /// As [`resolve`]; a name that maps to no op or alias is
+    /// `unknown-op`, and arguments that are not one strict JSON object
+    /// within [`scan::LIMITS`](super::scan::LIMITS) are `invalid-args`.
+    pub fn resolve_native(
+        name: &str,
+        arguments_json: &str,
+    ) -> Result<Call, ResolveError> {
+        let (index, args) = CATALOGUE
+            .check_native(NATIVE_ENGINE, name, arguments_json, super::scan::LIMITS)?;
+        decode(index, NATIVE_ENGINE, args)
+    }
+    /// A native tool call written as the in-band sentence that makes
+    /// the same call, e.g. `[TOOL followup.create {"in_m":5}]` for
+    /// `followup_create` with `{"in_m": 5}`: logs read the same
+    /// whichever way a call came.
+    ///
+    /// # Errors
+    /// `unknown-op` for a name that maps to no op or alias,
+    /// `invalid-args` for arguments that are not one strict JSON object.
+    pub fn render_native(
+        name: &str,
+        arguments_json: &str,
+    ) -> Result<String, ResolveError> {
+        CATALOGUE.render_native(NATIVE_ENGINE, name, arguments_json, super::scan::LIMITS)
+    }
+    /// The catalogue as `api`'s tool list: the runnable ops that allow
+    /// [`NATIVE_ENGINE`], under their native names (an array for
+    /// OpenAI and Anthropic, the `tools/list` result object for MCP).
+    pub fn native_tools(api: NativeApi) -> agent_sentences_runtime::serde_json::Value {
+        CATALOGUE.native_tools(NATIVE_ENGINE, api)
     }
     /// The `tools.list` response (D5): every op with its
     /// `side_effecting` flag and argument schema.

@@ -314,3 +314,305 @@ fn tools_list_itself_resolves_and_box_exec_is_read_only() {
     let e = ops::resolve(&directive(r#"[TOOL tools {"name": "x"}]"#)).unwrap_err();
     assert_eq!(e.kind, ResolveErrorKind::InvalidArgs);
 }
+
+// --- native tool calling (P290-P296) ---------------------------------------
+
+/// The ops an agent API's tool list offers, from the spec: the runnable ops
+/// that allow `/native_engine`, in catalogue order, with their spec entries.
+fn listed() -> Vec<(String, Value)> {
+    let engine = spec("ops.json")["native_engine"]
+        .as_str()
+        .unwrap_or("TOOL")
+        .to_owned();
+    assert_eq!(engine, ops::NATIVE_ENGINE);
+    ops_spec()
+        .into_iter()
+        .filter(|(_, op)| {
+            runnable(op) && op["engines"].as_array().unwrap().contains(&json!(engine))
+        })
+        .collect()
+}
+
+/// Checks `value` against the shape `shape`, and that the shape refuses the
+/// same value with its first tool renamed to a dotted op name (so the shape
+/// holds the names, and the test can fail).
+fn fits_shape(shape: &Value, value: &Value, first_name: &str) {
+    let v = jsonschema::draft202012::new(shape).unwrap();
+    let faults: Vec<String> = v.iter_errors(value).map(|e| e.to_string()).collect();
+    assert!(faults.is_empty(), "{faults:?}\n{value:#}");
+    let mut bad = value.clone();
+    *bad.pointer_mut(first_name).unwrap() = json!("followup.create");
+    assert!(!v.is_valid(&bad), "the shape takes a dotted name");
+}
+
+/// A tool name every API takes (OpenAI: "a-z, A-Z, 0-9, or contain
+/// underscores and dashes, with a maximum length of 64"; Anthropic:
+/// `^[a-zA-Z0-9_-]{1,64}$`).
+const NAME: &str = "^[a-zA-Z0-9_-]{1,64}$";
+
+#[test]
+fn the_openai_tools_array_fits_the_published_shape() {
+    // The Chat Completions `tools` parameter as OpenAI publishes it: the
+    // `ChatCompletionTool` and `FunctionObject` schemas of
+    // https://github.com/openai/openai-openapi (openapi.yaml) and
+    // https://platform.openai.com/docs/api-reference/chat/create#chat-create-tools;
+    // `additionalProperties: false` added so no key outside the shape passes.
+    let shape = json!({
+        "type": "array",
+        "items": {
+            "type": "object",
+            "required": ["type", "function"],
+            "additionalProperties": false,
+            "properties": {
+                "type": { "const": "function" },
+                "function": {
+                    "type": "object",
+                    "required": ["name"],
+                    "additionalProperties": false,
+                    "properties": {
+                        "name": { "type": "string", "pattern": NAME },
+                        "description": { "type": "string" },
+                        "parameters": { "type": "object" },
+                        "strict": { "type": ["boolean", "null"] }
+                    }
+                }
+            }
+        }
+    });
+    let got = ops::native_tools(ops::NativeApi::OpenAi);
+    fits_shape(&shape, &got, "/0/function/name");
+    let want: Vec<Value> = listed()
+        .into_iter()
+        .map(|(name, op)| json!({"type": "function", "function": {
+            "name": name.replace('.', "_"), "description": op["description"], "parameters": op["args"] }}))
+        .collect();
+    assert_eq!(got, json!(want));
+}
+
+#[test]
+fn the_anthropic_tools_array_fits_the_published_shape() {
+    // The Messages API `tools` parameter (custom tools) as Anthropic
+    // publishes it: https://docs.anthropic.com/en/api/messages (`tools`:
+    // `name`, `description`, `input_schema` with `type: "object"`, optional
+    // `type: "custom"` and `cache_control`) and the tool-use guide's name
+    // rule, https://docs.anthropic.com/en/docs/build-with-claude/tool-use.
+    let shape = json!({
+        "type": "array",
+        "items": {
+            "type": "object",
+            "required": ["name", "input_schema"],
+            "additionalProperties": false,
+            "properties": {
+                "type": { "const": "custom" },
+                "name": { "type": "string", "pattern": NAME },
+                "description": { "type": "string" },
+                "input_schema": {
+                    "type": "object",
+                    "required": ["type"],
+                    "properties": {
+                        "type": { "const": "object" },
+                        "properties": { "type": ["object", "null"] },
+                        "required": { "type": ["array", "null"], "items": { "type": "string" } }
+                    }
+                },
+                "cache_control": { "type": ["object", "null"] }
+            }
+        }
+    });
+    let got = ops::native_tools(ops::NativeApi::Anthropic);
+    fits_shape(&shape, &got, "/0/name");
+    let want: Vec<Value> = listed()
+        .into_iter()
+        .map(|(name, op)| json!({ "name": name.replace('.', "_"), "description": op["description"], "input_schema": op["args"] }))
+        .collect();
+    assert_eq!(got, json!(want));
+}
+
+#[test]
+fn the_mcp_tools_list_result_fits_the_published_shape() {
+    // `ListToolsResult`, `Tool` and `ToolAnnotations` of the Model Context
+    // Protocol's schema, revision 2025-06-18:
+    // https://github.com/modelcontextprotocol/modelcontextprotocol/blob/main/schema/2025-06-18/schema.json
+    // (`additionalProperties: false` added, and the tool name held to the
+    // characters OpenAI and Anthropic take, P290).
+    let shape = json!({
+        "type": "object",
+        "required": ["tools"],
+        "additionalProperties": false,
+        "properties": {
+            "_meta": { "type": "object" },
+            "nextCursor": { "type": "string" },
+            "tools": { "type": "array", "items": {
+                "type": "object",
+                "required": ["inputSchema", "name"],
+                "additionalProperties": false,
+                "properties": {
+                    "_meta": { "type": "object" },
+                    "name": { "type": "string", "pattern": NAME },
+                    "title": { "type": "string" },
+                    "description": { "type": "string" },
+                    "inputSchema": {
+                        "type": "object",
+                        "required": ["type"],
+                        "properties": {
+                            "type": { "const": "object" },
+                            "properties": { "type": "object", "additionalProperties": { "type": "object" } },
+                            "required": { "type": "array", "items": { "type": "string" } }
+                        }
+                    },
+                    "outputSchema": { "type": "object" },
+                    "annotations": {
+                        "type": "object",
+                        "additionalProperties": false,
+                        "properties": {
+                            "title": { "type": "string" },
+                            "readOnlyHint": { "type": "boolean" },
+                            "destructiveHint": { "type": "boolean" },
+                            "idempotentHint": { "type": "boolean" },
+                            "openWorldHint": { "type": "boolean" }
+                        }
+                    }
+                }
+            } }
+        }
+    });
+    let got = ops::native_tools(ops::NativeApi::Mcp);
+    fits_shape(&shape, &got, "/tools/0/name");
+    let want: Vec<Value> = listed()
+        .into_iter()
+        .map(|(name, op)| {
+            let side = op["side_effecting"].as_bool().unwrap();
+            json!({ "name": name.replace('.', "_"), "description": op["description"], "inputSchema": op["args"],
+                    "annotations": { "readOnlyHint": !side, "destructiveHint": side } })
+        })
+        .collect();
+    assert_eq!(got, json!({ "tools": want }));
+}
+
+#[test]
+fn every_native_name_maps_back_to_its_op_or_alias() {
+    let d = spec("directives.json");
+    let aliases = d["aliases"].as_object().unwrap().keys().cloned();
+    let names: Vec<String> = ops_spec().keys().cloned().chain(aliases).collect();
+    let mut natives: Vec<String> = Vec::new();
+    for name in &names {
+        let native = ops::native_name(name);
+        assert!(ops::is_native_name(&native), "{name} → {native}");
+        assert_eq!(ops::CATALOGUE.native_target(&native), Some(name.as_str()));
+        assert!(!natives.contains(&native), "{native} twice");
+        natives.push(native);
+    }
+    for op in Op::ALL {
+        assert_eq!(op.native_name(), ops::native_name(op.name()));
+    }
+    // Only the listed names map: a dotted op name is not one (P290).
+    let dotted = ops_spec()
+        .keys()
+        .find(|n| n.contains('.'))
+        .cloned()
+        .unwrap();
+    assert_eq!(ops::CATALOGUE.native_target(&dotted), None);
+    let e = ops::resolve_native(&dotted, "{}").unwrap_err();
+    assert_eq!(
+        (e.kind, e.op.as_str()),
+        (ResolveErrorKind::UnknownOp, dotted.as_str())
+    );
+}
+
+#[test]
+fn native_arguments_are_read_as_strictly_as_in_band_ones() {
+    for (name, op) in ops_spec() {
+        let native = ops::native_name(&name);
+        for text in ["", "[]", "{\"a\": 1, \"a\": 2}", "{\"in_m\": 5} x", "null"] {
+            let e = ops::resolve_native(&native, text).unwrap_err();
+            // The op's own faults come first, as in-band (P293).
+            let kind = if runnable(&op) {
+                ResolveErrorKind::InvalidArgs
+            } else {
+                ResolveErrorKind::Incomplete
+            };
+            assert_eq!(
+                (e.kind, e.op.as_str()),
+                (kind, name.as_str()),
+                "{native} {text:?}: {e}"
+            );
+            if kind == ResolveErrorKind::InvalidArgs {
+                assert_eq!(e.errors.len(), 1);
+                assert_eq!(e.errors[0].pointer, "");
+            }
+            assert_eq!(
+                ops::render_native(&native, text).unwrap_err().kind,
+                ResolveErrorKind::InvalidArgs
+            );
+        }
+    }
+    let e = ops::render_native("no_such_op", "{}").unwrap_err();
+    assert_eq!(e.kind, ResolveErrorKind::UnknownOp);
+}
+
+mod native_twins {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Every op and alias the catalogue names, as written in a call.
+    fn written() -> Vec<String> {
+        let d = spec("directives.json");
+        let aliases = d["aliases"].as_object().unwrap().keys().cloned();
+        ops_spec().keys().cloned().chain(aliases).collect()
+    }
+
+    /// Argument values: what the schemas accept and what they refuse. No
+    /// backslash or backtick: in a message those are Markdown's.
+    fn value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            prop_oneof![Just(0i64), Just(1), Just(5), Just(-3), any::<i64>()]
+                .prop_map(|n| json!(n)),
+            Just(json!(2.5)),
+            "[a-z A-Z0-9.,:\\]\\}\\[{]{0,12}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(2, 8, 3, |inner| {
+            prop::collection::vec(inner, 0..3).prop_map(Value::Array)
+        })
+    }
+
+    /// An argument object: an op's example, or keys its schemas know and
+    /// one they do not, with any values.
+    fn args() -> impl Strategy<Value = Map<String, Value>> {
+        let examples: Vec<Map<String, Value>> = ops_spec()
+            .values()
+            .flat_map(|op| op["examples"].as_array().cloned().unwrap_or_default())
+            .map(obj)
+            .collect();
+        let keys = prop::sample::subsequence(vec!["in_m", "prompt", "name", "to"], 0..=4);
+        prop_oneof![
+            prop::sample::select(examples),
+            (keys, prop::collection::vec(value(), 4)).prop_map(|(keys, values)| {
+                keys.into_iter().map(str::to_owned).zip(values).collect()
+            }),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+        /// P294: a native call and its in-band twin resolve alike, and the
+        /// native call written in-band is that twin.
+        #[test]
+        fn every_in_band_call_and_its_native_twin_resolve_alike(
+            name in prop::sample::select(written()),
+            args in args(),
+        ) {
+            let json_text = Value::Object(args.clone()).to_string();
+            let in_band = format!("[{} {name} {json_text}]", ops::NATIVE_ENGINE);
+            let dir = directive(&in_band);
+            let native = ops::native_name(&name);
+            prop_assert_eq!(ops::resolve_native(&native, &json_text), ops::resolve(&dir));
+            let rendered = ops::render_native(&native, &json_text).unwrap();
+            let again = directive(&rendered);
+            prop_assert_eq!((&again.op, &again.written_op, &again.args), (&dir.op, &dir.written_op, &dir.args));
+            prop_assert_eq!(again.engine, ops::NATIVE_ENGINE);
+        }
+    }
+}

@@ -5,6 +5,14 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::tokens::doc;
+
+/// An example's argument object (compact JSON) as the canonical writer
+/// writes it.
+fn canonical(args: &str) -> String {
+    agent_sentences_runtime::json::parse_object(args)
+        .map(|m| agent_sentences_runtime::json::render_object(&m))
+        .unwrap_or_else(|_| args.to_owned())
+}
 use crate::lower::Model;
 
 /// The `ops` module: the exec op catalogue of `schema/ops.json`, a typed
@@ -32,6 +40,8 @@ pub(super) fn ops_mod(model: &Model, crate_root: bool) -> TokenStream {
         .map(|o| format_ident!("{}", o.variant))
         .collect();
     let names: Vec<&String> = cat.ops.iter().map(|o| &o.name).collect();
+    let native_names: Vec<&String> = cat.ops.iter().map(|o| &o.native_name).collect();
+    let native_engine = &cat.native_engine;
     let indexes: Vec<usize> = (0..cat.ops.len()).collect();
     let variant_docs = cat.ops.iter().map(|o| {
         let state = if o.runnable {
@@ -123,6 +133,25 @@ pub(super) fn ops_mod(model: &Model, crate_root: bool) -> TokenStream {
                 o.variant
             )
         });
+    // The native twin of the same call (in the generated crate only).
+    let native_example = runnable
+        .iter()
+        .find_map(|o| Some((o, o.examples.first()?)))
+        .filter(|_| crate_root)
+        .map_or_else(TokenStream::new, |(o, args)| {
+            doc(&format!(
+                "```\n\
+                 use agent_sentences::ops;\n\
+                 let call = ops::resolve_native({:?}, {args:?}).unwrap();\n\
+                 assert_eq!(call.op(), ops::Op::{});\n\
+                 assert_eq!(ops::render_native({:?}, {args:?}).unwrap(), {:?});\n\
+                 ```",
+                o.native_name,
+                o.variant,
+                o.native_name,
+                format!("[{} {} {}]", cat.native_engine, o.name, canonical(args)),
+            ))
+        });
     let module_doc = doc(&format!(
         "The exec op catalogue (`schema/ops.json`): every op a call may run, and [`resolve`](ops::resolve), which turns a scanned \
          tool directive into a typed [`Call`](ops::Call) or says why it does not run: the alias applied, the op in the \
@@ -136,11 +165,17 @@ pub(super) fn ops_mod(model: &Model, crate_root: bool) -> TokenStream {
             use agent_sentences_runtime::serde::{Deserialize, Serialize};
 
             pub use agent_sentences_runtime::ops::{ArgError, Catalogue, OpSpec, ResolveError, ResolveErrorKind, ToolEntry, ToolsList};
+            pub use agent_sentences_runtime::ops::{is_native_name, native_name, NativeApi, NATIVE_NAME_MAX};
             use super::scan::ToolDirective;
 
             /// The catalogue: every op of `schema/ops.json` in its order, and
             /// the native aliases of `/aliases` in `schema/directives.json`.
             pub static CATALOGUE: Catalogue = Catalogue::new(&[#(#specs),*], &[#(#aliases),*]);
+
+            /// The engine a native tool call comes through (`/native_engine`
+            /// in `schema/ops.json`): [`resolve_native`] checks it as an
+            /// in-band call on this engine.
+            pub const NATIVE_ENGINE: &str = #native_engine;
 
             /// Every op of the catalogue (`/ops` in `schema/ops.json`).
             #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -161,6 +196,12 @@ pub(super) fn ops_mod(model: &Model, crate_root: bool) -> TokenStream {
                 /// The op named `name` (no alias applied).
                 pub fn from_name(name: &str) -> Option<Op> {
                     match name { #(#names => Some(Op::#variants),)* _ => None }
+                }
+
+                /// Its name in an agent API's tool list, e.g. `followup_create`
+                /// ([`native_name`] of [`Op::name`]).
+                pub fn native_name(self) -> &'static str {
+                    match self { #(Op::#variants => #native_names,)* }
                 }
 
                 /// Its catalogue entry.
@@ -210,12 +251,54 @@ pub(super) fn ops_mod(model: &Model, crate_root: bool) -> TokenStream {
             /// As [`resolve`].
             pub fn resolve_parts(engine: &str, op: &str, args: &agent_sentences_runtime::serde_json::Map<String, agent_sentences_runtime::serde_json::Value>) -> Result<Call, ResolveError> {
                 let index = CATALOGUE.check(engine, op, args)?;
-                let args = agent_sentences_runtime::serde_json::Value::Object(args.clone());
+                decode(index, engine, args.clone())
+            }
+
+            /// The typed call of the checked op at `index`.
+            fn decode(index: usize, engine: &str, args: agent_sentences_runtime::serde_json::Map<String, agent_sentences_runtime::serde_json::Value>) -> Result<Call, ResolveError> {
+                let args = agent_sentences_runtime::serde_json::Value::Object(args);
                 let decoded = match Op::ALL[index] {
                     #(#decode,)*
                     #unreachable
                 };
                 decoded.map_err(|e| CATALOGUE.decode_error(index, engine, &e))
+            }
+
+            /// Resolves a native tool call (OpenAI `tool_calls`, Anthropic
+            /// `tool_use`, MCP `tools/call`): `name` as the API gave it (an
+            /// op's or alias's native name, [`native_name`]) and the arguments
+            /// as JSON text. The result is what [`resolve`] gives for the
+            /// in-band call on [`NATIVE_ENGINE`] with that op (or alias) and
+            /// arguments: the same typed call, or the same [`ResolveError`].
+            ///
+            #native_example
+            ///
+            /// # Errors
+            /// As [`resolve`]; a name that maps to no op or alias is
+            /// `unknown-op`, and arguments that are not one strict JSON object
+            /// within [`scan::LIMITS`](super::scan::LIMITS) are `invalid-args`.
+            pub fn resolve_native(name: &str, arguments_json: &str) -> Result<Call, ResolveError> {
+                let (index, args) = CATALOGUE.check_native(NATIVE_ENGINE, name, arguments_json, super::scan::LIMITS)?;
+                decode(index, NATIVE_ENGINE, args)
+            }
+
+            /// A native tool call written as the in-band sentence that makes
+            /// the same call, e.g. `[TOOL followup.create {"in_m":5}]` for
+            /// `followup_create` with `{"in_m": 5}`: logs read the same
+            /// whichever way a call came.
+            ///
+            /// # Errors
+            /// `unknown-op` for a name that maps to no op or alias,
+            /// `invalid-args` for arguments that are not one strict JSON object.
+            pub fn render_native(name: &str, arguments_json: &str) -> Result<String, ResolveError> {
+                CATALOGUE.render_native(NATIVE_ENGINE, name, arguments_json, super::scan::LIMITS)
+            }
+
+            /// The catalogue as `api`'s tool list: the runnable ops that allow
+            /// [`NATIVE_ENGINE`], under their native names (an array for
+            /// OpenAI and Anthropic, the `tools/list` result object for MCP).
+            pub fn native_tools(api: NativeApi) -> agent_sentences_runtime::serde_json::Value {
+                CATALOGUE.native_tools(NATIVE_ENGINE, api)
             }
 
             /// The `tools.list` response (D5): every op with its

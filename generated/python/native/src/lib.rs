@@ -186,6 +186,38 @@ fn resolve(engine: &str, op: &str, args_json: &str) -> PyResult<String> {
     Ok(out.to_string())
 }
 
+/// Resolves a native tool call (`agent_sentences::ops::resolve_native`): the
+/// tool name an agent API gave and its arguments as JSON text; the answer as
+/// `resolve`'s.
+#[pyfunction]
+fn resolve_native(name: &str, arguments_json: &str) -> String {
+    let out = match agent_sentences::ops::resolve_native(name, arguments_json) {
+        Ok(call) => serde_json::json!({ "ok": true, "op": call.op().name(), "args": call.args() }),
+        Err(e) => serde_json::json!({ "ok": false, "error": e }),
+    };
+    out.to_string()
+}
+
+/// A native tool call as the in-band sentence
+/// (`agent_sentences::ops::render_native`): `{"ok": true, "text"}` or
+/// `{"ok": false, "error"}`, as JSON text.
+#[pyfunction]
+fn render_native(name: &str, arguments_json: &str) -> String {
+    let out = match agent_sentences::ops::render_native(name, arguments_json) {
+        Ok(text) => serde_json::json!({ "ok": true, "text": text }),
+        Err(e) => serde_json::json!({ "ok": false, "error": e }),
+    };
+    out.to_string()
+}
+
+/// The catalogue as the tool list of `api` (`openai`, `anthropic` or `mcp`),
+/// as JSON text (`agent_sentences::ops::native_tools`).
+#[pyfunction]
+fn native_tools(api: &str) -> PyResult<String> {
+    let api = api.parse::<agent_sentences::ops::NativeApi>().map_err(pyo3::exceptions::PyValueError::new_err)?;
+    Ok(agent_sentences::ops::native_tools(api).to_string())
+}
+
 /// The `tools.list` response as JSON text.
 #[pyfunction]
 fn tools_list() -> PyResult<String> {
@@ -255,6 +287,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(reply_grammar, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(tools_list, m)?)?;
+    m.add_function(wrap_pyfunction!(resolve_native, m)?)?;
+    m.add_function(wrap_pyfunction!(render_native, m)?)?;
+    m.add_function(wrap_pyfunction!(native_tools, m)?)?;
     m.add("JsonError", m.py().get_type::<support::NativeJsonError>())?;
     m.add("StreamError", m.py().get_type::<support::NativeStreamError>())?;
     m.add("LIMITS", (LIMITS.max_depth, LIMITS.max_bytes))?;
