@@ -472,13 +472,104 @@ fn unknown_regex_ref() -> Case {
             message: "regex_ref `akc` names no pattern in regex_patterns.json",
             hint: Some("did you mean `ack`?"),
         }],
-        gone: vec![],
+        // P310 asks of the pattern a regex_ref names; `akc` names none.
+        gone: vec![(
+            "regex-ref-without-seed-pattern",
+            "/structures/ack/regex_ref",
+        )],
     }
 }
 
 #[test]
 fn a_regex_ref_that_names_no_pattern() {
     run(&unknown_regex_ref());
+}
+
+// --- what the owner's files leave unsaid about the seed (P310-P312) -------
+
+fn pattern_without_seed_text() -> Case {
+    Case {
+        edits: vec![Edit {
+            file: P,
+            from: "      \"seed_pattern\": \"\\\\[(?P<engine>TOOL|EXEC)\\\\s+(?P<op>[a-zA-Z0-9_.-]+)\\\\s+(?P<args>\\\\{.*?\\\\})\\\\]\",\n",
+            to: "",
+        }],
+        python: Py::Off,
+        want: vec![Want {
+            severity: W,
+            code: "regex-ref-without-seed-pattern",
+            file: S,
+            pointer: "/structures/tool_call/regex_ref",
+            at: "\"tool_call\"",
+            message: "the seeds give no pattern text for `tool_call`: `/patterns/tool_call/pattern` in regex_patterns.json is the project's reading, not the seed's",
+            hint: Some("a harvester running only the seed's printed patterns finds no `tool_call` (the conformance suite's seed score shows where)"),
+        }],
+        gone: vec![],
+    }
+}
+
+#[test]
+fn a_pattern_without_seed_text_is_reported() {
+    run(&pattern_without_seed_text());
+}
+
+fn unmarked_optional_placeholder() -> Case {
+    Case {
+        edits: vec![Edit {
+            file: S,
+            from: "\"required_fields\": [\n        \"severity\",\n        \"message\"\n      ],\n      \"optional_fields\": [],",
+            to: "\"required_fields\": [\n        \"severity\"\n      ],\n      \"optional_fields\": [\"message\"],",
+        }],
+        python: Py::Off,
+        want: vec![Want {
+            severity: W,
+            code: "optional-placeholder-unmarked",
+            file: S,
+            pointer: "/structures/fleet_alert/template",
+            at: "{message}",
+            message: "the template writes the optional field `message` as `{message}` with nothing saying which text goes with it when it is absent; the pattern's optional group decides",
+            hint: None,
+        }],
+        gone: vec![],
+    }
+}
+
+#[test]
+fn an_unmarked_optional_placeholder_is_reported() {
+    run(&unmarked_optional_placeholder());
+}
+
+#[test]
+fn a_data_file_naming_the_metaschema_is_reported() {
+    run(&Case {
+        edits: vec![Edit {
+            file: S,
+            from: "\"$schema\": \"https://json-schema.org/draft/2020-12/schema\"",
+            to: "\"$schema\": \"http://json-schema.org/draft-07/schema#\"",
+        }],
+        python: Py::Off,
+        want: vec![Want {
+            severity: W,
+            code: "schema-names-a-metaschema",
+            file: S,
+            pointer: "/$schema",
+            at: "\"http",
+            message: "`$schema` is `http://json-schema.org/draft-07/schema#`, the JSON Schema meta-schema, but structures.json is data, not a schema: a validator following it checks nothing of the structures",
+            hint: Some("name the schema of the spec format (generated/schema/), or leave `$schema` out"),
+        }],
+        gone: vec![("schema-names-a-metaschema", "/$schema")],
+    });
+    // The spec format's own schema is no meta-schema: no finding.
+    run(&Case {
+        edits: vec![Edit {
+            file: S,
+            from: "\"$schema\": \"https://json-schema.org/draft/2020-12/schema\"",
+            to: "\"$schema\": \"../generated/schema/structures.schema.json\"",
+        }],
+        python: Py::Off,
+        want: vec![],
+        gone: vec![("schema-names-a-metaschema", "/$schema")],
+    });
 }
 
 // --- the two engines ------------------------------------------------------
