@@ -173,6 +173,51 @@ fn the_seed_regexes_score_as_the_guide_says() {
     assert!(!failed.contains(&"sentences/spec-result-example"));
 }
 
+/// The seed adapter's report: the failing case ids.
+fn seed_failures() -> Vec<String> {
+    let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
+    let (report, _) = score(&[], &[&python, "conformance/adapters/seed_regexes.py"]);
+    failures(&report).into_iter().map(str::to_owned).collect()
+}
+
+fn spec_file(name: &str) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(root().join("schema").join(name)).unwrap())
+        .unwrap()
+}
+
+#[test]
+fn the_seed_reads_no_structure_whose_pattern_it_does_not_print() {
+    // P310: the structures whose `regex_ref` names a pattern with no
+    // `seed_pattern` (the seed names it without text, or not at all).
+    let patterns = spec_file("regex_patterns.json");
+    let structures = spec_file("structures.json");
+    let without_text: Vec<&str> = structures["structures"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(_, s)| {
+            let pattern = &patterns["patterns"][s["regex_ref"].as_str().unwrap()];
+            pattern.is_object() && pattern["seed_pattern"].is_null()
+        })
+        .map(|(k, _)| k.as_str())
+        .collect();
+    assert!(
+        without_text.contains(&"ack") && without_text.contains(&"runtime_context"),
+        "{without_text:?}"
+    );
+    let failed = seed_failures();
+    for key in &without_text {
+        let case = format!("sentences/spec-{key}-example");
+        assert!(
+            failed.contains(&case),
+            "the seed's harvester reads `{key}`'s example, with no pattern for it"
+        );
+    }
+    // Where seed 001 prints the pattern the structure's regex_ref names and
+    // the structure is the bracket alone, the seed reads the owner's example.
+    assert!(!failed.contains(&"sentences/spec-claim-example".to_owned()));
+}
+
 #[test]
 fn the_runner_scores_levels_and_fails_on_a_must() {
     let dir = std::env::temp_dir().join(format!("box-docs-conformance-{}", std::process::id()));

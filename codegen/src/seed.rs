@@ -1,10 +1,6 @@
-//! Stage 2, check: what the owner's files leave unsaid about the seed's own
-//! patterns and data (P310–P312). Three warnings, each located in the
-//! owner's `structures.json`:
+//! Stage 2, check: what the owner's files leave unsaid (P311, P312). Two
+//! warnings, each located in the owner's `structures.json`:
 //!
-//! - `regex-ref-without-seed-pattern`: a structure's `regex_ref` names a
-//!   pattern the seeds give no text for (no `seed_pattern` in
-//!   `regex_patterns.json`), so its pattern is the project's reading (P310);
 //! - `optional-placeholder-unmarked`: a template writes an optional field's
 //!   placeholder with nothing saying what goes when the field is absent
 //!   (P311);
@@ -16,7 +12,7 @@ use crate::load::{Spec, SpecFile};
 use crate::locate::child;
 use crate::template::{self, Piece};
 
-/// The three findings on the loaded spec, in structure order.
+/// The two findings on the loaded spec, in structure order.
 pub fn check(spec: &Spec) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     const S: SpecFile = SpecFile::Structures;
@@ -39,20 +35,6 @@ pub fn check(spec: &Spec) -> Vec<Diagnostic> {
     }
     for (key, s) in &spec.structures.structures {
         let base = child("/structures", key);
-        if let Some(p) = spec.patterns.patterns.get(&s.regex_ref) {
-            if p.seed_pattern.is_none() {
-                out.push(
-                    spec.diag(
-                        Severity::Warning,
-                        "regex-ref-without-seed-pattern",
-                        S,
-                        &child(&base, "regex_ref"),
-                        format!("the seeds give no pattern text for `{}`: `/patterns/{}/pattern` in regex_patterns.json is the project's reading, not the seed's", s.regex_ref, s.regex_ref),
-                    )
-                    .with_hint(format!("a harvester running only the seed's printed patterns finds no `{key}` (the conformance suite's seed score shows where)")),
-                );
-            }
-        }
         let Ok(pieces) = template::parse(&s.template) else {
             continue; // an unreadable template is the template check's finding
         };

@@ -472,11 +472,7 @@ fn unknown_regex_ref() -> Case {
             message: "regex_ref `akc` names no pattern in regex_patterns.json",
             hint: Some("did you mean `ack`?"),
         }],
-        // P310 asks of the pattern a regex_ref names; `akc` names none.
-        gone: vec![(
-            "regex-ref-without-seed-pattern",
-            "/structures/ack/regex_ref",
-        )],
+        gone: vec![],
     }
 }
 
@@ -485,33 +481,7 @@ fn a_regex_ref_that_names_no_pattern() {
     run(&unknown_regex_ref());
 }
 
-// --- what the owner's files leave unsaid about the seed (P310-P312) -------
-
-fn pattern_without_seed_text() -> Case {
-    Case {
-        edits: vec![Edit {
-            file: P,
-            from: "      \"seed_pattern\": \"\\\\[(?P<engine>TOOL|EXEC)\\\\s+(?P<op>[a-zA-Z0-9_.-]+)\\\\s+(?P<args>\\\\{.*?\\\\})\\\\]\",\n",
-            to: "",
-        }],
-        python: Py::Off,
-        want: vec![Want {
-            severity: W,
-            code: "regex-ref-without-seed-pattern",
-            file: S,
-            pointer: "/structures/tool_call/regex_ref",
-            at: "\"tool_call\"",
-            message: "the seeds give no pattern text for `tool_call`: `/patterns/tool_call/pattern` in regex_patterns.json is the project's reading, not the seed's",
-            hint: Some("a harvester running only the seed's printed patterns finds no `tool_call` (the conformance suite's seed score shows where)"),
-        }],
-        gone: vec![],
-    }
-}
-
-#[test]
-fn a_pattern_without_seed_text_is_reported() {
-    run(&pattern_without_seed_text());
-}
+// --- what the owner's files leave unsaid (P311, P312) ---------------------
 
 fn unmarked_optional_placeholder() -> Case {
     Case {
