@@ -14,6 +14,7 @@
 
 #![forbid(unsafe_code)]
 
+mod conformance;
 mod help;
 mod input;
 mod lookup;
@@ -127,6 +128,25 @@ enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+    /// Run the conformance suite against an implementation: CMD reads one request a line on stdin and writes one answer a line (exit 1 on a MUST failure); `--serve` answers as this build.
+    #[command(
+        after_help = "Examples:\n  box-docs conformance --serve                         # this build, as an implementation\n  box-docs conformance box-docs conformance --serve    # score this build\n  box-docs conformance python3 conformance/adapters/python_package.py\n\nThe suite, the protocol and the levels: docs/guide/conformance.md."
+    )]
+    Conformance {
+        /// Answer the kit's requests on standard input with this build's crate, instead of running a suite.
+        #[arg(long, conflicts_with = "cmd")]
+        serve: bool,
+        /// A suite file to run instead of the one this build embeds (`conformance/suite.jsonl`).
+        #[arg(long, value_name = "FILE")]
+        suite: Option<String>,
+        /// The implementation under test: a command and its arguments.
+        #[arg(
+            trailing_var_arg = true,
+            allow_hyphen_values = true,
+            required_unless_present = "serve"
+        )]
+        cmd: Vec<String>,
+    },
     /// Print the raw spec entry of a structure or pattern as JSON.
     #[command(after_help = help::get())]
     Get {
@@ -238,6 +258,15 @@ fn run(cli: &Cli) -> Result<Output, Error> {
         Command::Get { table, name } => verbs::get(*table, name),
         Command::Loops { file, at, prune } => {
             verbs::loops(&input::bytes(file)?, at.as_deref(), *prune, json)
+        }
+        Command::Conformance { serve: true, .. } => Ok(conformance::serve()),
+        Command::Conformance { cmd, suite, .. } => {
+            let suite = match suite {
+                Some(path) => std::fs::read_to_string(path)
+                    .map_err(|e| Error::Input(format!("cannot read {path}: {e}")))?,
+                None => conformance::SUITE.to_owned(),
+            };
+            conformance::run(cmd, &suite, json)
         }
         Command::Completions { shell } => {
             let mut script = Vec::new();

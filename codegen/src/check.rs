@@ -38,6 +38,7 @@ pub fn check_spec(spec: &Spec) -> Vec<Diagnostic> {
     check_one_line_texts(spec, &mut out);
     check_names(spec, &mut out);
     check_known_findings(spec, &mut out);
+    out.extend(crate::seed::check(spec));
     out.extend(crate::prose::check(spec));
     out
 }

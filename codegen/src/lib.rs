@@ -67,6 +67,7 @@ pub mod options;
 pub mod pattern;
 pub mod prose;
 pub mod pycheck;
+pub mod seed;
 pub mod template;
 
 use std::collections::BTreeMap;

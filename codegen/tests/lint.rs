@@ -481,6 +481,67 @@ fn a_regex_ref_that_names_no_pattern() {
     run(&unknown_regex_ref());
 }
 
+// --- what the owner's files leave unsaid (P311, P312) ---------------------
+
+fn unmarked_optional_placeholder() -> Case {
+    Case {
+        edits: vec![Edit {
+            file: S,
+            from: "\"required_fields\": [\n        \"severity\",\n        \"message\"\n      ],\n      \"optional_fields\": [],",
+            to: "\"required_fields\": [\n        \"severity\"\n      ],\n      \"optional_fields\": [\"message\"],",
+        }],
+        python: Py::Off,
+        want: vec![Want {
+            severity: W,
+            code: "optional-placeholder-unmarked",
+            file: S,
+            pointer: "/structures/fleet_alert/template",
+            at: "{message}",
+            message: "the template writes the optional field `message` as `{message}` with nothing saying which text goes with it when it is absent; the pattern's optional group decides",
+            hint: None,
+        }],
+        gone: vec![],
+    }
+}
+
+#[test]
+fn an_unmarked_optional_placeholder_is_reported() {
+    run(&unmarked_optional_placeholder());
+}
+
+#[test]
+fn a_data_file_naming_the_metaschema_is_reported() {
+    run(&Case {
+        edits: vec![Edit {
+            file: S,
+            from: "\"$schema\": \"https://json-schema.org/draft/2020-12/schema\"",
+            to: "\"$schema\": \"http://json-schema.org/draft-07/schema#\"",
+        }],
+        python: Py::Off,
+        want: vec![Want {
+            severity: W,
+            code: "schema-names-a-metaschema",
+            file: S,
+            pointer: "/$schema",
+            at: "\"http",
+            message: "`$schema` is `http://json-schema.org/draft-07/schema#`, the JSON Schema meta-schema, but structures.json is data, not a schema: a validator following it checks nothing of the structures",
+            hint: Some("name the schema of the spec format (generated/schema/), or leave `$schema` out"),
+        }],
+        gone: vec![("schema-names-a-metaschema", "/$schema")],
+    });
+    // The spec format's own schema is no meta-schema: no finding.
+    run(&Case {
+        edits: vec![Edit {
+            file: S,
+            from: "\"$schema\": \"https://json-schema.org/draft/2020-12/schema\"",
+            to: "\"$schema\": \"../generated/schema/structures.schema.json\"",
+        }],
+        python: Py::Off,
+        want: vec![],
+        gone: vec![("schema-names-a-metaschema", "/$schema")],
+    });
+}
+
 // --- the two engines ------------------------------------------------------
 
 fn python_rejects() -> Case {

@@ -201,6 +201,19 @@ fn it_writes_what_cargo_xtask_gen_writes() {
     );
 }
 
+/// How many findings on `structures.json` the real spec acknowledges in
+/// `/known_findings`: the real spec's warnings on that file.
+fn structures_known_findings() -> usize {
+    let text = std::fs::read_to_string(root().join("schema/regex_patterns.json")).unwrap();
+    let spec: serde_json::Value = serde_json::from_str(&text).unwrap();
+    spec["known_findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|k| k["file"] == "structures.json")
+        .count()
+}
+
 #[test]
 fn github_format_annotates_findings_and_drift() {
     let tmp = tempfile::tempdir().unwrap();
@@ -219,7 +232,7 @@ fn github_format_annotates_findings_and_drift() {
             .iter()
             .filter(|l| l.starts_with("::warning file=schema/structures.json,line="))
             .count(),
-        13,
+        structures_known_findings(),
         "{stdout}"
     );
     assert!(lines.contains(&"::warning file=schema/structures.json,line=19,col=9,title=optional-field-not-captured::optional field `priority` is captured by no group of pattern `work_order`%3A it can never be parsed or rendered, and is left out of the generated types (/structures/work_order/optional_fields/0)%0Ahint: add a group `(?P<priority>…)` to `work_order`, or map a group to it with `\"field\": \"priority\"`".replace("%3A", ":").as_str()), "{stdout}");
