@@ -206,6 +206,17 @@ impl Context {
         self.readings.iter().flat_map(|r| r.definitions.iter())
     }
 
+    /// The link and image regions any reader reads, in no particular order:
+    /// a stream reports a committed item one of them comes to cover (P267).
+    pub(crate) fn linked(&self) -> impl Iterator<Item = &Range<usize>> {
+        self.readings.iter().flat_map(|r| {
+            r.regions
+                .iter()
+                .filter(|g| matches!(g.shown, reader::Shown::Link | reader::Shown::Image))
+                .map(|g| &g.span)
+        })
+    }
+
     /// Whether the readers read it (not the trivial path, not empty).
     pub(crate) fn by_readers(&self) -> bool {
         !self.readings.is_empty()

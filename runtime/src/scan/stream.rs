@@ -142,6 +142,11 @@ pub struct Stream<'s, S: 'static> {
     /// Per label (folded) that nothing defined when an item was committed:
     /// the items a reference with that label lay over.
     references: HashMap<String, Vec<Range<usize>>>,
+    /// The items committed in the open section not yet reported as hidden
+    /// by a late definition: a later reading in which some reader reads a
+    /// link or an image over one is a definition that came late (P267),
+    /// whoever reports its label.
+    section_items: Vec<Range<usize>>,
 }
 
 /// One reading of a stream's open section.
@@ -156,6 +161,8 @@ struct SectionRead<S> {
     /// Whether the readers read it (else it was empty or trivial, and no
     /// reader reported its references).
     by_readers: bool,
+    /// The link and image regions any reader reads in it.
+    linked: Vec<Range<usize>>,
 }
 
 impl<S: 'static> Scanner<S> {
@@ -180,6 +187,7 @@ impl<S: 'static> Scanner<S> {
             heredocs: Heredocs::default(),
             failed: None,
             references: HashMap::new(),
+            section_items: Vec::new(),
         }
     }
 }
@@ -265,11 +273,11 @@ impl<'s, S: 'static> Stream<'s, S> {
     /// [`Stream::finish`] of a stream fed only text.
     pub(super) fn finish_str(mut self) -> Vec<Event<S>> {
         let end = self.text.len();
-        let mut read = self.read(end, true);
-        let late = self.late(&read.definitions, end, end);
-        read.read.skipped.extend(late);
+        let read = self.read(end, true);
+        let mut late = self.late(&read.definitions, end, end);
+        late.extend(self.late_links(&read.linked, end));
         let closed = self.closed;
-        let mut events: Vec<Event<S>> = Vec::new();
+        let mut events: Vec<Event<S>> = late.into_iter().map(Event::Skipped).collect();
         events.extend(
             read.read
                 .found
@@ -311,6 +319,7 @@ impl<'s, S: 'static> Stream<'s, S> {
                 definitions: Vec::new(),
                 broken: Vec::new(),
                 by_readers: false,
+                linked: Vec::new(),
             };
         }
         if !whole {
@@ -323,6 +332,7 @@ impl<'s, S: 'static> Stream<'s, S> {
             definitions: ctx.definitions().cloned().collect(),
             broken: ctx.broken().cloned().collect(),
             by_readers: ctx.by_readers(),
+            linked: ctx.linked().cloned().collect(),
             blocks: ctx.blocks,
         }
     }
@@ -340,12 +350,18 @@ impl<'s, S: 'static> Stream<'s, S> {
             return out;
         }
         for (label, span) in definitions {
-            if span.end > bound || span.start < self.closed || span.start >= before {
+            // A definition that only became one after the item was
+            // committed (its title closed on a later line) is late too,
+            // though it starts in text already committed.
+            if span.end > bound || span.end <= self.closed || span.start >= before {
                 continue;
             }
             for item in self.references.remove(label).unwrap_or_default() {
+                self.section_items.retain(|i| *i != item);
                 out.push(Skipped {
-                    span: span.clone(),
+                    // Events come in the order of the text: the part of the
+                    // definition not yet committed.
+                    span: span.start.max(self.closed)..span.end,
                     reason: SkipReason::LateDefinition,
                     message: format!(
                         "the link reference definition at bytes {}..{} arrived after the item at bytes {}..{} was committed; \
@@ -355,6 +371,35 @@ impl<'s, S: 'static> Stream<'s, S> {
                 });
             }
         }
+        out
+    }
+
+    /// The committed items of the open section that a link or an image of
+    /// `linked` now covers, each reported once: a definition some reader
+    /// read in the text after them (up to `end`) came late (P267), though
+    /// no reader reported it by its label (comrak reports no definitions).
+    fn late_links(&mut self, linked: &[Range<usize>], end: usize) -> Vec<Skipped> {
+        let (closed, mut out) = (self.closed, Vec::new());
+        if closed >= end {
+            return out;
+        }
+        self.section_items.retain(|item| {
+            let covered = linked
+                .iter()
+                .any(|l| l.start <= item.start && item.start < l.end);
+            if covered {
+                out.push(Skipped {
+                    span: closed..end,
+                    reason: SkipReason::LateDefinition,
+                    message: format!(
+                        "a link reference definition in bytes {closed}..{end} arrived after the item at bytes {}..{} was committed; \
+                         a reader now reads a link or an image over it, but a definition counts only for items not yet committed",
+                        item.start, item.end
+                    ),
+                });
+            }
+            !covered
+        });
         out
     }
 
@@ -477,11 +522,12 @@ impl<'s, S: 'static> Stream<'s, S> {
         self.spent += len;
         self.read_total += len;
         let SectionRead {
-            mut read,
+            read,
             blocks,
             definitions,
             broken,
             by_readers,
+            linked,
         } = self.read(end, false);
         // What is not final holds the section open from its start.
         let open = read.open_tail.unwrap_or(usize::MAX);
@@ -499,8 +545,8 @@ impl<'s, S: 'static> Stream<'s, S> {
         }
         let (from, to) = (self.closed, hold.max(self.closed));
         // Definitions that came too late for a committed item, once final.
-        let late = self.late(&definitions, first, to);
-        read.skipped.extend(late);
+        let mut late = self.late(&definitions, first, to);
+        late.extend(self.late_links(&linked, to));
         let inside = |span: &Range<usize>| from <= span.start && span.start < to;
         let mut new: Vec<Event<S>> = read
             .found
@@ -511,11 +557,21 @@ impl<'s, S: 'static> Stream<'s, S> {
                 read.skipped
                     .into_iter()
                     .filter(|s| inside(&s.span))
+                    .chain(late)
                     .map(Event::Skipped),
             )
             .collect();
         order(&mut new);
         self.note_references(&new, &broken, by_readers);
+        // An item some reader reads inside a link or an image already (a
+        // link's text) is not watched: only a link that comes later counts.
+        let covered =
+            |i: &Range<usize>| linked.iter().any(|l| l.start <= i.start && i.start < l.end);
+        self.section_items
+            .extend(new.iter().filter_map(|e| match e {
+                Event::Found(f) if !covered(&f.span) => Some(f.span.clone()),
+                _ => None,
+            }));
         events.extend(new);
         self.closed = to;
         // A new section starts at the line when every reader starts a new
@@ -530,6 +586,7 @@ impl<'s, S: 'static> Stream<'s, S> {
             );
             self.section = line;
             self.spent = 0;
+            self.section_items.clear();
         }
     }
 }

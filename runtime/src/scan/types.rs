@@ -175,7 +175,8 @@ pub enum SkipReason {
     /// hidden (the item's own brackets as a shortcut reference, or a
     /// reference around it) was committed: a definition counts only for
     /// items not yet committed, in a stream and in a whole text alike
-    /// (P267). The skip's span is the definition's; the message names the
+    /// (P267). The skip's span is the definition's (from the first byte not
+    /// yet committed); the message names the
     /// item.
     LateDefinition,
 }

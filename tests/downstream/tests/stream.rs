@@ -302,8 +302,18 @@ fn check_soundness(text: &str) -> Result<(), String> {
             let whole = format!("{so_far}{suffix}");
             let (found, _) = scan_single_reading(&whole);
             let keys: Vec<String> = found.iter().map(found_key).collect();
+            // A suffix may complete a definition begun on the commit line
+            // (a title closed by a quote): then the item is reported as
+            // hidden by a late definition (P267), never silently.
+            let (_, skipped) = scan_with_diagnostics(&whole);
+            let reported = |f: &Found| {
+                let named = format!("item at bytes {}..{}", f.span.start, f.span.end);
+                skipped
+                    .iter()
+                    .any(|s| s.reason == SkipReason::LateDefinition && s.message.contains(&named))
+            };
             for f in &committed {
-                if !keys.contains(&found_key(f)) {
+                if !keys.contains(&found_key(f)) && !reported(f) {
                     return Err(format!(
                         "{whole:?}: the item at {:?} committed at byte {} is not found",
                         f.span,
