@@ -222,35 +222,21 @@ pub fn ensure_tools() -> Option<PathBuf> {
         eprintln!("== pinned Python tools: already installed ({REQUIREMENTS} unchanged)");
         return Some(python);
     }
-    let installed = run(
-        "install pinned Python tools",
-        Command::new(&python).args([
-            "-m",
-            "pip",
-            "install",
-            "--disable-pip-version-check",
-            "--progress-bar",
-            "off",
-            "-r",
-            REQUIREMENTS,
-        ]),
-    );
-    if !installed {
+    let pip_install = |step: &str, args: &[&str]| {
+        run(
+            step,
+            Command::new(&python)
+                .args(["-m", "pip", "install", "--disable-pip-version-check"])
+                .args(["--progress-bar", "off"])
+                .args(args),
+        )
+    };
+    if !pip_install("install pinned Python tools", &["-r", REQUIREMENTS]) {
         return None;
     }
-    let installed = run(
+    let installed = pip_install(
         "install pinned Python tools without their dependencies",
-        Command::new(&python).args([
-            "-m",
-            "pip",
-            "install",
-            "--disable-pip-version-check",
-            "--progress-bar",
-            "off",
-            "--no-deps",
-            "-r",
-            REQUIREMENTS_NODEPS,
-        ]),
+        &["--no-deps", "-r", REQUIREMENTS_NODEPS],
     );
     if !installed {
         return None;

@@ -62,12 +62,18 @@ static FIRST: [bool; 256] = first_bytes();
 /// The runs of `text` when its rendering is trivial (see the module docs),
 /// else `None`.
 pub(crate) fn runs(text: &str) -> Option<Vec<TextRun>> {
-    let b = text.as_bytes();
-    if !b.iter().all(|&c| INNER[usize::from(c)]) {
+    if !bytes_leave_no_room(text.as_bytes()) || text.starts_with(super::BOM) {
         return None;
     }
-    if text.starts_with(super::BOM) {
-        return None;
+    read_lines(text, true)
+}
+
+/// Whether the bytes of `b` (a text or one line) leave no room for inline
+/// markup: every byte one a trivial text may hold, an `_` only between two
+/// ASCII letters or digits, and none of the pairs that start inline markup.
+fn bytes_leave_no_room(b: &[u8]) -> bool {
+    if !b.iter().all(|&c| INNER[usize::from(c)]) {
+        return false;
     }
     let word = |k: usize| b.get(k).is_some_and(u8::is_ascii_alphanumeric);
     // A run of `_` needs a letter or digit on both sides.
@@ -76,14 +82,11 @@ pub(crate) fn runs(text: &str) -> Option<Vec<TextRun>> {
         let start = k + f;
         let end = start + b[start..].iter().take_while(|&&c| c == b'_').count();
         if !(start > 0 && word(start - 1) && word(end)) {
-            return None;
+            return false;
         }
         k = end;
     }
-    if PAIRS.iter().any(|pair| pair.find(b).is_some()) {
-        return None;
-    }
-    read_lines(text, true)
+    !PAIRS.iter().any(|pair| pair.find(b).is_some())
 }
 
 /// The pairs of bytes that start inline markup (`![`, `](`, `][`, `]:`), each
@@ -150,20 +153,7 @@ fn paragraph(start: usize, end: usize) -> TextRun {
 /// (every check but the byte order mark's is a check of each line alone).
 /// A stream checks each line once, as it arrives.
 pub(crate) fn line_is_trivial(line: &[u8]) -> bool {
-    if !line.iter().all(|&c| INNER[usize::from(c)] && c != b'\n') {
-        return false;
-    }
-    let word = |k: usize| line.get(k).is_some_and(u8::is_ascii_alphanumeric);
-    let mut k = 0;
-    while let Some(f) = memchr::memchr(b'_', &line[k..]) {
-        let start = k + f;
-        let end = start + line[start..].iter().take_while(|&&c| c == b'_').count();
-        if !(start > 0 && word(start - 1) && word(end)) {
-            return false;
-        }
-        k = end;
-    }
-    if PAIRS.iter().any(|pair| pair.find(line).is_some()) {
+    if memchr::memchr(b'\n', line).is_some() || !bytes_leave_no_room(line) {
         return false;
     }
     match line.iter().find(|&&c| c != b' ') {

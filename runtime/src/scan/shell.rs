@@ -401,24 +401,7 @@ impl<S: 'static> Run<'_, S> {
             // (A candidate may read past the command: the command ends it.)
             pos = self.bracket(i).max(i + 1);
         }
-        let found = self.found.split_off(f0);
-        let skipped = self.skipped.split_off(s0);
-        let what = found
-            .into_iter()
-            .map(|f| {
-                let kind = match f.item {
-                    Item::Sentence { .. } => "a sentence",
-                    Item::Directive { .. } => "a call",
-                };
-                (f.span, kind.to_owned())
-            })
-            .chain(skipped.into_iter().map(|k| {
-                (
-                    k.span,
-                    format!("a broken candidate ({}: {})", k.reason, k.message),
-                )
-            }));
-        for (span, kind) in what {
+        for (span, kind) in self.take_read_since(f0, s0) {
             self.skipped.push(Skipped {
                 span: span.start..span.end.min(command.end).max(span.start),
                 reason: SkipReason::InCurlCommand,

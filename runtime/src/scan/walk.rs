@@ -118,6 +118,29 @@ impl<S: 'static> Run<'_, S> {
         });
     }
 
+    /// Takes back what was found and skipped since there were `f0` found
+    /// items and `s0` skips (candidates read inside something that makes
+    /// them part of it), each as its span and what it was: `a sentence`, `a
+    /// call`, or `a broken candidate (reason: message)`.
+    pub(super) fn take_read_since(&mut self, f0: usize, s0: usize) -> Vec<(Range<usize>, String)> {
+        let found = self.found.split_off(f0);
+        let skipped = self.skipped.split_off(s0);
+        found
+            .into_iter()
+            .map(|f| {
+                let kind = match f.item {
+                    Item::Sentence { .. } => "a sentence",
+                    Item::Directive { .. } => "a call",
+                };
+                (f.span, kind.to_owned())
+            })
+            .chain(skipped.into_iter().map(|k| {
+                let kind = format!("a broken candidate ({}: {})", k.reason, k.message);
+                (k.span, kind)
+            }))
+            .collect()
+    }
+
     /// Reports every candidate written in a later block of a found
     /// sentence's free text (P196): the runs that start inside a sentence
     /// but not in the run where it starts are read again, and what they
@@ -144,22 +167,7 @@ impl<S: 'static> Run<'_, S> {
                 let until = run.span.end.min(s.end);
                 let (f0, s0) = (self.found.len(), self.skipped.len());
                 self.text_run(run, run.span.start, until);
-                let found = self.found.split_off(f0);
-                let skipped = self.skipped.split_off(s0);
-                let what = found
-                    .into_iter()
-                    .map(|f| {
-                        let kind = match f.item {
-                            Item::Sentence { .. } => "a sentence",
-                            Item::Directive { .. } => "a call",
-                        };
-                        (f.span, kind.to_owned())
-                    })
-                    .chain(skipped.into_iter().map(|k| {
-                        let kind = format!("a broken candidate ({}: {})", k.reason, k.message);
-                        (k.span, kind)
-                    }));
-                for (span, kind) in what {
+                for (span, kind) in self.take_read_since(f0, s0) {
                     // Reported as far as the sentence reaches: past it, the
                     // text is read as ever.
                     reports.push(Skipped {

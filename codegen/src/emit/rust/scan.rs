@@ -7,17 +7,23 @@ use quote::{format_ident, quote};
 use super::tokens::{doc, lit};
 use crate::lower::{Model, SentenceIr};
 
+/// The bracket engine and the op the doc examples call: the first bracket
+/// engine and the first alias's (or shorthand's) op, if the spec has both.
+fn example_engine_and_op(model: &Model) -> Option<(&str, &str)> {
+    let d = &model.directives;
+    let engine = d.bracket.engines.first()?;
+    let op = d
+        .aliases
+        .values()
+        .next()
+        .or(d.shorthands.values().map(|s| &s.op).next())?;
+    Some((engine.as_str(), op.as_str()))
+}
+
 /// A doc example for `scan_with_diagnostics`: a bracket call with a trailing
 /// comma, skipped as invalid JSON, after the first scanned structure's example.
 fn scan_diagnostics_example(model: &Model) -> String {
-    let d = &model.directives;
-    let (Some(engine), Some(op)) = (
-        d.bracket.engines.first(),
-        d.aliases
-            .values()
-            .next()
-            .or(d.shorthands.values().map(|s| &s.op).next()),
-    ) else {
+    let Some((engine, op)) = example_engine_and_op(model) else {
         return String::new();
     };
     let call = format!("[{engine} {op} {{\"x\": 1,}}]");
@@ -34,14 +40,7 @@ fn scan_diagnostics_example(model: &Model) -> String {
 /// A doc example for `Stream`: the first bracket engine's call, committed
 /// once a blank line and the next line follow it.
 fn stream_example(model: &Model) -> String {
-    let d = &model.directives;
-    let (Some(engine), Some(op)) = (
-        d.bracket.engines.first(),
-        d.aliases
-            .values()
-            .next()
-            .or(d.shorthands.values().map(|s| &s.op).next()),
-    ) else {
+    let Some((engine, op)) = example_engine_and_op(model) else {
         return String::new();
     };
     let call = format!("[{engine} {op} {{\"x\": 1}}]");
