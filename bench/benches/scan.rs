@@ -5,8 +5,8 @@ use agent_sentences::loops;
 use agent_sentences::scan::scan;
 use agent_sentences::Sentence;
 use agent_sentences_bench::{
-    conversation, hostile, markdown_hostile, markdown_rich, prose_only, realistic, Baseline,
-    Hostile,
+    conversation, hostile, long_reply, markdown_hostile, markdown_rich, prose_only, realistic,
+    Baseline, Hostile,
 };
 use agent_sentences_runtime::context::{bare_parse, reader_names};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
@@ -274,14 +274,7 @@ fn streaming(c: &mut Criterion) {
             n
         })
     });
-    let mut reply = String::new();
-    for m in realistic(4000) {
-        if reply.len() >= 1 << 20 {
-            break;
-        }
-        reply.push_str(&m.text);
-        reply.push_str("\n\n");
-    }
+    let reply = long_reply(1 << 20);
     g.throughput(Throughput::Bytes(reply.len() as u64));
     g.sample_size(10);
     g.bench_function("1mib-batch", |b| b.iter(|| scan(&reply).len()));

@@ -166,6 +166,25 @@ pub fn realistic(count: usize) -> Vec<Message> {
         .collect()
 }
 
+/// A long streamed reply of at least `bytes` bytes (UTF-8): realistic
+/// messages, a blank line after each, as one agent would write them in one
+/// long answer. The stream's cost rows feed it one byte at a time.
+pub fn long_reply(bytes: usize) -> String {
+    let mut reply = String::new();
+    let mut count = 64;
+    loop {
+        for m in realistic(count) {
+            if reply.len() >= bytes {
+                return reply;
+            }
+            reply.push_str(&m.text);
+            reply.push_str("\n\n");
+        }
+        reply.clear();
+        count *= 2;
+    }
+}
+
 /// Marker-free prose of about `bytes` bytes.
 pub fn prose_only(bytes: usize) -> String {
     let mut rng = ChaCha8Rng::seed_from_u64(SEED ^ 1);

@@ -8,7 +8,11 @@
 //! grammar (`bench/python/grammar_bench.py`): llguidance's compile time of
 //! each generated grammar, the time to check the corpus's found items, each
 //! engine's (llguidance, xgrammar, llama.cpp) compile and per-token mask time,
-//! and the wall time of the grammar test file.
+//! and the wall time of the grammar test file; and the ratios that must hold
+//! on a loaded machine (realistic scan ÷ the strong baseline, Markdown-rich
+//! scan ÷ the readers' bare parses, a byte-at-a-time stream ÷ batch), by
+//! thread CPU time in interleaved rounds (`bench/src/bin/ratios.rs`), with
+//! how promptly a stream commits (`bench/src/bin/stream_latency.rs`).
 //!
 //! The report goes to `target/bench/report.md`; with `--record`, also to
 //! `bench/runs/<date>-<commit>/report.md`, the project's record of runs
@@ -362,6 +366,7 @@ pub fn run_all(python: &Path) -> Result<String, String> {
         }
     }
     markdown_context(&mut t)?;
+    cpu_ratios_and_streaming(&mut t)?;
     grammar(python, &mut t)?;
     // Issue 17: the harvest against `scan_many` on the same texts, and its
     // peak memory from 100 MB to 1 GB of input (HARVEST_SIZES overrides).
@@ -469,10 +474,110 @@ pub fn run_scanner() -> Result<String, String> {
     ]))?;
     let mut t = String::new();
     markdown_context(&mut t)?;
+    cpu_ratios_and_streaming(&mut t)?;
     println!("{t}");
     std::fs::create_dir_all("target/bench").map_err(|e| e.to_string())?;
     std::fs::write("target/bench/scanner-report.md", &t).map_err(|e| e.to_string())?;
     Ok(t)
+}
+
+/// Rounds of the `ratios` binary: each round runs every row once.
+const RATIO_ROUNDS: &str = "31";
+
+/// The ratios that hold on a loaded machine (issues 35 and 37): the
+/// `ratios` binary of the bench crate times every row by the thread's CPU
+/// time, in interleaved rounds with the order rotated, and gives each
+/// ratio's median and p10–p90 over the rounds, with the load average when
+/// it started; the table puts them beside their targets. Then how promptly
+/// a stream commits (the `stream_latency` binary).
+fn cpu_ratios_and_streaming(t: &mut String) -> Result<(), String> {
+    run(cargo().args([
+        "build",
+        "--quiet",
+        "--release",
+        "-p",
+        "agent-sentences-bench",
+        "--bin",
+        "ratios",
+    ]))?;
+    eprintln!("== ratios by thread CPU time ({RATIO_ROUNDS} interleaved rounds)");
+    let out = Command::new("target/release/ratios")
+        .arg(RATIO_ROUNDS)
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        return Err(format!(
+            "ratios failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let v: Value = serde_json::from_slice(&out.stdout).map_err(|e| format!("ratios: {e}"))?;
+    let _ = writeln!(
+        t,
+        "\nRatios by thread CPU time: {} interleaved rounds, the order rotated each round, each ratio taken within a round (median, p10–p90); load average {} when the run started\n",
+        v["rounds"],
+        v["load_average_before"]
+    );
+    let _ = writeln!(t, "| ratio | median | p10–p90 | target |");
+    let _ = writeln!(t, "| --- | ---: | ---: | --- |");
+    for (key, name, target) in [
+        (
+            "realistic_speed_vs_baseline",
+            "realistic corpus: the scan's speed ÷ the strong baseline's",
+            "≥ 0.5× (issue 35), ≥ 0.8× (issue 37)",
+        ),
+        (
+            "markdown_rich_vs_bare_parses",
+            "Markdown-rich corpus: the scan's CPU time ÷ the readers' bare parses",
+            "≤ 1.3× (issue 35), ≤ 1.2× (issue 37)",
+        ),
+        (
+            "stream_bytes_vs_batch",
+            "1 MiB reply fed one byte at a time ÷ scanned whole",
+            "≤ 3×",
+        ),
+    ] {
+        let r = &v[key];
+        let f = |k: &str| r[k].as_f64().unwrap_or(f64::NAN);
+        let _ = writeln!(
+            t,
+            "| {name} | {:.2} | {:.2}–{:.2} | {target} |",
+            f("median"),
+            f("p10"),
+            f("p90")
+        );
+    }
+    let _ = writeln!(
+        t,
+        "\nThe readers read {:.2} bytes per byte of the Markdown-rich corpus at commit points when it is scanned whole (P270), before `finish`'s one reading of each open section.",
+        v["markdown_rich_commit_readings_per_byte"].as_f64().unwrap_or(f64::NAN)
+    );
+    run(cargo().args([
+        "build",
+        "--quiet",
+        "--release",
+        "-p",
+        "agent-sentences-bench",
+        "--bin",
+        "stream_latency",
+    ]))?;
+    let out = Command::new("target/release/stream_latency")
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        return Err(format!(
+            "stream_latency failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let _ = writeln!(
+        t,
+        "\nStreaming promptness (issue 35; each message fed one byte at a time; latency: the bytes that arrived after an item's end before it was committed):\n"
+    );
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let _ = writeln!(t, "- {line}");
+    }
+    Ok(())
 }
 
 /// The Markdown context's section (issues 12, 24 and 25): on the realistic

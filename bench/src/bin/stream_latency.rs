@@ -6,7 +6,7 @@
 //! one byte at a time.
 
 use agent_sentences::scan::{Event, Stream};
-use agent_sentences_bench::{markdown_rich, realistic, Message};
+use agent_sentences_bench::{long_reply, markdown_rich, realistic, Message};
 
 /// The latencies of every found item of `corpus`, and how many were
 /// committed only at the end.
@@ -55,14 +55,7 @@ fn report(name: &str, corpus: &[Message]) {
 fn main() {
     report("realistic", &realistic(2000));
     report("markdown-rich", &markdown_rich(300));
-    let mut reply = String::new();
-    for m in realistic(4000) {
-        if reply.len() >= 1 << 20 {
-            break;
-        }
-        reply.push_str(&m.text);
-        reply.push_str("\n\n");
-    }
+    let reply = long_reply(1 << 20);
     let mut stream = Stream::new();
     for b in reply.bytes() {
         stream.push_bytes(&[b]).expect("UTF-8");

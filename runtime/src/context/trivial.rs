@@ -68,31 +68,99 @@ pub(crate) fn runs(text: &str) -> Option<Vec<TextRun>> {
     read_lines(text, true)
 }
 
-/// Whether the bytes of `b` (a text or one line) leave no room for inline
-/// markup: every byte one a trivial text may hold, an `_` only between two
-/// ASCII letters or digits, and none of the pairs that start inline markup.
-fn bytes_leave_no_room(b: &[u8]) -> bool {
-    if !b.iter().all(|&c| INNER[usize::from(c)]) {
-        return false;
-    }
-    let word = |k: usize| b.get(k).is_some_and(u8::is_ascii_alphanumeric);
-    // A run of `_` needs a letter or digit on both sides.
-    let mut k = 0;
-    while let Some(f) = memchr::memchr(b'_', &b[k..]) {
-        let start = k + f;
-        let end = start + b[start..].iter().take_while(|&&c| c == b'_').count();
-        if !(start > 0 && word(start - 1) && word(end)) {
-            return false;
+/// What [`bytes_leave_no_room`] does at each byte: 0 nothing, else one of
+/// the `CLASS_*` constants.
+const fn byte_classes() -> [u8; 256] {
+    let inner = inner_bytes();
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        if !inner[c] {
+            t[c] = CLASS_BANNED;
         }
-        k = end;
+        c += 1;
     }
-    !PAIRS.iter().any(|pair| pair.find(b).is_some())
+    t[b'_' as usize] = CLASS_UNDERSCORE;
+    t[b'!' as usize] = CLASS_BANG;
+    t[b']' as usize] = CLASS_CLOSE;
+    t
 }
 
-/// The pairs of bytes that start inline markup (`![`, `](`, `][`, `]:`), each
-/// a substring finder built once.
-static PAIRS: std::sync::LazyLock<[memchr::memmem::Finder<'static>; 4]> =
-    std::sync::LazyLock::new(|| [&b"!["[..], b"](", b"][", b"]:"].map(memchr::memmem::Finder::new));
+/// A byte no trivial text holds.
+const CLASS_BANNED: u8 = 1;
+/// `_`: its run needs an ASCII letter or digit on both sides.
+const CLASS_UNDERSCORE: u8 = 2;
+/// `!`: not before `[` (an image).
+const CLASS_BANG: u8 = 3;
+/// `]`: not before `(`, `[` or `:` (a link's destination, a full
+/// reference, a definition).
+const CLASS_CLOSE: u8 = 4;
+
+static CLASSES: [u8; 256] = byte_classes();
+
+/// Whether `CLASSES[c]` is not 0, by comparisons alone (no table: a loop of
+/// it is vectorized).
+#[inline(always)]
+fn special(c: u8) -> bool {
+    (c < 0x20 && c != b'\n')
+        | (c == b'*')
+        | (c == b'~')
+        | (c == b'`')
+        | (c == b'<')
+        | (c == b'>')
+        | (c == b'&')
+        | (c == b'\\')
+        | (c == 0x7f)
+        | (c == b'_')
+        | (c == b'!')
+        | (c == b']')
+}
+
+/// Whether the bytes of `b` (a text or one line) leave no room for inline
+/// markup: every byte one a trivial text may hold, an `_` only between two
+/// ASCII letters or digits, and none of the pairs that start inline markup
+/// (`![`, `](`, `][`, `]:`). One pass over the bytes.
+fn bytes_leave_no_room(b: &[u8]) -> bool {
+    let word = |k: usize| b.get(k).is_some_and(u8::is_ascii_alphanumeric);
+    let mut k = 0;
+    while k < b.len() {
+        // Most bytes are plain: 32 at a time, by a test the compiler
+        // turns into vector instructions, then on to the first special one.
+        if let Some(chunk) = b.get(k..k + 32) {
+            if !chunk.iter().fold(false, |a, &c| a | special(c)) {
+                k += 32;
+                continue;
+            }
+            k += chunk.iter().position(|&c| special(c)).unwrap_or(0);
+        }
+        match CLASSES[usize::from(b[k])] {
+            0 => {}
+            CLASS_UNDERSCORE => {
+                // A run of `_` needs a letter or digit on both sides.
+                let start = k;
+                while b.get(k + 1) == Some(&b'_') {
+                    k += 1;
+                }
+                if !(start > 0 && word(start - 1) && word(k + 1)) {
+                    return false;
+                }
+            }
+            CLASS_BANG => {
+                if b.get(k + 1) == Some(&b'[') {
+                    return false;
+                }
+            }
+            CLASS_CLOSE => {
+                if matches!(b.get(k + 1), Some(b'(' | b'[' | b':')) {
+                    return false;
+                }
+            }
+            _ => return false,
+        }
+        k += 1;
+    }
+    true
+}
 
 /// The runs of `text` read as a trivial text's: each paragraph (a stretch of
 /// lines between lines of spaces only) one run, from its first byte to its
@@ -271,4 +339,97 @@ pub(crate) fn read_fences(text: &str, fence_words: &[&str]) -> Option<Fenced> {
         runs.push(paragraph(s, e));
     }
     Some((runs, fences, code))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The check [`bytes_leave_no_room`] replaced (one pass per rule),
+    /// kept to hold the fused pass to the same answers.
+    fn replaced(b: &[u8]) -> bool {
+        if !b.iter().all(|&c| inner_bytes()[usize::from(c)]) {
+            return false;
+        }
+        let word = |k: usize| b.get(k).is_some_and(u8::is_ascii_alphanumeric);
+        let mut k = 0;
+        while let Some(f) = memchr::memchr(b'_', &b[k..]) {
+            let start = k + f;
+            let end = start + b[start..].iter().take_while(|&&c| c == b'_').count();
+            if !(start > 0 && word(start - 1) && word(end)) {
+                return false;
+            }
+            k = end;
+        }
+        ![&b"!["[..], b"](", b"][", b"]:"]
+            .iter()
+            .any(|pair| memchr::memmem::find(b, pair).is_some())
+    }
+
+    #[test]
+    fn special_bytes_are_the_classed_ones() {
+        for c in 0..=255u8 {
+            assert_eq!(special(c), CLASSES[usize::from(c)] != 0, "{c}");
+        }
+    }
+
+    /// Every string of up to five bytes over the bytes each rule turns on,
+    /// and a few longer ones: the fused pass answers as the one it replaced.
+    #[test]
+    fn fused_pass_answers_as_the_passes_it_replaced() {
+        let alphabet = b"a1_![](:* \n\xc3";
+        let mut strings: Vec<Vec<u8>> = vec![Vec::new()];
+        let mut last = vec![Vec::new()];
+        for _ in 0..5 {
+            last = last
+                .iter()
+                .flat_map(|s| {
+                    alphabet.iter().map(move |&c| {
+                        let mut t = s.clone();
+                        t.push(c);
+                        t
+                    })
+                })
+                .collect();
+            strings.extend(last.iter().cloned());
+        }
+        let (mut yes, mut no) = (0, 0);
+        for s in &strings {
+            let want = replaced(s);
+            assert_eq!(
+                bytes_leave_no_room(s),
+                want,
+                "{:?}",
+                String::from_utf8_lossy(s)
+            );
+            if want {
+                yes += 1;
+            } else {
+                no += 1;
+            }
+        }
+        // Both answers are well represented.
+        assert!(yes > 10_000 && no > 10_000, "{yes} {no}");
+        // Longer strings, where whole chunks of plain bytes are skipped:
+        // one or two bytes of the alphabet dropped into plain text.
+        let plain = "Plain words of text, 42 (and more) here. ".repeat(3);
+        for (i, &c) in alphabet.iter().enumerate() {
+            for at in [0, 1, 31, 32, 33, 63, 64, 100, plain.len() - 1] {
+                for &d in alphabet {
+                    let mut t = plain.as_bytes().to_vec();
+                    t[at] = c;
+                    t[(at + 1 + i) % plain.len()] = d;
+                    assert_eq!(
+                        bytes_leave_no_room(&t),
+                        replaced(&t),
+                        "{:?}",
+                        String::from_utf8_lossy(&t)
+                    );
+                }
+            }
+        }
+        let long = "snake_case words [TOOL x] and (parens) end.".repeat(50);
+        assert!(bytes_leave_no_room(long.as_bytes()));
+        assert!(!bytes_leave_no_room(format!("{long}](").as_bytes()));
+    }
 }

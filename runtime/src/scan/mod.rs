@@ -264,9 +264,7 @@ impl<S: 'static> Scanner<S> {
     /// batch and stream, P265): the text is read by sections, each item
     /// from the reading where it became final.
     pub fn scan_with_diagnostics(&self, text: &str) -> (Vec<Found<S>>, Vec<Skipped>) {
-        let mut stream = self.stream();
-        let mut events = stream.push(text);
-        events.extend(stream.finish_str());
+        let events = Stream::whole(self, text);
         let mut found = Vec::new();
         let mut skipped = Vec::new();
         for e in events {
@@ -380,7 +378,19 @@ struct Reading<S> {
     found: Vec<Found<S>>,
     skipped: Vec<Skipped>,
     /// See `Run::open_tail`.
-    open_tail: Option<usize>,
+    open_tail: Option<OpenTail>,
+}
+
+/// The first sentence candidate of a reading whose free-text tail ran to
+/// the end of the text read without its pattern stopping.
+#[derive(Debug, Clone, Copy)]
+struct OpenTail {
+    /// Where the candidate starts.
+    start: usize,
+    /// Whether only the end of the text ends its tail (its automaton stops
+    /// at no byte, e.g. a work order's body): no text to come makes it
+    /// final before `finish`.
+    to_end: bool,
 }
 
 /// The shell quote state of one block's lines, lexed as far as `pos`
@@ -439,10 +449,10 @@ struct Run<'a, S: 'static> {
     pub(super) heredocs: Option<Vec<(usize, Range<usize>)>>,
     /// The heredoc bodies of the text before the text read (a stream's).
     pub(super) heredoc_seed: &'a Heredocs,
-    /// The start of the first sentence candidate whose free-text tail ran to
-    /// the end of the text read without its pattern stopping: text after it
-    /// could change it.
-    pub(super) open_tail: Option<usize>,
+    /// The first sentence candidate whose free-text tail ran to the end of
+    /// the text read without its pattern stopping: text after it could
+    /// change it.
+    pub(super) open_tail: Option<OpenTail>,
     /// The start of the last block searched for a bidi control, and the
     /// first one in it (see `Run::bidi_before`).
     pub(super) bidi: Option<(usize, Option<(usize, char)>)>,
@@ -516,6 +526,35 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A tail that no text stops once started is told from one that some
+    /// text stops, by its automaton; a stop only bytes no `str` holds would
+    /// make (an invalid UTF-8 sequence) is no stop.
+    #[test]
+    fn tails_that_only_the_end_of_the_text_ends_are_told_apart() {
+        let body = r"[^\t\n\r ]+(?:[\t\n\r ]+[^\t\n\r ]+)*[\t\n\r ]*";
+        let summary = r"[^\t\n\r ](?:[^\[]|\[[^R]|\[R[^E]|\[RE[^S]|\[RES[^U]|\[RESU[^L]|\[RESUL[^T]|\[RESULT[^\t\n\r ])*";
+        for (inner, want) in [
+            (body, true),
+            (r"(?s).+", true),
+            (r"(?s)[a-zé].*", true),
+            (summary, false),
+            (r"[a-z]+", false),
+            // Greedy: a later `x` always moves the end, so no text stops it.
+            (r"(?s)[^ ].*x", true),
+            (r"[^ ][^\n]*", false),
+            // Stopped only by a character outside the Basic Multilingual
+            // Plane, and only by one of them.
+            (r"[^\t](?:[^\u{1F600}])*", false),
+        ] {
+            let tail = TailEnd::dense(inner).expect("a dense tail");
+            assert_eq!(tail.ends_only_at_end(), want, "{inner}");
+        }
+        assert!(TailEnd::run(r"(?ms)[^ \t].*").unwrap().ends_only_at_end());
+        assert!(!TailEnd::run(r"[^ \t\r\n][^\r\n]*")
+            .unwrap()
+            .ends_only_at_end());
     }
 
     #[test]

@@ -100,6 +100,9 @@ pub(super) struct DenseTail {
     /// Runs of plain bytes, read without a transition per byte, when the
     /// DFA allows it (see [`Plain`]).
     pub(super) plain: Option<Box<Plain>>,
+    /// Whether only the end of the text ends the tail once it has started
+    /// (see [`DenseTail::ends_only_at_end`]).
+    pub(super) to_end: bool,
 }
 
 impl DenseTail {
@@ -153,7 +156,117 @@ impl DenseTail {
             .iter()
             .find_map(|&(home, _)| Plain::new(&dfa, home, &queue))
             .map(Box::new);
-        DenseTail { dfa, loops, plain }
+        let to_end = Self::ends_only_at_end(&dfa);
+        DenseTail {
+            dfa,
+            loops,
+            plain,
+            to_end,
+        }
+    }
+
+    /// Whether no text stops `dfa` once it has read a first character: from
+    /// every state a character leads to from a start state (the tail has
+    /// started), no character leads to the dead state (the match would then
+    /// have ended before it). Read by characters, each valid UTF-8 sequence
+    /// (a byte of each class of the DFA for continuation bytes), so bytes no
+    /// `str` holds stop nothing. `false` when it cannot tell in a few
+    /// thousand states (a work order's body: `true`; a result's summary,
+    /// which the next `[RESULT ` ends: `false`).
+    fn ends_only_at_end(dfa: &DenseDfa) -> bool {
+        use regex_automata::dfa::Automaton;
+        use regex_automata::util::primitives::StateID;
+        let classes = dfa.byte_classes();
+        // One byte of each class of `range`.
+        let reps = |range: std::ops::RangeInclusive<u8>| {
+            let mut seen = std::collections::HashSet::new();
+            range
+                .filter(|&b| seen.insert(classes.get(b)))
+                .collect::<Vec<u8>>()
+        };
+        let any = reps(0x80..=0xBF);
+        // The lead bytes of valid sequences, each with the bytes that may
+        // follow it (the second byte is restricted for some leads).
+        let mut leads: Vec<(u8, Vec<u8>, usize)> = Vec::new();
+        for lead in 0xC2..=0xF4u8 {
+            let (second, more) = match lead {
+                0xC2..=0xDF => (any.clone(), 0),
+                0xE0 => (reps(0xA0..=0xBF), 1),
+                0xED => (reps(0x80..=0x9F), 1),
+                0xE1..=0xEF => (any.clone(), 1),
+                0xF0 => (reps(0x90..=0xBF), 2),
+                0xF4 => (reps(0x80..=0x8F), 2),
+                _ => (any.clone(), 2),
+            };
+            leads.push((lead, second, more));
+        }
+        let dead = |s: StateID| dfa.is_dead_state(s) || dfa.is_quit_state(s);
+        // The states one character leads to from `s`; `None` when some
+        // character leads to the dead state.
+        let step = |s: StateID, out: &mut Vec<StateID>| -> bool {
+            let mut ok = true;
+            for b in 0..0x80u8 {
+                let t = dfa.next_state(s, b);
+                ok &= !dead(t);
+                out.push(t);
+            }
+            for (lead, second, more) in &leads {
+                let mut frontier = vec![dfa.next_state(s, *lead)];
+                for bytes in std::iter::once(second).chain(std::iter::repeat_n(&any, *more)) {
+                    let mut next = Vec::new();
+                    for &f in &frontier {
+                        if dead(f) {
+                            ok = false;
+                            continue;
+                        }
+                        next.extend(bytes.iter().map(|&c| dfa.next_state(f, c)));
+                    }
+                    next.sort_unstable();
+                    next.dedup();
+                    frontier = next;
+                }
+                for t in frontier {
+                    ok &= !dead(t);
+                    out.push(t);
+                }
+            }
+            ok
+        };
+        let mut started: Vec<StateID> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for before in ["", "a", " ", "\n", "\r", "é"] {
+            let input = Input::new(before)
+                .range(before.len()..)
+                .anchored(Anchored::Yes);
+            let Ok(start) = dfa.start_state_forward(&input) else {
+                return false;
+            };
+            let mut out = Vec::new();
+            // A first character that stops the tail: it never started.
+            step(start, &mut out);
+            for t in out {
+                if !dead(t) && seen.insert(t) {
+                    started.push(t);
+                }
+            }
+        }
+        let mut k = 0;
+        while k < started.len() {
+            if started.len() > 4096 {
+                return false;
+            }
+            let mut out = Vec::new();
+            if !step(started[k], &mut out) {
+                return false;
+            }
+            k += 1;
+            for t in out {
+                if seen.insert(t) {
+                    started.push(t);
+                }
+            }
+        }
+        !started.is_empty()
     }
 
     /// The end of the DFA's leftmost-first match anchored at byte `from` of
@@ -476,6 +589,17 @@ impl TailEnd {
     #[cfg(test)]
     pub(super) fn end(&self, text: &str, from: usize) -> Option<usize> {
         self.end_open(text, from).0
+    }
+
+    /// Whether only the end of the text ends the tail once it has started:
+    /// a run that no byte stops (a work order's body). Other tails are taken
+    /// as able to stop.
+    pub(super) fn ends_only_at_end(&self) -> bool {
+        match self {
+            TailEnd::Run { stop, .. } => stop.is_empty(),
+            TailEnd::Dense(tail) => tail.to_end,
+            TailEnd::Regex(_) => false,
+        }
     }
 
     /// [`TailEnd::end`], and whether text after `text` could change it

@@ -516,7 +516,12 @@ impl<S: 'static> Run<'_, S> {
             if open {
                 // More text could move the tail's end: a stream holds the
                 // sentence (and what follows) until it cannot.
-                self.open_tail = Some(self.open_tail.map_or(start, |o| o.min(start)));
+                if self.open_tail.is_none_or(|o| start < o.start) {
+                    self.open_tail = Some(OpenTail {
+                        start,
+                        to_end: tail.ends_only_at_end(),
+                    });
+                }
             }
             let ends = tail_end.map(|group_end| {
                 // Trailing blanks belong to the sentence's span, past its
