@@ -468,7 +468,7 @@ fn a_work_order_holds_the_rest_until_finish_without_readings() {
     assert!(read > 0);
     let committed: Vec<String> = events.iter().map(|e| format!("{e:?}")).collect();
     assert_eq!(committed.len(), 1, "only the claim is final: {committed:?}");
-    for b in text[first + 1..].as_bytes() {
+    for b in &text.as_bytes()[first + 1..] {
         events.extend(stream.push_bytes(&[*b]).unwrap());
     }
     assert_eq!(
