@@ -187,25 +187,31 @@ impl DenseTail {
         let any = reps(0x80..=0xBF);
         // The lead bytes of valid sequences, each with the bytes that may
         // follow it (the second byte is restricted for some leads).
+        // Leads of one class with the same rule for what follows read
+        // alike: one of each.
         let mut leads: Vec<(u8, Vec<u8>, usize)> = Vec::new();
+        let mut kinds = std::collections::HashSet::new();
         for lead in 0xC2..=0xF4u8 {
-            let (second, more) = match lead {
-                0xC2..=0xDF => (any.clone(), 0),
-                0xE0 => (reps(0xA0..=0xBF), 1),
-                0xED => (reps(0x80..=0x9F), 1),
-                0xE1..=0xEF => (any.clone(), 1),
-                0xF0 => (reps(0x90..=0xBF), 2),
-                0xF4 => (reps(0x80..=0x8F), 2),
-                _ => (any.clone(), 2),
+            let (kind, second, more) = match lead {
+                0xC2..=0xDF => (0, 0x80..=0xBF, 0),
+                0xE0 => (1, 0xA0..=0xBF, 1),
+                0xED => (2, 0x80..=0x9F, 1),
+                0xE1..=0xEF => (3, 0x80..=0xBF, 1),
+                0xF0 => (4, 0x90..=0xBF, 2),
+                0xF4 => (5, 0x80..=0x8F, 2),
+                _ => (6, 0x80..=0xBF, 2),
             };
-            leads.push((lead, second, more));
+            if kinds.insert((kind, classes.get(lead))) {
+                leads.push((lead, reps(second), more));
+            }
         }
+        let ascii = reps(0..=0x7F);
         let dead = |s: StateID| dfa.is_dead_state(s) || dfa.is_quit_state(s);
         // The states one character leads to from `s`; `None` when some
         // character leads to the dead state.
         let step = |s: StateID, out: &mut Vec<StateID>| -> bool {
             let mut ok = true;
-            for b in 0..0x80u8 {
+            for &b in &ascii {
                 let t = dfa.next_state(s, b);
                 ok &= !dead(t);
                 out.push(t);
