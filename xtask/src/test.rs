@@ -18,8 +18,9 @@
 //!    crate, warnings denied; the doctests (generated crate, README, guide);
 //!    `cargo publish --dry-run` of the published crates (runtime, generated
 //!    crate, generator library and binary; `cargo package` when offline);
-//! 6. `mypy --strict` on the installed package and on user code; then the
-//!    outcome of pytest, which has run beside steps 4 and 5.
+//! 6. the static Python checked at its source (`codegen/python/`, every
+//!    run); `mypy --strict` on the installed package and on user code; then
+//!    the outcome of pytest, which has run beside steps 4 and 5.
 //!
 //! Every step runs whatever the others did; a summary ends the run, one line
 //! per step. `--quick` and a name filter make the inner loop
@@ -406,6 +407,9 @@ pub fn run_all(ctx: &Context, quick: bool, filter: Option<&str>) -> bool {
             (name, ok) = package(true);
         }
         results.push((name, ok));
+    }
+    if let Some(python) = &python {
+        results.push(crate::python::check_static_python(python));
     }
     if let Some(python) = python {
         results.extend(crate::python::run_mypy(&python, full));
