@@ -288,7 +288,7 @@ pub fn check_static_python(python: &Path) -> (String, bool) {
         "compile the static Python, warnings as errors",
         Command::new(&python)
             .args(["-W", "error", "-c"])
-            .arg("import sys\nfor f in sys.argv[1:]:\n    compile(open(f, encoding='utf-8').read(), f, 'exec')")
+            .arg("import pathlib, sys\nfor f in sys.argv[1:]:\n    compile(pathlib.Path(f).read_text(encoding='utf-8'), f, 'exec')")
             .args(&files)
             .current_dir(STATIC_PYTHON),
     );
