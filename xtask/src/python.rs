@@ -19,7 +19,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::test::{run, step};
+use crate::steps::{run, step};
 
 /// The virtual environment holding the pinned test tools (gitignored).
 pub const VENV: &str = ".tools/venv";

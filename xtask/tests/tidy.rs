@@ -853,3 +853,86 @@ fn decisions_state_the_bounds_their_tests_assert() {
     wrong.dedup();
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// The modules of `xtask/src` each path `crate::<module>` of `text` names,
+/// comments aside (`use crate::{a, b}` names both).
+fn crate_paths(text: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for line in text.lines() {
+        let code = line.split("//").next().unwrap_or("");
+        let mut rest = code;
+        while let Some(at) = rest.find("crate::") {
+            rest = &rest[at + "crate::".len()..];
+            let names: Vec<&str> = match rest.strip_prefix('{') {
+                Some(group) => group.split('}').next().unwrap_or("").split(',').collect(),
+                None => vec![rest],
+            };
+            for name in names {
+                let name: String = name
+                    .trim()
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                if !name.is_empty() {
+                    out.insert(name);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Issue 39: the modules of `cargo xtask` name each other one way only
+/// (`python.rs`, `test.rs` and `test_binaries.rs` were a circle): every
+/// edge `crate::<module>` from one file of `xtask/src` to another, and no
+/// module reaches itself through them.
+#[test]
+fn xtask_modules_form_no_cycle() {
+    let dir = root().join("xtask/src");
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+        let path = entry.path();
+        let Some(name) = path.file_stem().and_then(|s| s.to_str()) else {
+            continue;
+        };
+        if path.extension().is_some_and(|e| e == "rs") && name != "main" {
+            let text = std::fs::read_to_string(&path).unwrap();
+            edges.insert(name.to_owned(), crate_paths(&text));
+        }
+    }
+    assert!(edges.len() >= 5, "xtask/src holds its modules: {edges:?}");
+    let modules: BTreeSet<String> = edges.keys().cloned().collect();
+    for targets in edges.values_mut() {
+        targets.retain(|t| modules.contains(t));
+    }
+    // A module on a cycle reaches itself: walk from each.
+    let mut cycles = Vec::new();
+    for start in &modules {
+        let mut stack: Vec<Vec<String>> = vec![vec![start.clone()]];
+        let mut seen = BTreeSet::new();
+        while let Some(path) = stack.pop() {
+            let last = path.last().unwrap();
+            for next in &edges[last] {
+                if next == start {
+                    cycles.push(format!("{} -> {start}", path.join(" -> ")));
+                } else if seen.insert(next.clone()) {
+                    let mut longer = path.clone();
+                    longer.push(next.clone());
+                    stack.push(longer);
+                }
+            }
+        }
+    }
+    assert!(
+        cycles.is_empty(),
+        "xtask modules in a cycle:\n{}",
+        cycles.join("\n")
+    );
+}
+
+#[test]
+fn crate_paths_read_groups_and_skip_comments() {
+    let text = "use crate::steps::{run, step};\nuse crate::{a, b::c};\n// crate::not\nlet x = crate::python::f(); // crate::nor\n";
+    let got: Vec<String> = crate_paths(text).into_iter().collect();
+    assert_eq!(got, ["a", "b", "python", "steps"]);
+}
