@@ -15,6 +15,18 @@ pub enum Dialect {
     Gbnf,
 }
 
+impl Dialect {
+    /// What joins a rule's name to its expression: `NAME: expr` in Lark,
+    /// `name ::= expr` in GBNF. The generator's printer writes rules with it
+    /// and [`ReplyTemplate::render`] finds them by it.
+    pub const fn define(self) -> &'static str {
+        match self {
+            Dialect::Lark => ": ",
+            Dialect::Gbnf => " ::= ",
+        }
+    }
+}
+
 /// Why a reply grammar was not made (nothing is made: fail closed).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GrammarError {
@@ -98,7 +110,7 @@ impl ReplyTemplate {
             });
         }
         let pick = |l: &'static str, g: &'static str| if dialect == Dialect::Lark { l } else { g };
-        let (text, sep) = (pick(self.lark, self.gbnf), pick(": ", " ::= "));
+        let (text, sep) = (pick(self.lark, self.gbnf), dialect.define());
         let chosen: Option<Vec<&str>> = match ops {
             None => None,
             Some(list) => {

@@ -1,16 +1,25 @@
-//! Support code shared by the generated `agent-sentences` crate and the
-//! generator itself. Hand-written; nothing here knows any sentence structure.
+//! The hand-written support the generated `agent-sentences` crate calls,
+//! and the generator with it. It knows no sentence structure: the generated
+//! crate hands it tables built from the spec.
 //!
-//! - [`ParseError`]: why a text is not a sentence, and where it stopped fitting.
+//! - [`ParseError`]: why a text is not a sentence, and where it stopped fitting;
+//!   [`Step`] / [`stop_point`] locate where a text stops fitting a pattern.
+//! - [`scan`]: the scanner, batch and streaming (one engine), over the
+//!   Markdown context of `context` (what every CommonMark reader shows as
+//!   ordinary text).
 //! - [`json`]: strict parsing of tool arguments (one RFC 8259 object, no
 //!   duplicate keys) and their canonical rendering.
+//! - [`ops`]: the checks a call goes through before it runs (`resolve`), and
+//!   the catalogue as the agent APIs' native tools.
 //! - [`loops`]: the loop tracker (the lifecycle state machine, SLA nudges).
+//! - [`envelope`]: rendering and checking the prompt envelope.
+//! - [`grammar`]: the reply grammar filled in for one message.
 //! - [`meta`]: the metadata types a generated crate fills in ([`meta::ValueType`],
 //!   [`meta::FieldInfo`], [`meta::PatternInfo`]).
-//! - [`Step`] / [`stop_point`]: locating where a text stops fitting a pattern.
-//! - `python` (feature `python`): building Python objects from scan results,
-//!   for the generated PyO3 module; the only module with `unsafe` code (two
-//!   CPython calls, documented where they are made).
+//! - [`vendor`]: this crate's own sources, for the standalone generator.
+//! - `python` (feature `python`): what the generated PyO3 module calls; the
+//!   only module with `unsafe` code (CPython calls pyo3 does not wrap and
+//!   reads of text already known to be UTF-8, each under a `SAFETY` comment).
 //!
 //! The crates the generated code uses are re-exported ([`regex`], [`serde`],
 //! [`serde_json`]), so a crate that generates the types in its `build.rs`

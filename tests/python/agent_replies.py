@@ -34,9 +34,7 @@ holds a backslash (see ``commonmark_texts.py``).
 
 from __future__ import annotations
 
-import random
-
-from commonmark_texts import Call, GenText
+from calls_core import CallWriter, GenText, curl_text, rng
 
 SEED = 20261202
 """The generator's seed; reply ``i`` is drawn from ``Random(SEED * 1_000_003 + i)``."""
@@ -64,21 +62,8 @@ ARGS = ('"path": "src/main.rs"', '"cmd": "cargo test"', '"query": "status"', '"b
         '"note": "see *logs*"', '"files": ["a.py", "b.py"]')
 
 
-class Reply:
+class Reply(CallWriter):
     """Draws one reply."""
-
-    def __init__(self, rng: random.Random):
-        self.r = rng
-        self.n = 0
-        self.calls: dict[int, Call] = {}
-        self.tags: set[str] = set()
-
-    def chance(self, p: float) -> bool:
-        return self.r.random() < p
-
-    def new(self) -> int:
-        self.n += 1
-        return self.n
 
     # ---- calls ---------------------------------------------------------------
 
@@ -89,18 +74,15 @@ class Reply:
         kind = r.random()
         if sentences and kind < 0.12:
             text = f"[ACK:abcd{n}] [from x]" if self.chance(0.5) else f"[CLAIM abcd{n}]"
-            self.calls[n] = Call(n, "sentence", text)
-            return text
+            return self.record(n, "sentence", text)
         if kind < 0.3:
             who = r.choice(("lead", "reviewer", "ops", "x"))
             text = f'[DM {{"to": "{who}", "n": {n}}}]'
-            self.calls[n] = Call(n, "shorthand", text)
-            return text
+            return self.record(n, "shorthand", text)
         engine = "TOOL" if kind < 0.85 else "EXEC"
         extra = f", {r.choice(ARGS)}" if self.chance(0.4) else ""
         text = f'[{engine} t.c{n} {{"n": {n}{extra}}}]'
-        self.calls[n] = Call(n, "bracket", text)
-        return text
+        return self.record(n, "bracket", text)
 
     def sign_off(self) -> str:
         """A closing sentence with free text, alone in its paragraph."""
@@ -108,25 +90,10 @@ class Reply:
         n = self.new()
         text = self.r.choice((f"[RESULT abcd{n}] OK all checks pass", f"[RESULT abcd{n}] FAIL two tests still fail",
                               f"[DECLINE abcd{n}] out of scope for this run", f"[ACK:abcd{n}] [from x]"))
-        self.calls[n] = Call(n, "sentence", text)
-        return text
-
-    def fence_body(self) -> list[str]:
-        n = self.new()
-        if self.chance(0.3):
-            lines = [f"t.c{n} {{", f'  "n": {n}', "}"]
-        else:
-            lines = [f't.c{n} {{"n": {n}}}']
-        self.calls[n] = Call(n, "fence", "\n".join(lines))
-        return lines
+        return self.record(n, "sentence", text)
 
     def curl(self) -> str:
-        self.tags.add("curl")
-        n = self.new()
-        post = "-X POST " if self.chance(0.5) else ""
-        text = f"curl {post}https://h/exec -d '{{\"op\": \"t.c{n}\", \"args\": {{\"n\": {n}}}}}'"
-        self.calls[n] = Call(n, "curl", text)
-        return text
+        return self.curl_line("-X POST " if self.chance(0.5) else "")
 
     # ---- inlines -------------------------------------------------------------
 
@@ -315,9 +282,7 @@ class Reply:
                 body.append(self.call())
             elif c < 0.45 and lang in ("bash", "sh", "console"):
                 n = self.new()
-                text = f"curl https://h/exec -d '{{\"op\": \"t.c{n}\", \"args\": {{\"n\": {n}}}}}'"
-                self.calls[n] = Call(n, "curl", text)
-                body.append(text)
+                body.append(self.record(n, "curl", curl_text(n)))
             else:
                 body.append(r.choice(("cargo test --all", "ls -la", "def f(x):", "    return x", '{"ok": true}',
                                       "- item", "> quoted", "| a | b |", "# comment", "")))
@@ -376,7 +341,7 @@ class Reply:
 
 def reply(i: int) -> GenText:
     """The i-th reply."""
-    r = random.Random(SEED * 1_000_003 + i)
+    r = rng(SEED, i)
     g = Reply(r)
     crlf = r.random() < 0.2
     lines: list[str] = []

@@ -36,7 +36,8 @@ from __future__ import annotations
 
 import random
 import re
-from dataclasses import dataclass, field
+
+from calls_core import CallWriter, GenText, rng
 
 SEED = 20261212
 """The generator's seed; text ``i`` is drawn from ``Random(SEED * 1_000_003 + i)``."""
@@ -61,25 +62,6 @@ TAGS = (
 )
 
 
-@dataclass
-class Call:
-    """One call the generator wrote: its form and its text (for a fence, the body)."""
-
-    n: int
-    form: str  # bracket, shorthand, fence, curl, sentence
-    text: str
-
-
-@dataclass
-class GenText:
-    """A generated text, its calls by number and the constructs it holds."""
-
-    index: int
-    text: str
-    calls: dict[int, Call]
-    tags: set[str] = field(default_factory=set)
-
-
 # String arguments that CommonMark renders otherwise than written.
 MARKDOWN_ARGS = (
     '"/tmp/*/x*.log"', '"a*b*c"', '"**/*.rs"', '"_x_"', '"__init__"', '"~~x~~"', '"a~~b~~c"', '"a&amp;b"',
@@ -96,22 +78,12 @@ HTML6 = ("div", "details", "table", "p", "section", "ul", "blockquote", "summary
 HTML7 = ("span", "a", "kbd", "x-y", "b", "custom-tag")
 
 
-class Gen:
+class Gen(CallWriter):
     """Draws one text."""
 
     def __init__(self, rng: random.Random, eol: str):
-        self.r = rng
+        super().__init__(rng)
         self.eol = eol
-        self.n = 0
-        self.calls: dict[int, Call] = {}
-        self.tags: set[str] = set()
-
-    def chance(self, p: float) -> bool:
-        return self.r.random() < p
-
-    def new(self) -> int:
-        self.n += 1
-        return self.n
 
     # ---- calls ---------------------------------------------------------------
 
@@ -122,8 +94,7 @@ class Gen:
         kind = r.random()
         if kind < 0.14:
             text = f"[ACK:abcd{n}] [from x]" if r.random() < 0.6 else f"[CLAIM abcd{n}]"
-            self.calls[n] = Call(n, "sentence", text)
-            return text
+            return self.record(n, "sentence", text)
         obj_inner = f'"n": {n}'
         if self.chance(0.25):
             self.tags.add("call-markdown-arg")
@@ -134,8 +105,7 @@ class Gen:
                 text = f'[DM {{"to": "x",{r.choice(JSON_SEPS)}{obj_inner}}}]'
             else:
                 text = f'[DM {{"to": "x", {obj_inner}}}]'
-            self.calls[n] = Call(n, "shorthand", text)
-            return text
+            return self.record(n, "shorthand", text)
         engine = "TOOL" if kind < 0.8 else "EXEC"
         if multiline and self.chance(0.2):
             self.tags.add("multi-line-call")
@@ -143,25 +113,10 @@ class Gen:
             text = f"[{engine} t.c{n} {{{sep}{obj_inner}{r.choice(JSON_SEPS) if self.chance(0.5) else ''}}}]"
         else:
             text = f"[{engine} t.c{n} {{{obj_inner}}}]"
-        self.calls[n] = Call(n, "bracket", text)
-        return text
-
-    def fence_body(self) -> list[str]:
-        """The body of a directive fence: a fresh call, one line or several."""
-        n = self.new()
-        if self.chance(0.3):
-            lines = [f"t.c{n} {{", f'  "n": {n}', "}"]
-        else:
-            lines = [f't.c{n} {{"n": {n}}}']
-        self.calls[n] = Call(n, "fence", "\n".join(lines))
-        return lines
+        return self.record(n, "bracket", text)
 
     def curl(self) -> str:
-        n = self.new()
-        text = f"curl https://h/exec -d '{{\"op\": \"t.c{n}\", \"args\": {{\"n\": {n}}}}}'"
-        self.calls[n] = Call(n, "curl", text)
-        self.tags.add("curl")
-        return text
+        return self.curl_line()
 
     # ---- inlines -------------------------------------------------------------
 
@@ -462,7 +417,7 @@ class Gen:
 
 def text(i: int) -> GenText:
     """The i-th generated text."""
-    r = random.Random(SEED * 1_000_003 + i)
+    r = rng(SEED, i)
     eol = r.choices(("\n", "\r\n", "\r"), weights=(6, 2, 2))[0]
     g = Gen(r, eol)
     g.tags.add({"\n": "lf", "\r\n": "crlf", "\r": "cr"}[eol])

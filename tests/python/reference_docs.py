@@ -24,7 +24,7 @@ from __future__ import annotations
 import random
 
 from agent_replies import Reply
-from commonmark_texts import GenText
+from calls_core import GenText, rng
 
 SEED = 20261207
 """The generator's seed; document ``i`` is drawn from ``Random(SEED * 1_000_003 + i)``."""
@@ -164,7 +164,7 @@ class Doc(Reply):
 
 def doc(i: int) -> GenText:
     """The i-th document."""
-    r = random.Random(SEED * 1_000_003 + i)
+    r = rng(SEED, i)
     g = Doc(r)
     lines: list[str] = [f"# {r.choice(('Setup', 'Release notes', 'Design', 'Runbook', 'Status'))}"]
     for _ in range(r.randint(2, 6)):

@@ -141,7 +141,7 @@ pub fn run_all(python: &Path) -> Result<String, String> {
     // Wall time of the main job, after build (with the profile the
     // `cargo xtask` alias builds with).
     let mut build = cargo();
-    for opt in crate::test::GEN_OPT {
+    for opt in crate::steps::GEN_OPT {
         build.args(["--config", opt]);
     }
     run(build.args(["build", "--quiet", "-p", "xtask"]))?;

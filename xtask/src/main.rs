@@ -22,6 +22,7 @@ use clap::{Parser, Subcommand};
 mod bench;
 mod python;
 mod readme;
+mod steps;
 mod test;
 mod test_binaries;
 

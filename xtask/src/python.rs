@@ -10,14 +10,16 @@
 //!    `agent_sentences._native`, compiled in release mode into `target/`,
 //!    cargo's progress shown), checked as a package index would take it, and
 //!    installed into the venv;
-//! 4. `mypy --strict` on the installed package and on `tests/python/typed_usage.py`
-//!    (code written as a user's);
+//! 4. the static Python (`codegen/python/`) compiled with warnings as errors
+//!    and type-checked with `mypy --strict` where it is written, in every run
+//!    (quick ones too); `mypy --strict` on the installed package and on
+//!    `tests/python/typed_usage.py` (code written as a user's) in full runs;
 //! 5. `pytest` on `tests/python/`, against the installed package.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::test::{run, step};
+use crate::steps::{run, step};
 
 /// The virtual environment holding the pinned test tools (gitignored).
 pub const VENV: &str = ".tools/venv";
@@ -252,6 +254,54 @@ pub fn ensure_tools() -> Option<PathBuf> {
 pub fn prepare() -> Option<PathBuf> {
     let python = ensure_tools()?;
     install_package(&python).then_some(python)
+}
+
+/// The Python the generator copies as it is (`codegen/src/emit/python/static_py.rs`):
+/// a folder named as the package, so its relative imports resolve.
+pub const STATIC_PYTHON: &str = "codegen/python";
+
+/// The static Python modules checked where they are written, before any
+/// package is built (cheap: a few seconds): each compiled with warnings as
+/// errors (an invalid escape sequence fails), then `mypy --strict` on them,
+/// their siblings (`_native.pyi`, `scanner.py`, …) read from
+/// `generated/python`. Diagnostics name `codegen/python/…` lines.
+pub fn check_static_python(python: &Path) -> (String, bool) {
+    let name = "lint and mypy --strict on the static Python at its source (codegen/python)";
+    let dir = Path::new(STATIC_PYTHON).join("agent_sentences");
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .map(|d| {
+            d.flatten()
+                .filter(|e| e.path().extension().is_some_and(|x| x == "py"))
+                .map(|e| format!("agent_sentences/{}", e.file_name().to_string_lossy()))
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    if files.is_empty() {
+        eprintln!("no static Python module under {}", dir.display());
+        return (name.to_owned(), step(name, false));
+    }
+    let python = std::env::current_dir()
+        .map(|d| d.join(python))
+        .unwrap_or_else(|_| python.to_owned());
+    let compiled = run(
+        "compile the static Python, warnings as errors",
+        Command::new(&python)
+            .args(["-W", "error", "-c"])
+            .arg("import pathlib, sys\nfor f in sys.argv[1:]:\n    compile(pathlib.Path(f).read_text(encoding='utf-8'), f, 'exec')")
+            .args(&files)
+            .current_dir(STATIC_PYTHON),
+    );
+    let typed = run(
+        "mypy --strict on codegen/python",
+        Command::new(&python)
+            .args(["-m", "mypy", "--strict", "--explicit-package-bases"])
+            .args(["--cache-dir", "../../.tools/mypy_cache"])
+            .args(&files)
+            .env("MYPYPATH", "../../generated/python")
+            .current_dir(STATIC_PYTHON),
+    );
+    (name.to_owned(), step(name, compiled && typed))
 }
 
 /// Runs mypy --strict on the installed package and on user-style code when

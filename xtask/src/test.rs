@@ -18,110 +18,20 @@
 //!    crate, warnings denied; the doctests (generated crate, README, guide);
 //!    `cargo publish --dry-run` of the published crates (runtime, generated
 //!    crate, generator library and binary; `cargo package` when offline);
-//! 6. `mypy --strict` on the installed package and on user code; then the
-//!    outcome of pytest, which has run beside steps 4 and 5.
+//! 6. the static Python checked at its source (`codegen/python/`, every
+//!    run); `mypy --strict` on the installed package and on user code; then
+//!    the outcome of pytest, which has run beside steps 4 and 5.
 //!
 //! Every step runs whatever the others did; a summary ends the run, one line
 //! per step. `--quick` and a name filter make the inner loop
 //! (docs/guide/check.md, "Running the tests").
 
 use std::path::Path;
-use std::process::Command;
 use std::time::Instant;
 
 use agent_sentences_gen::{run_check, CheckArgs, Context, Format, GenArgs};
 
-/// The profile override `cargo xtask test` builds with, beside the
-/// workspace manifest's: proptest optimized for the generated crate's
-/// property tests. Not in `Cargo.toml`, where it matched no package of
-/// `cargo install --path cli` and cargo warned (P287).
-pub(crate) const PROPTEST_OPT: &str = "profile.dev.package.proptest.opt-level=2";
-
-/// The profile overrides the `cargo xtask` alias builds xtask with
-/// (`.cargo/config.toml`): the generator's hot dependencies optimized, so
-/// that `cargo xtask gen` takes well under a second of CPU after the first
-/// build (0.70 s, from 1.10 s; issue 37). `cargo xtask test` builds with them
-/// too, so the generator is compiled once for both. Not in `Cargo.toml`:
-/// `cargo install --path cli` builds none of these (P287).
-pub(crate) const GEN_OPT: [&str; 4] = [
-    "profile.dev.package.tera.opt-level=2",
-    "profile.dev.package.pest.opt-level=2",
-    "profile.dev.package.hashbrown.opt-level=2",
-    "profile.dev.package.agent-sentences-codegen.opt-level=1",
-];
-
-/// `cargo`, with [`PROPTEST_OPT`] and [`GEN_OPT`].
-pub(crate) fn cargo() -> Command {
-    let mut c = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
-    c.args(["--config", PROPTEST_OPT]);
-    for opt in GEN_OPT {
-        c.args(["--config", opt]);
-    }
-    c
-}
-
-thread_local! {
-    /// When the last step ended (or the run started): a step's time is the
-    /// wall-clock time from there to its outcome.
-    static LAST_STEP: std::cell::Cell<Option<Instant>> = const { std::cell::Cell::new(None) };
-}
-
-/// Seconds since the last step ended (or since the first call), and restarts
-/// the clock.
-fn lap() -> f64 {
-    let now = Instant::now();
-    LAST_STEP
-        .with(|c| c.replace(Some(now)))
-        .map_or(0.0, |t| now.duration_since(t).as_secs_f64())
-}
-
-/// Prints a step's outcome and the seconds it took, and returns the outcome.
-pub(crate) fn step(name: &str, ok: bool) -> bool {
-    eprintln!(
-        "== {name}: {} ({:.0} s)",
-        if ok { "passed" } else { "FAILED" },
-        lap()
-    );
-    ok
-}
-
-/// How often a step that prints nothing of its own says it is still running.
-pub(crate) const HEARTBEAT_SECS: u64 = 30;
-
-/// Runs one step's command, printing it and its outcome; true when it exits
-/// 0. While it runs, a line every [`HEARTBEAT_SECS`] says it still does, so
-/// no step is silent for longer (a test binary prints nothing until its
-/// tests end).
-pub(crate) fn run(name: &str, cmd: &mut Command) -> bool {
-    eprintln!("== {name}: {cmd:?}");
-    let started = Instant::now();
-    let mut child = match cmd.spawn() {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("cannot run {name}: {e}");
-            return step(name, false);
-        }
-    };
-    let mut next = HEARTBEAT_SECS;
-    let ok = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status.success(),
-            Ok(None) => {
-                std::thread::sleep(std::time::Duration::from_millis(200));
-                let secs = started.elapsed().as_secs();
-                if secs >= next {
-                    eprintln!("== {name}: still running ({secs} s)");
-                    next = secs + HEARTBEAT_SECS;
-                }
-            }
-            Err(e) => {
-                eprintln!("cannot wait for {name}: {e}");
-                break false;
-            }
-        }
-    };
-    step(name, ok)
-}
+use crate::steps::{cargo, lap, run, step};
 
 /// Where `cargo package` builds what it verifies ([`forget_packaged_sources`]).
 /// It is the target directory the builds outside the workspace share
@@ -423,6 +333,9 @@ pub fn run_all(ctx: &Context, quick: bool, filter: Option<&str>) -> bool {
         }
         results.push((name, ok));
     }
+    if let Some(python) = &python {
+        results.push(crate::python::check_static_python(python));
+    }
     if let Some(python) = python {
         results.extend(crate::python::run_mypy(&python, full));
     }
@@ -447,31 +360,4 @@ pub fn run_all(ctx: &Context, quick: bool, filter: Option<&str>) -> bool {
         }
     );
     failed == 0
-}
-
-#[cfg(test)]
-mod tests {
-    use super::GEN_OPT;
-
-    /// The `cargo xtask` alias builds xtask with exactly [`GEN_OPT`], so that
-    /// the generator `cargo xtask test` builds is the one the alias built.
-    #[test]
-    fn the_alias_builds_with_the_generators_profile() {
-        let config = std::fs::read_to_string(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../.cargo/config.toml"),
-        )
-        .expect("the workspace's cargo config");
-        let alias = config
-            .lines()
-            .find(|l| l.starts_with("xtask = "))
-            .expect("the xtask alias");
-        let opts: Vec<&str> = alias
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .windows(2)
-            .filter(|w| w[0] == "--config")
-            .map(|w| w[1])
-            .collect();
-        assert_eq!(opts, GEN_OPT);
-    }
 }

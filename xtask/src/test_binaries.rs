@@ -14,7 +14,7 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::test::{step, HEARTBEAT_SECS};
+use crate::steps::{step, HEARTBEAT_SECS};
 
 /// How many test binaries run at once: the machine's cores, at least two
 /// (a binary waiting on a child process leaves its core to another).
@@ -103,7 +103,7 @@ fn package_name(id: &str) -> String {
 /// prints the outcome with the build's own time; the binaries, or `None`
 /// when the build failed.
 pub fn build(all_targets: bool) -> Option<Vec<TestBinary>> {
-    let mut cmd = crate::test::cargo();
+    let mut cmd = crate::steps::cargo();
     cmd.args([
         "test",
         "--workspace",

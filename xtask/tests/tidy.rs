@@ -12,12 +12,21 @@
 //!   rewritten file fixes it.
 //! - No file carries labels that are not the project's.
 //! - Every documentation page with Rust examples is run as doctests.
+//! - The code map of `docs/architecture.md` names every module of the
+//!   crates' sources, and every path it names exists (`tidy/code_map.rs`).
+//! - A decision's stated bound is the constant its test asserts
+//!   (`tidy/bounds.rs`).
 //!
 //! The tree is what git tracks plus the untracked files it does not ignore.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+#[path = "tidy/bounds.rs"]
+mod bounds;
+#[path = "tidy/code_map.rs"]
+mod code_map;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -87,6 +96,8 @@ struct Decision {
     summary: String,
     /// The `Held by:` paragraph, without the prefix.
     held_by: Option<String>,
+    /// The whole section, its heading aside.
+    text: String,
 }
 
 /// A decision heading: `## P<n>` (or `###`), optionally followed by a title.
@@ -173,6 +184,7 @@ fn decisions() -> Vec<Decision> {
                 status,
                 summary,
                 held_by,
+                text: lines[start + 1..end].join("\n"),
             });
         }
     }
@@ -763,4 +775,164 @@ fn the_readme_first_screen_is_for_users() {
         .unwrap();
     assert!(toml.contains("agent-sentences = { git = "), "{toml}");
     assert!(!toml.contains("path = \"../"), "{toml}");
+}
+
+/// P341: the code map names every module of the crates' sources, and every
+/// path it names exists.
+#[test]
+fn the_code_map_names_every_module_and_every_path_it_names_exists() {
+    let files = tree();
+    let paths: BTreeSet<String> = files.iter().map(|(p, _)| p.clone()).collect();
+    let page = &files
+        .iter()
+        .find(|(p, _)| p == code_map::PAGE)
+        .expect("docs/architecture.md exists")
+        .1;
+    let unnamed = code_map::unnamed_modules(page, &paths);
+    let missing = code_map::missing_paths(page, &paths);
+    assert!(
+        unnamed.is_empty() && missing.is_empty(),
+        "{}: modules it does not name:\n{}\npaths it names that do not exist:\n{}",
+        code_map::PAGE,
+        unnamed.join("\n"),
+        missing.join("\n")
+    );
+}
+
+/// P342: a decision's stated bound (`` `NAME` = value ``) is the value of
+/// the constant its code defines, and a decision that names a numeric
+/// constant its `Held by:` files define states its value.
+#[test]
+fn decisions_state_the_bounds_their_tests_assert() {
+    let files = tree();
+    let constants = bounds::constants(&files);
+    let mut wrong = Vec::new();
+    for d in decisions() {
+        let stated = bounds::stated(&d.text);
+        for (name, written, value) in &stated {
+            match constants.get(name).map(Vec::as_slice) {
+                None => wrong.push(format!(
+                    "{} P{}: `{name}` = {written}: no numeric constant `{name}` in the code",
+                    d.file, d.number
+                )),
+                Some(defs) => {
+                    if defs.iter().any(|(_, v)| !bounds::same(*v, defs[0].1)) {
+                        wrong.push(format!(
+                            "{} P{}: `{name}` has several values: {defs:?}",
+                            d.file, d.number
+                        ));
+                    } else if !bounds::same(*value, defs[0].1) {
+                        wrong.push(format!(
+                            "{} P{}: states `{name}` = {written}, but {} defines it as {}",
+                            d.file, d.number, defs[0].0, defs[0].1
+                        ));
+                    }
+                }
+            }
+        }
+        if d.status != Some(Status::Accepted) {
+            continue;
+        }
+        let held = d.held_by.as_deref().unwrap_or("");
+        let held_files: Vec<&str> = backticked(held)
+            .into_iter()
+            .filter(|w| w.ends_with(".rs") || w.ends_with(".py"))
+            .collect();
+        for name in backticked(&d.text) {
+            let defined_by_test = constants
+                .get(name)
+                .is_some_and(|defs| defs.iter().any(|(f, _)| held_files.contains(&f.as_str())));
+            if defined_by_test && !stated.iter().any(|(n, _, _)| n == name) {
+                wrong.push(format!(
+                    "{} P{}: names `{name}`, which its test defines, without stating `{name}` = <value>",
+                    d.file, d.number
+                ));
+            }
+        }
+    }
+    wrong.dedup();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The modules of `xtask/src` each path `crate::<module>` of `text` names,
+/// comments aside (`use crate::{a, b}` names both).
+fn crate_paths(text: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for line in text.lines() {
+        let code = line.split("//").next().unwrap_or("");
+        let mut rest = code;
+        while let Some(at) = rest.find("crate::") {
+            rest = &rest[at + "crate::".len()..];
+            let names: Vec<&str> = match rest.strip_prefix('{') {
+                Some(group) => group.split('}').next().unwrap_or("").split(',').collect(),
+                None => vec![rest],
+            };
+            for name in names {
+                let name: String = name
+                    .trim()
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                if !name.is_empty() {
+                    out.insert(name);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Issue 39: the modules of `cargo xtask` name each other one way only
+/// (`python.rs`, `test.rs` and `test_binaries.rs` were a circle): every
+/// edge `crate::<module>` from one file of `xtask/src` to another, and no
+/// module reaches itself through them.
+#[test]
+fn xtask_modules_form_no_cycle() {
+    let dir = root().join("xtask/src");
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+        let path = entry.path();
+        let Some(name) = path.file_stem().and_then(|s| s.to_str()) else {
+            continue;
+        };
+        if path.extension().is_some_and(|e| e == "rs") && name != "main" {
+            let text = std::fs::read_to_string(&path).unwrap();
+            edges.insert(name.to_owned(), crate_paths(&text));
+        }
+    }
+    assert!(edges.len() >= 5, "xtask/src holds its modules: {edges:?}");
+    let modules: BTreeSet<String> = edges.keys().cloned().collect();
+    for targets in edges.values_mut() {
+        targets.retain(|t| modules.contains(t));
+    }
+    // A module on a cycle reaches itself: walk from each.
+    let mut cycles = Vec::new();
+    for start in &modules {
+        let mut stack: Vec<Vec<String>> = vec![vec![start.clone()]];
+        let mut seen = BTreeSet::new();
+        while let Some(path) = stack.pop() {
+            let last = path.last().unwrap();
+            for next in &edges[last] {
+                if next == start {
+                    cycles.push(format!("{} -> {start}", path.join(" -> ")));
+                } else if seen.insert(next.clone()) {
+                    let mut longer = path.clone();
+                    longer.push(next.clone());
+                    stack.push(longer);
+                }
+            }
+        }
+    }
+    assert!(
+        cycles.is_empty(),
+        "xtask modules in a cycle:\n{}",
+        cycles.join("\n")
+    );
+}
+
+#[test]
+fn crate_paths_read_groups_and_skip_comments() {
+    let text = "use crate::steps::{run, step};\nuse crate::{a, b::c};\n// crate::not\nlet x = crate::python::f(); // crate::nor\n";
+    let got: Vec<String> = crate_paths(text).into_iter().collect();
+    assert_eq!(got, ["a", "b", "python", "steps"]);
 }

@@ -6,7 +6,8 @@
 //! One function per output file. Each builds the template context from the
 //! lowered model ([`Model`]): the model itself, serialized as is, plus a few
 //! Python spellings (type annotations, enum names, step patterns) that the
-//! templates cannot derive. Layout lives in the templates only.
+//! templates cannot derive. Layout lives in the templates only. The modules
+//! the spec does not shape are plain `.py` files, copied ([`static_py`]).
 
 use std::sync::OnceLock;
 
@@ -19,6 +20,8 @@ use crate::ident;
 use crate::lower::{FieldIr, FieldTy, Model, SentenceIr};
 use crate::options::Runtime;
 use crate::template::Piece;
+
+pub mod static_py;
 
 /// The templates, by name, as compiled into the generator.
 const TEMPLATES: &[(&str, &str)] = &[
@@ -39,14 +42,6 @@ const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/python/__init__.py.tera"),
     ),
     (
-        "errors.py.tera",
-        include_str!("../../templates/python/errors.py.tera"),
-    ),
-    (
-        "strict_json.py.tera",
-        include_str!("../../templates/python/strict_json.py.tera"),
-    ),
-    (
         "patterns.py.tera",
         include_str!("../../templates/python/patterns.py.tera"),
     ),
@@ -61,10 +56,6 @@ const TEMPLATES: &[(&str, &str)] = &[
     (
         "stream.py.tera",
         include_str!("../../templates/python/stream.py.tera"),
-    ),
-    (
-        "harvest.py.tera",
-        include_str!("../../templates/python/harvest.py.tera"),
     ),
     (
         "_native.pyi.tera",
@@ -541,17 +532,16 @@ pub fn errors_py(model: &Model) -> String {
             )
         })
         .collect();
-    render_with(
-        "errors.py.tera",
-        model,
+    static_py::module(
+        "errors.py",
         &[("articles", format!("{{{}}}", articles.join(", ")))],
     )
 }
 
 /// `generated/python/agent_sentences/strict_json.py`: strict tool-argument
 /// JSON, as `runtime/src/json.rs` reads and writes it.
-pub fn strict_json_py(model: &Model) -> String {
-    render("strict_json.py.tera", model)
+pub fn strict_json_py(_model: &Model) -> String {
+    static_py::module("strict_json.py", &[])
 }
 
 /// `generated/python/agent_sentences/patterns.py`: the pattern constants.
@@ -585,8 +575,8 @@ pub fn loops_py(model: &Model) -> Option<String> {
 /// `generated/python/agent_sentences/harvest.py`: message logs to Parquet
 /// (`python -m agent_sentences.harvest`), on the native row scan; PyArrow and
 /// Dask are optional dependencies it imports only when it runs.
-pub fn harvest_py(model: &Model) -> String {
-    render("harvest.py.tera", model)
+pub fn harvest_py(_model: &Model) -> String {
+    static_py::module("harvest.py", &[])
 }
 
 /// `generated/python/agent_sentences/ops.py`: the op catalogue, a typed

@@ -1,4 +1,3 @@
-{{ header }}
 """Tool arguments: one strict JSON object (RFC 8259), read by the Rust runtime's
 reader (``runtime/src/json.rs``, through ``agent_sentences._native``) and written
 exactly as it writes them.

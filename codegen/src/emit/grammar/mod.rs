@@ -1,285 +1,13 @@
 //! `generated/grammar/*.lark` and `*.gbnf`: the lowered grammar model
 //! ([`crate::grammar`]) written in the Lark dialect llguidance and
-//! xgrammar read alike ([`lark`]) and in the GBNF llama.cpp and xgrammar
-//! read alike ([`gbnf`]).
-//!
-//! Lark: every rule but `start` is a terminal (upper case), so a whole
-//! sentence is one lexeme and llguidance's lexer never has to split it. The
-//! model holds no engine JSON Schema (`%json`): call arguments are rules
-//! (P300). Both dialects write character classes as positive ranges only
-//! (P302): a negated class lets a byte-level engine write invalid UTF-8.
+//! xgrammar read alike and in the GBNF llama.cpp and xgrammar read alike,
+//! both by one printer ([`print`]); the grammar module of the generated
+//! crate and of the Python package, and `docs/GRAMMAR.md`.
 
-use std::fmt::Write;
+pub mod print;
 
-use crate::emit::header::TOML_HEADER;
-use crate::grammar::model::{Expr, Grammar, Grammars};
-
-/// The name a rule has in Lark: upper case for a terminal, which every
-/// rule but `start` is.
-pub fn lark_name(_g: &Grammar, rule: &str) -> String {
-    if rule == "start" {
-        rule.to_owned()
-    } else {
-        rule.to_uppercase()
-    }
-}
-
-/// The name a rule has in GBNF (`root` for the start rule; `-` for `_`).
-pub fn gbnf_name(rule: &str) -> String {
-    if rule == "start" {
-        "root".to_owned()
-    } else {
-        rule.replace('_', "-")
-    }
-}
-
-fn lark_string(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-/// One character in a class, in the regex syntax llguidance (Rust's) and
-/// xgrammar read alike: the class's own metacharacters escaped, nothing
-/// else (xgrammar warns on `\#`, `\&`, `\~`), non-ASCII as `\u{…}`.
-fn regex_char(c: char) -> String {
-    match c {
-        '\n' => "\\n".into(),
-        '\r' => "\\r".into(),
-        '\t' => "\\t".into(),
-        '\\' | '/' | '[' | ']' | '^' | '-' => format!("\\{c}"),
-        c if c.is_ascii_graphic() || c == ' ' => c.to_string(),
-        c => format!("\\u{{{:x}}}", c as u32),
-    }
-}
-
-/// A Lark class: `[…]` of positive ranges.
-fn lark_class(ranges: &[(char, char)]) -> String {
-    let mut out = String::from("[");
-    for &(a, b) in ranges {
-        out.push_str(&regex_char(a));
-        if b != a {
-            if b as u32 > a as u32 + 1 {
-                out.push('-');
-            }
-            out.push_str(&regex_char(b));
-        }
-    }
-    out.push(']');
-    out
-}
-
-/// One character in a GBNF string or class, as llama.cpp, xgrammar and
-/// llguidance's `gbnf_to_lark` read it alike (P301): `\\`, `\"`, `\[`,
-/// `\]`, `\t`, `\n`, `\r`; other controls `\xHH` (a class puts them last,
-/// so no hex digit follows: xgrammar reads every hex digit after `\x`);
-/// U+1000 to U+FFFF that are not graphic ASCII `\uHHHH` (no leading zero,
-/// which `gbnf_to_lark` strips); everything else as itself.
-fn gbnf_char(c: char, in_class: bool) -> String {
-    match c {
-        '\n' => "\\n".into(),
-        '\r' => "\\r".into(),
-        '\t' => "\\t".into(),
-        '\\' => "\\\\".into(),
-        '"' if !in_class => "\\\"".into(),
-        '[' | ']' if in_class => format!("\\{c}"),
-        c if c.is_ascii_graphic() || c == ' ' => c.to_string(),
-        c if (c as u32) < 0x20 || (0x7F..0xA0).contains(&(c as u32)) => {
-            format!("\\x{:02X}", c as u32)
-        }
-        c if (0x1000..0x10000).contains(&(c as u32)) => format!("\\u{:04X}", c as u32),
-        c => c.to_string(),
-    }
-}
-
-/// A GBNF class of positive ranges, ordered so every engine reads it
-/// alike: `-` first (llama.cpp has no `\-`), a class never starting with
-/// `^`, ranges written with `\x` last.
-fn gbnf_class(ranges: &[(char, char)]) -> String {
-    // `-` out of its range, on its own.
-    let mut items: Vec<(char, char)> = Vec::new();
-    let mut dash = false;
-    for &(a, b) in ranges {
-        if a <= '-' && '-' <= b {
-            dash = true;
-            if a < '-' {
-                items.push((a, ','));
-            }
-            if b > '-' {
-                items.push(('.', b));
-            }
-        } else {
-            items.push((a, b));
-        }
-    }
-    let item = |&(a, b): &(char, char)| {
-        let mut s = gbnf_char(a, true);
-        if b != a {
-            if b as u32 > a as u32 + 1 {
-                s.push('-');
-            }
-            s.push_str(&gbnf_char(b, true));
-        }
-        s
-    };
-    let mut written: Vec<String> = items.iter().map(item).collect();
-    // `\x` items last: no hex digit may follow one.
-    written.sort_by_key(|s| s.contains("\\x"));
-    if !dash && written.first().is_some_and(|s| s.starts_with('^')) && written.len() > 1 {
-        written.rotate_left(1);
-    }
-    let mut out = String::from("[");
-    if dash {
-        out.push('-');
-    }
-    for w in written {
-        out.push_str(&w);
-    }
-    out.push(']');
-    out
-}
-
-fn quantifier(min: u32, max: Option<u32>) -> String {
-    match (min, max) {
-        (0, None) => "*".into(),
-        (1, None) => "+".into(),
-        (0, Some(1)) => "?".into(),
-        (m, None) => format!("{{{m},}}"),
-        (m, Some(n)) if m == n => format!("{{{m}}}"),
-        (m, Some(n)) => format!("{{{m},{n}}}"),
-    }
-}
-
-/// The spelling of one dialect.
-struct Dialect {
-    empty: &'static str,
-    nothing: &'static str,
-    lit: fn(&str) -> String,
-    class: fn(&[(char, char)]) -> String,
-    name: fn(&str) -> String,
-}
-
-const LARK: Dialect = Dialect {
-    empty: "\"\"",
-    nothing: "/[^\\s\\S]/",
-    lit: lark_string,
-    class: |r| format!("/{}/", lark_class(r)),
-    name: |r| {
-        if r == "start" {
-            r.to_owned()
-        } else {
-            r.to_uppercase()
-        }
-    },
-};
-
-const GBNF: Dialect = Dialect {
-    empty: "\"\"",
-    // No engine reads an empty class alike; the model never leaves one
-    // (a rule of no text is simplified away), so this is unreachable in
-    // practice and fails closed where it is not.
-    nothing: "[^\\x00-\\U0010FFFF]",
-    lit: |s| {
-        format!(
-            "\"{}\"",
-            s.chars().map(|c| gbnf_char(c, false)).collect::<String>()
-        )
-    },
-    class: gbnf_class,
-    name: gbnf_name,
-};
-
-fn expr(d: &Dialect, e: &Expr, top: bool) -> String {
-    match e {
-        Expr::Empty => d.empty.into(),
-        // Expanded by the lowering (`grammar::json`); never emitted.
-        Expr::Nothing | Expr::Json(_) => d.nothing.into(),
-        Expr::Lit(s) => (d.lit)(s),
-        Expr::Class(r) => (d.class)(r),
-        Expr::Seq(v) | Expr::Alt(v) => {
-            let sep = if matches!(e, Expr::Seq(_)) {
-                " "
-            } else {
-                " | "
-            };
-            let s = v
-                .iter()
-                .map(|x| expr(d, x, false))
-                .collect::<Vec<_>>()
-                .join(sep);
-            if top {
-                s
-            } else {
-                format!("({s})")
-            }
-        }
-        Expr::Repeat {
-            expr: inner,
-            min,
-            max,
-        } => {
-            let text = expr(d, inner, false);
-            let text = if text.starts_with('(')
-                || matches!(**inner, Expr::Ref(_) | Expr::Lit(_) | Expr::Class(_))
-            {
-                text
-            } else {
-                format!("({text})")
-            };
-            format!("{text}{}", quantifier(*min, *max))
-        }
-        Expr::Ref(r) => (d.name)(r),
-    }
-}
-
-fn write(g: &Grammar, title: &str, notes: &[String], d: &Dialect, comment: &str) -> String {
-    let mut out = format!(
-        "{}\n{comment} {title}\n",
-        TOML_HEADER.replacen('#', comment, 1)
-    );
-    for n in notes {
-        let _ = writeln!(out, "{comment} {n}");
-    }
-    out.push('\n');
-    for r in &g.rules {
-        let name = (d.name)(&r.name);
-        let sep = if comment == "#" { " ::=" } else { ":" };
-        let _ = writeln!(
-            out,
-            "{comment} {}\n{name}{sep} {}\n",
-            r.doc,
-            expr(d, &r.expr, true)
-        );
-    }
-    while out.ends_with("\n\n") {
-        out.pop();
-    }
-    out
-}
-
-/// The grammar in the Lark dialect llguidance and xgrammar share, `title`
-/// and `notes` as comments at the top.
-pub fn lark(g: &Grammar, title: &str, notes: &[String]) -> String {
-    write(g, title, notes, &LARK, "//")
-}
-
-/// The grammar in the GBNF llama.cpp and xgrammar share.
-pub fn gbnf(g: &Grammar, title: &str, notes: &[String]) -> String {
-    write(g, title, notes, &GBNF, "#")
-}
+use crate::grammar::model::Grammars;
+use print::{rule_name, Dialect};
 
 /// Comment lines at the top of both grammars: what they leave out.
 fn notes(g: &Grammars) -> Vec<String> {
@@ -302,40 +30,30 @@ pub fn files(g: &Grammars) -> Vec<(String, String)> {
         "The verdict answers the id of rule `{}`; `reply_grammar(id, ops)` puts the message's id there and keeps the calls of the chosen ops in rule `{}`.",
         g.id_rule, g.call_rule
     ));
-    vec![
+    let grammars = [
         (
-            "grammar/sentences.lark".to_owned(),
-            lark(
-                &g.sentences,
-                "One sentence of any structure, or one call in any directive form.",
-                &n,
-            ),
+            "sentences",
+            &g.sentences,
+            "One sentence of any structure, or one call in any directive form.",
+            &n,
         ),
         (
-            "grammar/reply.lark".to_owned(),
-            lark(
-                &g.reply,
-                "A whole reply to an enveloped message: lines, then the verdict line.",
-                &reply_notes,
-            ),
+            "reply",
+            &g.reply,
+            "A whole reply to an enveloped message: lines, then the verdict line.",
+            &reply_notes,
         ),
-        (
-            "grammar/sentences.gbnf".to_owned(),
-            gbnf(
-                &g.sentences,
-                "One sentence of any structure, or one call in any directive form.",
-                &n,
-            ),
-        ),
-        (
-            "grammar/reply.gbnf".to_owned(),
-            gbnf(
-                &g.reply,
-                "A whole reply to an enveloped message: lines, then the verdict line.",
-                &reply_notes,
-            ),
-        ),
-    ]
+    ];
+    let mut out = Vec::new();
+    for (dialect, ext) in [(Dialect::Lark, "lark"), (Dialect::Gbnf, "gbnf")] {
+        for (name, grammar, title, notes) in &grammars {
+            out.push((
+                format!("grammar/{name}.{ext}"),
+                print::grammar(grammar, dialect, title, notes),
+            ));
+        }
+    }
+    out
 }
 
 /// The `grammar` module appended to the generated crate's `lib.rs`: the
@@ -349,15 +67,21 @@ pub fn rust_module(g: &Grammars, files: &[(String, String)]) -> String {
             .map(|(_, t)| format!("{t:?}"))
             .unwrap_or_else(|| "\"\"".to_owned())
     };
-    let pair = |rule: &str| format!("({:?}, {:?})", lark_name(&g.reply, rule), gbnf_name(rule));
+    let pair = |rule: &str| {
+        format!(
+            "({:?}, {:?})",
+            rule_name(Dialect::Lark, rule),
+            rule_name(Dialect::Gbnf, rule)
+        )
+    };
     let ops: String = g
         .call_ops
         .iter()
         .map(|(op, rule)| {
             format!(
                 "        ({op:?}, {:?}, {:?}),\n",
-                lark_name(&g.reply, rule),
-                gbnf_name(rule)
+                rule_name(Dialect::Lark, rule),
+                rule_name(Dialect::Gbnf, rule)
             )
         })
         .collect();

@@ -1,5 +1,4 @@
-{{ header }}
-{% raw %}"""Harvest message logs into a Parquet table: every sentence and tool directive
+"""Harvest message logs into a Parquet table: every sentence and tool directive
 the scanner finds, one row each.
 
 ``python -m agent_sentences.harvest LOGS... --out OUT.parquet`` reads JSON Lines
@@ -1067,4 +1066,3 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
-{% endraw %}

@@ -1,4 +1,3 @@
-{{ header }}
 """Why a text is not a sentence: :class:`ParseError` and its kinds.
 
 The same fields and the same messages as ``ParseError`` / ``ParseErrorKind``
@@ -26,7 +25,7 @@ __all__ = [
     "char_offset",
 ]
 
-_ARTICLES: dict[str, str] = {{ articles }}
+_ARTICLES: dict[str, str] = {}  # filled from the spec: articles
 """The article a message writes before each structure key (``an `ack```),
 as the runtime's ``article`` gives it."""
 
