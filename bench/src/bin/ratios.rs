@@ -7,7 +7,11 @@
 //! the rounds, and the machine's load average when the run started.
 //!
 //! `ratios [ROUNDS]` (default 9); `ratios --only ROW ROUNDS` runs one row
-//! ROUNDS times and prints nothing (for a profiler).
+//! ROUNDS times and prints nothing (for a profiler); `ratios --peak batch`
+//! and `ratios --peak stream` print the peak memory of one scan of a 4 MiB
+//! reply, whole or fed in 64-byte pieces by a caller that never holds the
+//! whole reply (`{"mode", "bytes", "peak_above_before"}`, bytes; VmHWM
+//! above VmRSS before, as `hostile_peak` reads them).
 //!
 //! The ratios:
 //! - `realistic_speed_vs_baseline`: the strong baseline's CPU time over the
@@ -59,8 +63,59 @@ fn load() -> Option<f64> {
     s.split_whitespace().next()?.parse().ok()
 }
 
+/// A `/proc/self/status` field, in bytes.
+fn status_bytes(field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// The peak memory of one scan of a 4 MiB reply, whole or streamed.
+fn peak(mode: &str) {
+    const BYTES: usize = 4 << 20;
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+    let before = status_bytes("VmRSS:").unwrap_or(0);
+    let n = match mode {
+        "batch" => {
+            let reply = long_reply(BYTES);
+            scan_with_diagnostics(&reply).0.len()
+        }
+        "stream" => {
+            // Piece by piece, as a model writes it: the caller holds one
+            // message at a time.
+            let mut s = Stream::new();
+            let (mut sent, mut n, mut count) = (0, 0, 0);
+            while sent < BYTES {
+                count += 64;
+                for m in realistic(count).into_iter().skip(count - 64) {
+                    let text = m.text + "\n\n";
+                    for piece in text.as_bytes().chunks(64) {
+                        n += s.push_bytes(piece).expect("UTF-8").len();
+                    }
+                    sent += text.len();
+                    if sent >= BYTES {
+                        break;
+                    }
+                }
+            }
+            n + s.finish().expect("UTF-8").len()
+        }
+        _ => panic!("--peak batch|stream"),
+    };
+    let peak = status_bytes("VmHWM:").unwrap_or(0);
+    black_box(n);
+    println!(
+        "{}",
+        serde_json::json!({"mode": mode, "bytes": BYTES, "peak_above_before": peak.saturating_sub(before)})
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--peak") {
+        return peak(args.get(1).map_or("", String::as_str));
+    }
     let only = (args.first().map(String::as_str) == Some("--only")).then(|| args[1].clone());
     let rounds: usize = args
         .get(if only.is_some() { 2 } else { 0 })
@@ -141,6 +196,26 @@ fn main() {
         .zip(&times)
         .map(|((name, _), t)| (name.to_string(), quantile(t, 0.5).into()))
         .collect();
+    // A reply fed one byte at a time at each size from 64 KiB to 4 MiB,
+    // the sizes interleaved over three rounds: its CPU time per doubling.
+    let sizes: Vec<usize> = (16..=22).map(|k| 1usize << k).collect();
+    let replies: Vec<String> = sizes.iter().map(|&n| long_reply(n)).collect();
+    let mut by_size: Vec<Vec<f64>> = vec![Vec::new(); sizes.len()];
+    for round in 0..3 {
+        for k in 0..sizes.len() {
+            let j = (k + round) % sizes.len();
+            by_size[j].push(cpu(|| {
+                let mut s = Stream::new();
+                let mut n = 0;
+                for b in replies[j].as_bytes() {
+                    n += s.push_bytes(std::slice::from_ref(b)).expect("UTF-8").len();
+                }
+                n + s.finish().expect("UTF-8").len()
+            }));
+        }
+    }
+    let medians: Vec<f64> = by_size.iter().map(|t| quantile(t, 0.5)).collect();
+    let growth: Vec<f64> = medians.windows(2).map(|w| w[1] / w[0]).collect();
     // The bytes the readers read at commit points, per byte of text, when
     // the Markdown-rich corpus is scanned whole (its blank lines are commit
     // points: P265, P270); `finish` reads the open section once more.
@@ -160,6 +235,11 @@ fn main() {
         "realistic_speed_vs_baseline": ratio(at("realistic_baseline"), at("realistic_scan")),
         "markdown_rich_vs_bare_parses": ratio(at("rich_scan"), at("rich_bare_parses")),
         "stream_bytes_vs_batch": ratio(at("reply_one_byte_at_a_time"), at("reply_batch")),
+        "stream_one_byte_at_a_time_by_size": {
+            "bytes": sizes,
+            "median_cpu_seconds": medians,
+            "growth_per_doubling": growth,
+        },
     });
     println!("{}", serde_json::to_string_pretty(&out).expect("JSON"));
 }

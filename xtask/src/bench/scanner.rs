@@ -84,6 +84,37 @@ pub(super) fn cpu_ratios_and_streaming(t: &mut String) -> Result<(), String> {
         "\nThe readers read {:.2} bytes per byte of the Markdown-rich corpus at commit points when it is scanned whole (P270), before `finish`'s one reading of each open section.",
         v["markdown_rich_commit_readings_per_byte"].as_f64().unwrap_or(f64::NAN)
     );
+    let by_size = &v["stream_one_byte_at_a_time_by_size"];
+    let growth: Vec<String> = by_size["growth_per_doubling"]
+        .as_array()
+        .map(|g| {
+            g.iter()
+                .map(|x| format!("×{:.2}", x.as_f64().unwrap_or(f64::NAN)))
+                .collect()
+        })
+        .unwrap_or_default();
+    let _ = writeln!(
+        t,
+        "\nA reply fed one byte at a time, 64 KiB to 4 MiB: CPU time per doubling {} (target about ×2).",
+        growth.join(", ")
+    );
+    let mut peaks = Vec::new();
+    for mode in ["batch", "stream"] {
+        let out = Command::new("target/release/ratios")
+            .args(["--peak", mode])
+            .output()
+            .map_err(|e| e.to_string())?;
+        let p: Value = serde_json::from_slice(&out.stdout)
+            .map_err(|e| format!("ratios --peak {mode}: {e}"))?;
+        peaks.push(p["peak_above_before"].as_f64().unwrap_or(f64::NAN));
+    }
+    let _ = writeln!(
+        t,
+        "\nPeak memory of one scan of a 4 MiB reply (VmHWM above VmRSS before, each in a process of its own): batch {:.1} MB, a stream fed 64-byte pieces by a caller holding one message at a time {:.1} MB ({:.2}× batch; target ≤ 1×).",
+        peaks[0] / 1e6,
+        peaks[1] / 1e6,
+        peaks[1] / peaks[0]
+    );
     run(cargo().args([
         "build",
         "--quiet",
