@@ -4,7 +4,7 @@
 
 use super::*;
 
-impl<S: 'static> Run<'_, S> {
+impl<'a, S: 'static> Run<'a, S> {
     pub(super) fn line_end(&self, from: usize) -> usize {
         memchr::memchr(b'\n', &self.bytes[from..]).map_or(self.bytes.len(), |i| from + i)
     }
@@ -88,6 +88,8 @@ impl<S: 'static> Run<'_, S> {
                 }
             }
         }
+        // What follows reads runs again only to report what they hold.
+        self.reporting = true;
         self.in_free_text(ctx);
         self.hidden(ctx);
     }
@@ -470,7 +472,7 @@ impl<S: 'static> Run<'_, S> {
         } else {
             None
         };
-        let block = &self.full[..self.block_end.max(self.text.len())];
+        let block = self.haystack();
         let known_end = match quick {
             Some(dfa) => Some(dense_end(dfa, block, start)?),
             None => None,
@@ -480,6 +482,17 @@ impl<S: 'static> Run<'_, S> {
             self.caps[k].1 += 1;
         }
         found
+    }
+
+    /// The text a sentence candidate is read in: up to its block's end, or
+    /// up to its text run's when runs are read again only to report what
+    /// they hold (P350).
+    fn haystack(&self) -> &'a str {
+        if self.reporting {
+            self.text
+        } else {
+            &self.full[..self.block_end.max(self.text.len())]
+        }
     }
 
     /// [`Run::sentence_at`] for structure `k` at `start`, given the end of
@@ -495,7 +508,7 @@ impl<S: 'static> Run<'_, S> {
         known_end: Option<usize>,
     ) -> Option<(usize, Option<S>)> {
         let st = &self.s.structures[k];
-        let block = &self.full[..self.block_end.max(self.text.len())];
+        let block = self.haystack();
         let run_end = self.text.len();
         let input = Input::new(block).anchored(Anchored::Yes);
         let in_run = input
@@ -512,7 +525,13 @@ impl<S: 'static> Run<'_, S> {
             // free-text field ends where its pattern ends (`runs_until`, else
             // the end of the text), as `parse` reads it, so nothing written
             // inside it, in a later block too, is read on its own (P196).
-            let (tail_end, open) = tail.end_open(self.full, split);
+            // A run read again only to report what it holds reads a tail
+            // within the run (P350): each such run is read once, so the
+            // reports cost linear time however many sentences whose tails
+            // run to the end of the text it holds.
+            let tail_text = if self.reporting { self.text } else { self.full };
+            let (tail_end, open) = tail.end_open(tail_text, split);
+            let open = open && tail_text.len() == self.full.len();
             if open {
                 // More text could move the tail's end: a stream holds the
                 // sentence (and what follows) until it cannot.
@@ -542,7 +561,7 @@ impl<S: 'static> Run<'_, S> {
             {
                 let groups = TailGroups {
                     head: AutomataGroups { caps, text: block },
-                    tail: (group, Cap::new(split, &self.full[split..group_end])),
+                    tail: (group, Cap::new(split, &tail_text[split..group_end])),
                     end,
                 };
                 return Some((end, (st.from_groups)(&groups).ok()));
