@@ -18,6 +18,20 @@ impl<'a, S: 'static> Run<'a, S> {
         reason: SkipReason,
         message: impl Into<String>,
     ) {
+        self.skip_ended(span, false, reason, message);
+    }
+
+    /// [`Run::skip`] of a candidate that, when `ended`, ended by itself at
+    /// the end of `span` (its closing `]`, or the line end of a curl
+    /// command): the end of its text run there did not stop it, so its
+    /// reason is its own whatever follows the run (P352).
+    pub(super) fn skip_ended(
+        &mut self,
+        span: Range<usize>,
+        ended: bool,
+        reason: SkipReason,
+        message: impl Into<String>,
+    ) {
         let mut message = message.into();
         let mut reason = reason;
         // A call read whole and skipped for what it holds: its end is its own.
@@ -35,6 +49,7 @@ impl<'a, S: 'static> Run<'a, S> {
             message = invisible_message(c, span.start + at, &place);
             reason = SkipReason::InvisibleCharacter;
         } else if !whole
+            && !ended
             && span.end >= self.text.len()
             && self.text.len() < self.full.len()
             && (self.breaker != Breaker::Block
@@ -667,8 +682,10 @@ impl<'a, S: 'static> Run<'a, S> {
     /// and closes one, `\` escapes the next byte) and `[`/`{` against `]`/`}`
     /// counted (the candidate's own `[` is depth 1; a `}` never closes it), else
     /// the end of the line (a newline ends a string too: JSON strings hold
-    /// none), else the end of the text. Returns the end of the skip span.
-    pub(super) fn bracket_close(&self, from: usize) -> usize {
+    /// none), else the end of the text. Returns the end of the skip span, and
+    /// whether the candidate closed there (at its `]`, not at a line or text
+    /// end).
+    pub(super) fn bracket_close(&self, from: usize) -> (usize, bool) {
         let b = self.bytes;
         let mut depth = 1usize;
         let mut in_string = false;
@@ -680,7 +697,7 @@ impl<'a, S: 'static> Run<'a, S> {
             }
             let Some(&c) = b.get(p) else { break };
             match c {
-                b'\n' => return p,
+                b'\n' => return (p, false),
                 b'\\' if in_string && b.get(p + 1).is_some_and(|&c| c != b'\n') => p += 1,
                 b'"' => in_string = !in_string,
                 b'[' | b'{' if !in_string => depth += 1,
@@ -688,14 +705,14 @@ impl<'a, S: 'static> Run<'a, S> {
                 b']' if !in_string => {
                     depth -= 1;
                     if depth == 0 {
-                        return p + 1;
+                        return (p + 1, true);
                     }
                 }
                 _ => {}
             }
             p += 1;
         }
-        b.len()
+        (b.len(), false)
     }
 
     /// `[TOOL op {…}]`, `[EXEC op {…}]`, `[DM {…}]` at `i`.
@@ -745,8 +762,8 @@ impl<'a, S: 'static> Run<'a, S> {
             if q >= b.len() || b[q] != b'{' || q == op_end {
                 // The candidate runs to its closing `]` (P81); an op that runs
                 // straight into `{` (`[TOOL a{…}]`) is no word of its own either.
-                let end = self.bracket_close(op_end);
-                self.skip(i..end, SkipReason::NoObject, message());
+                let (end, ended) = self.bracket_close(op_end);
+                self.skip_ended(i..end, ended, SkipReason::NoObject, message());
                 return Some(end);
             }
             return Some(self.object_then_close(i, q, DirectiveForm::Bracket, engine, written));
@@ -761,9 +778,10 @@ impl<'a, S: 'static> Run<'a, S> {
             }
             if full[p] == b'{' && p < b.len() {
                 // `[DM{…}]`: the keyword runs into the object, as `[TOOL a{}]`'s op does (P84).
-                let end = self.bracket_close(p);
-                self.skip(
+                let (end, ended) = self.bracket_close(p);
+                self.skip_ended(
                     i..end,
+                    ended,
                     SkipReason::ShorthandWithoutObject,
                     format!("`[{kw}` is not followed by whitespace and a JSON object"),
                 );
@@ -774,9 +792,10 @@ impl<'a, S: 'static> Run<'a, S> {
             }
             if p >= b.len() || b[p] != b'{' {
                 // The candidate runs to its closing `]` (P81).
-                let end = self.bracket_close(i + 1 + kw.len());
-                self.skip(
+                let (end, ended) = self.bracket_close(i + 1 + kw.len());
+                self.skip_ended(
                     i..end,
+                    ended,
                     SkipReason::ShorthandWithoutObject,
                     format!("`[{kw}` without a JSON object is ignored (D3)"),
                 );
@@ -801,8 +820,10 @@ impl<'a, S: 'static> Run<'a, S> {
                 // The broken candidate runs to its closing `]` or its line end
                 // (P87), and never ends before what the JSON reader consumed,
                 // so nothing inside its strings is read as a marker.
-                let end = e.at.max(self.bracket_close(brace));
-                self.skip(i..end, SkipReason::InvalidJson, e.error.message);
+                let (close, ended) = self.bracket_close(brace);
+                let end = e.at.max(close);
+                let ended = ended && end == close;
+                self.skip_ended(i..end, ended, SkipReason::InvalidJson, e.error.message);
                 end
             }
             Ok((args, end)) => {
@@ -820,8 +841,8 @@ impl<'a, S: 'static> Run<'a, S> {
                         "the text ends before the closing `]`"
                     };
                     // The candidate runs to its closing `]` (P81).
-                    let close = self.bracket_close(end);
-                    self.skip(i..close, SkipReason::TrailingText, message);
+                    let (close, ended) = self.bracket_close(end);
+                    self.skip_ended(i..close, ended, SkipReason::TrailingText, message);
                     close
                 }
             }
