@@ -215,14 +215,23 @@ impl<S> fmt::Debug for Stream<'_, S> {
 impl<'s, S: 'static> Stream<'s, S> {
     /// Appends `chunk`; returns the events it made final, in the order of
     /// the text.
+    ///
+    /// Text pushed after bytes that end inside a UTF-8 sequence fails the
+    /// stream: the sequence can no longer be completed, so that text and
+    /// everything after it is neither read nor committed (an empty list),
+    /// and [`Stream::finish`] returns the error (P353).
     pub fn push(&mut self, chunk: &str) -> Vec<Event<S>> {
+        if self.failed.is_some() {
+            return Vec::new();
+        }
         if !self.held.is_empty() {
-            // Text after an incomplete sequence: the sequence can no longer
-            // be completed. It is dropped, and `finish` reports it (P269).
-            self.failed.get_or_insert(StreamError {
+            // A call cut by the lost bytes must not be committed as if they
+            // had never been sent (P353).
+            self.failed = Some(StreamError {
                 at: self.text.len(),
             });
             self.held.clear();
+            return Vec::new();
         }
         self.text.to_mut().push_str(chunk);
         self.advance()
@@ -233,8 +242,12 @@ impl<'s, S: 'static> Stream<'s, S> {
     ///
     /// # Errors
     /// A [`StreamError`] at the first byte that is not UTF-8; the stream is
-    /// then as it was before the call.
+    /// then as it was before the call. Once text pushed after an incomplete
+    /// sequence has failed the stream ([`Stream::push`]), that error.
     pub fn push_bytes(&mut self, chunk: &[u8]) -> Result<Vec<Event<S>>, StreamError> {
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
+        }
         if self.held.is_empty() {
             if let Ok(text) = std::str::from_utf8(chunk) {
                 // Whole characters: no bytes to hold.
