@@ -133,6 +133,18 @@ def test_bytes_that_are_not_utf8_fail_the_stream_at_their_offset() -> None:
     assert end.value.at == 2
 
 
+def test_text_after_bytes_cut_inside_a_character_fails_the_stream_there() -> None:
+    # P351: the character can never be completed; nothing after it is scanned.
+    s = A.scan_stream()
+    head = "é [CLAIM 7f]\n\n".encode()
+    assert s.push_bytes(head + "é".encode()[:1]) == []
+    # `push` raises ValueError when the stream fails (its documented error).
+    with pytest.raises(ValueError, match=f"not UTF-8 at byte {len(head)}'"):
+        s.push("x\n\n[ACK 7f]\n\nz\n")
+    with pytest.raises(ValueError, match="failed"):
+        s.finish()
+
+
 def test_a_finished_stream_takes_nothing_more() -> None:
     s = A.scan_stream()
     assert s.push("[CLAIM 7f]") + s.finish() == A.scan("[CLAIM 7f]")

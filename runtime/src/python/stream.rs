@@ -70,6 +70,24 @@ impl StreamChars {
     fn len(&self) -> usize {
         self.ascii + self.rest.len()
     }
+
+    /// The bytes of the incomplete UTF-8 sequence at the end of what was
+    /// added (the stream holds them until the next piece completes them).
+    fn held(&self) -> usize {
+        let tail = &self.rest[self.rest.len().saturating_sub(3)..];
+        for (k, &b) in tail.iter().rev().enumerate() {
+            if b & 0xc0 != 0x80 {
+                let width = match b {
+                    0xc0..=0xdf => 2,
+                    0xe0..=0xef => 3,
+                    0xf0..=0xff => 4,
+                    _ => 1,
+                };
+                return if width > k + 1 { k + 1 } else { 0 };
+            }
+        }
+        0
+    }
 }
 
 impl CharAt for StreamChars {
@@ -131,6 +149,13 @@ impl<F: StreamFeed> Erased for Feeder<F> {
                 };
                 py.detach(move || feed.finish())
             }
+            // Text after bytes that end inside a character: the character
+            // can never be completed. The stream fails here, at the
+            // character, before the text is scanned (P351): no event is
+            // given for text the agent did not send whole.
+            (State::Open(_), Piece::Text(_)) if self.chars.held() > 0 => Err(StreamError {
+                at: self.chars.len() - self.chars.held(),
+            }),
             (State::Open(feed), Piece::Text(text)) => {
                 self.chars.add(text.as_bytes());
                 Ok(py.detach(|| feed.push(text)))

@@ -329,6 +329,7 @@ impl<S: 'static> Scanner<S> {
             heredoc_seed: seed,
             open_tail: None,
             bidi: None,
+            reporting: false,
         };
         run.all(ctx);
         Reading {
@@ -456,6 +457,10 @@ struct Run<'a, S: 'static> {
     /// The start of the last block searched for a bidi control, and the
     /// first one in it (see `Run::bidi_before`).
     pub(super) bidi: Option<(usize, Option<(usize, char)>)>,
+    /// Runs are read again only to report what they hold (inside a found
+    /// sentence's free text, or where only some reader shows text): a
+    /// free-text tail then ends by the end of its text run (P350).
+    pub(super) reporting: bool,
 }
 
 #[cfg(test)]

@@ -555,8 +555,12 @@ impl<S: 'static> Run<'_, S> {
             return Some(end);
         }
         let span = at..end;
+        // A command whose quotes closed ends at its line's end: the end of
+        // its text run, when that is a line end too, did not stop it (P352).
+        let full = self.full.as_bytes();
+        let ended = !unclosed && full.get(end).is_none_or(|&c| c == b'\n' || c == b'\r');
         let reject = |run: &mut Self, message: String| {
-            run.skip(span.clone(), SkipReason::CurlPayload, message);
+            run.skip_ended(span.clone(), ended, SkipReason::CurlPayload, message);
             Some(end)
         };
         if let Some(cr) = lone_cr.filter(|&cr| cr < end) {
@@ -637,7 +641,7 @@ impl<S: 'static> Run<'_, S> {
         ) {
             Ok(o) => o,
             Err(e) => {
-                self.skip(span, SkipReason::InvalidJson, e.message);
+                self.skip_ended(span, ended, SkipReason::InvalidJson, e.message);
                 return Some(end);
             }
         };

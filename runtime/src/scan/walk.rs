@@ -4,7 +4,7 @@
 
 use super::*;
 
-impl<S: 'static> Run<'_, S> {
+impl<'a, S: 'static> Run<'a, S> {
     pub(super) fn line_end(&self, from: usize) -> usize {
         memchr::memchr(b'\n', &self.bytes[from..]).map_or(self.bytes.len(), |i| from + i)
     }
@@ -15,6 +15,20 @@ impl<S: 'static> Run<'_, S> {
     pub(super) fn skip(
         &mut self,
         span: Range<usize>,
+        reason: SkipReason,
+        message: impl Into<String>,
+    ) {
+        self.skip_ended(span, false, reason, message);
+    }
+
+    /// [`Run::skip`] of a candidate that, when `ended`, ended by itself at
+    /// the end of `span` (its closing `]`, or the line end of a curl
+    /// command): the end of its text run there did not stop it, so its
+    /// reason is its own whatever follows the run (P352).
+    pub(super) fn skip_ended(
+        &mut self,
+        span: Range<usize>,
+        ended: bool,
         reason: SkipReason,
         message: impl Into<String>,
     ) {
@@ -35,6 +49,7 @@ impl<S: 'static> Run<'_, S> {
             message = invisible_message(c, span.start + at, &place);
             reason = SkipReason::InvisibleCharacter;
         } else if !whole
+            && !ended
             && span.end >= self.text.len()
             && self.text.len() < self.full.len()
             && (self.breaker != Breaker::Block
@@ -88,6 +103,8 @@ impl<S: 'static> Run<'_, S> {
                 }
             }
         }
+        // What follows reads runs again only to report what they hold.
+        self.reporting = true;
         self.in_free_text(ctx);
         self.hidden(ctx);
     }
@@ -470,7 +487,7 @@ impl<S: 'static> Run<'_, S> {
         } else {
             None
         };
-        let block = &self.full[..self.block_end.max(self.text.len())];
+        let block = self.haystack();
         let known_end = match quick {
             Some(dfa) => Some(dense_end(dfa, block, start)?),
             None => None,
@@ -480,6 +497,17 @@ impl<S: 'static> Run<'_, S> {
             self.caps[k].1 += 1;
         }
         found
+    }
+
+    /// The text a sentence candidate is read in: up to its block's end, or
+    /// up to its text run's when runs are read again only to report what
+    /// they hold (P350).
+    fn haystack(&self) -> &'a str {
+        if self.reporting {
+            self.text
+        } else {
+            &self.full[..self.block_end.max(self.text.len())]
+        }
     }
 
     /// [`Run::sentence_at`] for structure `k` at `start`, given the end of
@@ -495,7 +523,7 @@ impl<S: 'static> Run<'_, S> {
         known_end: Option<usize>,
     ) -> Option<(usize, Option<S>)> {
         let st = &self.s.structures[k];
-        let block = &self.full[..self.block_end.max(self.text.len())];
+        let block = self.haystack();
         let run_end = self.text.len();
         let input = Input::new(block).anchored(Anchored::Yes);
         let in_run = input
@@ -512,7 +540,13 @@ impl<S: 'static> Run<'_, S> {
             // free-text field ends where its pattern ends (`runs_until`, else
             // the end of the text), as `parse` reads it, so nothing written
             // inside it, in a later block too, is read on its own (P196).
-            let (tail_end, open) = tail.end_open(self.full, split);
+            // A run read again only to report what it holds reads a tail
+            // within the run (P350): each such run is read once, so the
+            // reports cost linear time however many sentences whose tails
+            // run to the end of the text it holds.
+            let tail_text = if self.reporting { self.text } else { self.full };
+            let (tail_end, open) = tail.end_open(tail_text, split);
+            let open = open && tail_text.len() == self.full.len();
             if open {
                 // More text could move the tail's end: a stream holds the
                 // sentence (and what follows) until it cannot.
@@ -542,7 +576,7 @@ impl<S: 'static> Run<'_, S> {
             {
                 let groups = TailGroups {
                     head: AutomataGroups { caps, text: block },
-                    tail: (group, Cap::new(split, &self.full[split..group_end])),
+                    tail: (group, Cap::new(split, &tail_text[split..group_end])),
                     end,
                 };
                 return Some((end, (st.from_groups)(&groups).ok()));
@@ -648,8 +682,10 @@ impl<S: 'static> Run<'_, S> {
     /// and closes one, `\` escapes the next byte) and `[`/`{` against `]`/`}`
     /// counted (the candidate's own `[` is depth 1; a `}` never closes it), else
     /// the end of the line (a newline ends a string too: JSON strings hold
-    /// none), else the end of the text. Returns the end of the skip span.
-    pub(super) fn bracket_close(&self, from: usize) -> usize {
+    /// none), else the end of the text. Returns the end of the skip span, and
+    /// whether the candidate closed there (at its `]`, not at a line or text
+    /// end).
+    pub(super) fn bracket_close(&self, from: usize) -> (usize, bool) {
         let b = self.bytes;
         let mut depth = 1usize;
         let mut in_string = false;
@@ -661,7 +697,7 @@ impl<S: 'static> Run<'_, S> {
             }
             let Some(&c) = b.get(p) else { break };
             match c {
-                b'\n' => return p,
+                b'\n' => return (p, false),
                 b'\\' if in_string && b.get(p + 1).is_some_and(|&c| c != b'\n') => p += 1,
                 b'"' => in_string = !in_string,
                 b'[' | b'{' if !in_string => depth += 1,
@@ -669,14 +705,14 @@ impl<S: 'static> Run<'_, S> {
                 b']' if !in_string => {
                     depth -= 1;
                     if depth == 0 {
-                        return p + 1;
+                        return (p + 1, true);
                     }
                 }
                 _ => {}
             }
             p += 1;
         }
-        b.len()
+        (b.len(), false)
     }
 
     /// `[TOOL op {…}]`, `[EXEC op {…}]`, `[DM {…}]` at `i`.
@@ -726,8 +762,8 @@ impl<S: 'static> Run<'_, S> {
             if q >= b.len() || b[q] != b'{' || q == op_end {
                 // The candidate runs to its closing `]` (P81); an op that runs
                 // straight into `{` (`[TOOL a{…}]`) is no word of its own either.
-                let end = self.bracket_close(op_end);
-                self.skip(i..end, SkipReason::NoObject, message());
+                let (end, ended) = self.bracket_close(op_end);
+                self.skip_ended(i..end, ended, SkipReason::NoObject, message());
                 return Some(end);
             }
             return Some(self.object_then_close(i, q, DirectiveForm::Bracket, engine, written));
@@ -742,9 +778,10 @@ impl<S: 'static> Run<'_, S> {
             }
             if full[p] == b'{' && p < b.len() {
                 // `[DM{…}]`: the keyword runs into the object, as `[TOOL a{}]`'s op does (P84).
-                let end = self.bracket_close(p);
-                self.skip(
+                let (end, ended) = self.bracket_close(p);
+                self.skip_ended(
                     i..end,
+                    ended,
                     SkipReason::ShorthandWithoutObject,
                     format!("`[{kw}` is not followed by whitespace and a JSON object"),
                 );
@@ -755,9 +792,10 @@ impl<S: 'static> Run<'_, S> {
             }
             if p >= b.len() || b[p] != b'{' {
                 // The candidate runs to its closing `]` (P81).
-                let end = self.bracket_close(i + 1 + kw.len());
-                self.skip(
+                let (end, ended) = self.bracket_close(i + 1 + kw.len());
+                self.skip_ended(
                     i..end,
+                    ended,
                     SkipReason::ShorthandWithoutObject,
                     format!("`[{kw}` without a JSON object is ignored (D3)"),
                 );
@@ -782,8 +820,10 @@ impl<S: 'static> Run<'_, S> {
                 // The broken candidate runs to its closing `]` or its line end
                 // (P87), and never ends before what the JSON reader consumed,
                 // so nothing inside its strings is read as a marker.
-                let end = e.at.max(self.bracket_close(brace));
-                self.skip(i..end, SkipReason::InvalidJson, e.error.message);
+                let (close, ended) = self.bracket_close(brace);
+                let end = e.at.max(close);
+                let ended = ended && end == close;
+                self.skip_ended(i..end, ended, SkipReason::InvalidJson, e.error.message);
                 end
             }
             Ok((args, end)) => {
@@ -801,8 +841,8 @@ impl<S: 'static> Run<'_, S> {
                         "the text ends before the closing `]`"
                     };
                     // The candidate runs to its closing `]` (P81).
-                    let close = self.bracket_close(end);
-                    self.skip(i..close, SkipReason::TrailingText, message);
+                    let (close, ended) = self.bracket_close(end);
+                    self.skip_ended(i..close, ended, SkipReason::TrailingText, message);
                     close
                 }
             }

@@ -631,6 +631,27 @@ fn markdown_shapes_that_were_quadratic_at_one_mebibyte() {
     assert_eq!(ends, [text.len() - 1]);
 }
 
+/// A reply of many paragraphs each opening a work order: every later one is
+/// in the first one's body, reported as `in-free-text` over its own text
+/// run (P350), so the reports together cover each byte about once (each
+/// reaching the end of the text, they cost quadratic time): counted, not
+/// timed.
+#[test]
+fn work_orders_in_a_work_orders_body_are_reported_in_linear_work() {
+    let unit = "[WO:7f] [from super] Audit — check\n\n";
+    let text = unit.repeat(400);
+    let (found, skipped) = scan_with_diagnostics(&text);
+    assert_eq!(found.len(), 1);
+    assert_eq!(skipped.len(), 399);
+    assert!(skipped.iter().all(|s| s.reason == SkipReason::InFreeText));
+    let covered: usize = skipped.iter().map(|s| s.span.len()).sum();
+    assert!(
+        covered <= text.len(),
+        "{covered} bytes reported over in {}",
+        text.len()
+    );
+}
+
 #[test]
 fn a_run_of_brackets_at_32_mebibytes() {
     let text = format!("{}\n\nthen [TOOL t.c1 {{}}]\n", "[".repeat(32 * MIB));

@@ -226,6 +226,17 @@ fn bytes_hold_an_incomplete_character_and_reject_invalid_ones() {
         .push_bytes("x✓".as_bytes().split_last().unwrap().1)
         .unwrap();
     assert_eq!(stream.finish().unwrap_err().at, 1);
+    // Text after a cut character fails the stream there: the call the lost
+    // bytes cut is never committed (P353), nor anything after it.
+    let mut stream = Stream::new();
+    let cut = b"[TOOL fs.rm {\"path\": \"/tmp/\xc3";
+    assert!(stream.push_bytes(cut).unwrap().is_empty());
+    assert!(stream.push("\"}]\n\nnext\n\n[ACK 7f]\n\nz\n").is_empty());
+    assert_eq!(
+        stream.push_bytes(b"more\n\n").unwrap_err().at,
+        cut.len() - 1
+    );
+    assert_eq!(stream.finish().unwrap_err().at, cut.len() - 1);
 }
 
 /// Adversarial continuations: each closes, opens or re-reads something
