@@ -519,8 +519,15 @@ impl<'s, S: 'static> Stream<'s, S> {
             let i = self.seen;
             let b = self.text.as_bytes();
             if self.ws.is_none() {
-                // Only a line ending matters before the run it starts.
-                let at = memchr::memchr2(b'\n', b'\r', &b[i..]).map_or(len, |k| i + k);
+                // Only a line ending matters before the run it starts. A
+                // few bytes (a token's) are read without a searcher's setup.
+                let rest = &b[i..];
+                let found = if rest.len() <= 16 {
+                    rest.iter().position(|&c| c == b'\n' || c == b'\r')
+                } else {
+                    memchr::memchr2(b'\n', b'\r', rest)
+                };
+                let at = found.map_or(len, |k| i + k);
                 let blanks = b[i..at]
                     .iter()
                     .rev()
