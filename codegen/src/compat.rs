@@ -998,15 +998,42 @@ fn directives(cx: &mut Ctx<'_>) {
         &o.curl.value_options,
         &n.curl.value_options,
     );
-    listed(
-        cx,
-        "/curl/flag_options",
-        "curl flag",
-        "directive-form-removed",
-        "directive-form-added",
-        &o.curl.flag_options,
-        &n.curl.flag_options,
-    );
+    for (list, what, ol, nl) in [
+        (
+            "/curl/flag_options",
+            "curl flag",
+            &o.curl.flag_options,
+            &n.curl.flag_options,
+        ),
+        (
+            "/curl/method_options",
+            "curl method option",
+            &o.curl.method_options,
+            &n.curl.method_options,
+        ),
+        (
+            "/curl/methods",
+            "curl method",
+            &o.curl.methods,
+            &n.curl.methods,
+        ),
+        (
+            "/curl/url_options",
+            "curl URL option",
+            &o.curl.url_options,
+            &n.curl.url_options,
+        ),
+    ] {
+        listed(
+            cx,
+            list,
+            what,
+            "directive-form-removed",
+            "directive-form-added",
+            ol,
+            nl,
+        );
+    }
     for (name, ov, nv) in [
         (
             "max_json_depth",

@@ -9,9 +9,9 @@
 
 use std::ops::Range;
 
-use agent_sentences_runtime::json::Limits;
-use agent_sentences_runtime::scan::{DirectiveSpec, Found, Scanner, Skipped, StructureScan};
-use agent_sentences_runtime::{Groups, ParseError};
+use agent_sentences_runtime::scan::{
+    found_as_index, Found, Scanner, Skipped, StructureScan, MAX_INDEXED,
+};
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::load::{Spec, SpecFile};
@@ -23,89 +23,34 @@ fn diag(spec: &Spec, severity: Severity, code: &'static str, ptr: &str, msg: Str
     spec.diag(severity, code, E, ptr, msg)
 }
 
-/// A sentence found by the lint's scanner: the index of its structure.
-fn found_as<const N: usize>(_: &dyn Groups<'_>) -> Result<usize, ParseError> {
-    Ok(N)
-}
-
-type FromGroups = for<'t> fn(&dyn Groups<'t>) -> Result<usize, ParseError>;
-
-macro_rules! table {
-    ($($n:literal)*) => { [$(found_as::<$n> as FromGroups),*] };
-}
-
-/// One function per structure index (a spec of more structures is not
-/// scanned back; [`scan_back`] says so).
-const FOUND_AS: [FromGroups; 64] = table!(
-    0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
-    32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63
-);
-
-fn leak(s: &str) -> &'static str {
-    Box::leak(s.to_owned().into_boxed_str())
-}
-
-fn leak_all<T>(v: Vec<T>) -> &'static [T] {
-    Box::leak(v.into_boxed_slice())
-}
-
 /// The spec's own scanner: the runtime's, over the scanned structures of
 /// `model` (in order; the found value is the index into `scanned`) and the
-/// directive grammar. Leaks its tables (a lint is a short process).
+/// model's directive grammar. `None` for a spec of more structures than a
+/// scanner of indexes tells apart.
 fn scanner(model: &Model) -> Option<(Scanner<usize>, Vec<&SentenceIr>)> {
     let scanned: Vec<&SentenceIr> = model.sentences.iter().filter(|s| s.scanned).collect();
-    if scanned.len() > FOUND_AS.len() {
-        return None;
-    }
-    let structures: Vec<StructureScan<usize>> = scanned
+    let structures = scanned
         .iter()
         .enumerate()
-        .map(|(i, s)| StructureScan {
-            key: leak(&s.key),
-            head: leak(&s.head),
-            source: leak(&s.scan_source),
-            from_groups: FOUND_AS[i],
-            quotes_brackets: s.quotes_brackets,
-            tail: s
-                .tail_split
-                .as_ref()
-                .map(|(g, before, inner, _)| (leak(g), leak(before), leak(inner))),
-            trailing_blanks: s.tail_split.as_ref().is_some_and(|t| t.3),
+        .map(|(i, s)| {
+            Some(StructureScan {
+                key: s.key.clone(),
+                head: s.head.clone(),
+                source: s.scan_source.clone(),
+                from_groups: found_as_index(i)?,
+                quotes_brackets: s.quotes_brackets,
+                tail: s
+                    .tail_split
+                    .as_ref()
+                    .map(|(g, before, inner, _)| (g.clone(), before.clone(), inner.clone())),
+                trailing_blanks: s.tail_split.as_ref().is_some_and(|t| t.3),
+            })
         })
-        .collect();
-    let d = &model.directives;
-    let strs = |v: &[String]| leak_all(v.iter().map(|s| leak(s)).collect());
-    let directives = Box::leak(Box::new(DirectiveSpec {
-        op_pattern: leak(&d.op_pattern),
-        bracket_engines: strs(&d.bracket.engines),
-        shorthands: leak_all(
-            d.shorthands
-                .iter()
-                .map(|(k, v)| (leak(k), leak(&v.op), leak(&v.engine)))
-                .collect(),
-        ),
-        fences: leak_all(
-            d.fences
-                .info_strings
-                .iter()
-                .map(|(k, v)| (leak(k), leak(v)))
-                .collect(),
-        ),
-        curl_path: leak(&d.curl.path),
-        curl_data_flags: strs(&d.curl.data_flags),
-        curl_value_options: strs(&d.curl.value_options),
-        curl_flag_options: strs(&d.curl.flag_options),
-        curl_engine: leak(&d.curl.engine),
-        curl_op_key: leak(&d.curl.op_key),
-        curl_args_key: leak(&d.curl.args_key),
-        aliases: leak_all(d.aliases.iter().map(|(k, v)| (leak(k), leak(v))).collect()),
-        limits: Limits {
-            max_depth: d.limits.max_json_depth,
-            max_bytes: d.limits.max_args_bytes,
-        },
-    }));
-    let structures = leak_all(structures);
-    Some((Scanner::new(structures, directives), scanned))
+        .collect::<Option<Vec<_>>>()?;
+    Some((
+        Scanner::new(structures, model.directive_spec.clone()),
+        scanned,
+    ))
 }
 
 /// What the scanner found overlapping `span`, in words.
@@ -152,7 +97,7 @@ pub fn scan_back(spec: &Spec, model: &Model) -> Vec<Diagnostic> {
         return out;
     };
     let Some((scanner, scanned)) = scanner(model) else {
-        out.push(diag(spec, Severity::Error, "envelope-misread", "/example", format!("the spec has more than {} scanned structures: the lint cannot scan the envelope back", FOUND_AS.len())));
+        out.push(diag(spec, Severity::Error, "envelope-misread", "/example", format!("the spec has more than {} scanned structures: the lint cannot scan the envelope back", MAX_INDEXED)));
         return out;
     };
     let (text, footer_span) = ir.render(&ir.example_message, &ir.example_id);
@@ -173,7 +118,7 @@ pub fn scan_back(spec: &Spec, model: &Model) -> Vec<Diagnostic> {
                     &text[span.end..]
                 );
                 let (pf, _) = scanner.scan_with_diagnostics(&probe);
-                let called = pf.iter().any(|f| f.span.start == span.start && matches!(&f.item, agent_sentences_runtime::scan::Item::Directive { directive } if directive.op == *op && directive.engine == engine));
+                let called = pf.iter().any(|f| f.span.start == span.start && matches!(&f.item, agent_sentences_runtime::scan::Item::Directive { directive } if directive.op == *op && directive.engine == *engine));
                 if !read.is_empty() || !called {
                     let why = if read.is_empty() {
                         format!("with an object (`[{engine} {op} {{}}]`) it is no call either: the scanner reads no marker there (quoted?)")

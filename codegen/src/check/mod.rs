@@ -200,6 +200,9 @@ fn check_names(spec: &Spec, out: &mut Vec<Diagnostic>) {
         ("data_flags", &d.curl.data_flags),
         ("value_options", &d.curl.value_options),
         ("flag_options", &d.curl.flag_options),
+        ("method_options", &d.curl.method_options),
+        ("methods", &d.curl.methods),
+        ("url_options", &d.curl.url_options),
     ] {
         for (i, f) in flags.iter().enumerate() {
             names.push((D, format!("/curl/{list}/{i}"), f));

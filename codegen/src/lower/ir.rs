@@ -33,6 +33,10 @@ pub struct Model {
     pub enums: Vec<EnumIr>,
     /// The directive grammar (`schema/directives.json`), as written.
     pub directives: crate::model::DirectivesFile,
+    /// The directive grammar as the runtime's scanner reads it, built once
+    /// from [`Model::directives`]: the generated crate reads it from JSON,
+    /// and the envelope check scans with it.
+    pub directive_spec: agent_sentences_runtime::scan::DirectiveSpec,
     /// The loop lifecycle read from every structure's `lifecycle_transition`.
     pub lifecycle: Lifecycle,
     /// The loop state machine, when the spec has a `loops.json`.

@@ -16,6 +16,9 @@ pub mod ir;
 
 use std::collections::BTreeSet;
 
+use agent_sentences_runtime::json::Limits;
+use agent_sentences_runtime::scan::DirectiveSpec;
+
 use crate::diagnostic::Diagnostic;
 use crate::ident;
 use crate::lifecycle::Lifecycle;
@@ -82,6 +85,29 @@ pub fn lower(spec: &Spec, intact: &BTreeSet<String>) -> Lowered {
             ..core
         },
         diags,
+    }
+}
+
+/// The directive grammar as the runtime's scanner reads it.
+fn directive_spec(d: &crate::model::DirectivesFile) -> DirectiveSpec {
+    let pairs = |m: &indexmap::IndexMap<String, String>| {
+        m.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+    };
+    DirectiveSpec {
+        op_pattern: d.op_pattern.clone(),
+        bracket_engines: d.bracket.engines.clone(),
+        shorthands: d
+            .shorthands
+            .iter()
+            .map(|(k, v)| (k.clone(), v.op.clone(), v.engine.clone()))
+            .collect(),
+        fences: pairs(&d.fences.info_strings),
+        curl: d.curl.clone(),
+        aliases: pairs(&d.aliases),
+        limits: Limits {
+            max_depth: d.limits.max_json_depth,
+            max_bytes: d.limits.max_args_bytes,
+        },
     }
 }
 
@@ -287,6 +313,7 @@ fn sentences(spec: &Spec) -> Model {
         sentences,
         enums,
         directives: spec.directives.clone(),
+        directive_spec: directive_spec(&spec.directives),
         lifecycle,
         machine: crate::loops::lower(spec),
         ops: crate::ops::lower(spec),

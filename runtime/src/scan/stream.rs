@@ -355,7 +355,7 @@ impl<'s, S: 'static> Stream<'s, S> {
         if !whole {
             self.heredocs.advance(full, false, &mut Vec::new());
         }
-        let ctx = Context::section(&self.text, a, end, &self.s.fence_words, &self.carried);
+        let ctx = Context::section(&self.text, a, end, &self.s.fence_words(), &self.carried);
         let read = self.s.scan_in(full, &ctx, &self.heredocs);
         SectionRead {
             read,
