@@ -84,10 +84,17 @@ fn run(command: &mut Command, what: &str) -> String {
 #[test]
 fn a_directive_field_added_to_the_spec_and_the_runtime_reaches_the_generated_scanner() {
     let dir = tempfile::tempdir().unwrap();
+    // The copies sit under `copy/`, a path no other build in
+    // `target/standalone` has: cargo tells path crates apart by their path
+    // from the workspace root, and a copy at `runtime/` would share the
+    // repository runtime's build directory (its build script's output, the
+    // list of files it vendors, naming the copy's files).
     let ws = dir.path().join("ws");
-    for member in ["runtime", "codegen", "generator", "schema"] {
-        copy_dir(&root().join(member), &ws.join(member));
+    let copy = ws.join("copy");
+    for member in ["runtime", "codegen", "generator"] {
+        copy_dir(&root().join(member), &copy.join(member));
     }
+    copy_dir(&root().join("schema"), &ws.join("schema"));
     // The workspace of the three crates, with the real one's shared
     // dependency table and none of its profiles (as every standalone build).
     let manifest = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
@@ -96,7 +103,7 @@ fn a_directive_field_added_to_the_spec_and_the_runtime_reaches_the_generated_sca
     std::fs::write(
         ws.join("Cargo.toml"),
         format!(
-            "[workspace]\nresolver = \"2\"\nmembers = [\"runtime\", \"codegen\", \"generator\"]\n\n{}",
+            "[workspace]\nresolver = \"2\"\nmembers = [\"copy/runtime\", \"copy/codegen\", \"copy/generator\"]\n\n{}",
             &manifest[package..profiles]
         ),
     )
@@ -111,7 +118,7 @@ fn a_directive_field_added_to_the_spec_and_the_runtime_reaches_the_generated_sca
     std::fs::write(&spec, serde_json::to_string_pretty(&directives).unwrap()).unwrap();
     // 2. The runtime's directive type.
     edit(
-        &ws.join("runtime/src/scan/types.rs"),
+        &copy.join("runtime/src/scan/types.rs"),
         "    pub url_options: Vec<String>,\n",
         &format!(
             "    pub url_options: Vec<String>,\n    /// Options that turn off certificate checks: they reject the command.\n    pub {FIELD}: Vec<String>,\n"
@@ -119,7 +126,7 @@ fn a_directive_field_added_to_the_spec_and_the_runtime_reaches_the_generated_sca
     );
     // 3. Its use, where the curl reader reads options.
     edit(
-        &ws.join("runtime/src/scan/shell.rs"),
+        &copy.join("runtime/src/scan/shell.rs"),
         "                if d.takes_value(w) {",
         &format!(
             "                if d.{FIELD}.iter().any(|o| o == w) {{\n                    problem.get_or_insert_with(|| format!(\"option `{{w}}` {REASON}\"));\n                }}\n                if d.takes_value(w) {{"
@@ -145,7 +152,7 @@ fn a_directive_field_added_to_the_spec_and_the_runtime_reaches_the_generated_sca
             .args(["gen", "--spec", "schema", "--out"])
             .arg(&out)
             .arg("--runtime-path")
-            .arg(ws.join("runtime")),
+            .arg(copy.join("runtime")),
         "the generator built from the copy generates from the spec with the new field",
     );
 

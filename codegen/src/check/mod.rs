@@ -1,7 +1,10 @@
 //! Stage 2, check: the cross-checks that must hold before any file is written.
 //!
-//! [`check_spec`] checks the loaded spec's references, fields, templates and
-//! patterns; it reads the loaded spec only (never the lowered model), and
+//! [`check`] runs every check of the loaded spec and returns what it proved
+//! ([`Checked`]: the findings, and the structures whose own definition holds
+//! no error, P330). [`check_spec`] checks the loaded spec's references,
+//! fields, templates and patterns; it reads the loaded spec only (never the
+//! lowered model), and
 //! [`crate::examples::check_model`] checks the lowered model against the
 //! examples afterwards: every example matches, captures what it declares, and
 //! renders back byte for byte. Each finding is a [`Diagnostic`] with file, JSON pointer and
