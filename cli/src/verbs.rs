@@ -539,7 +539,7 @@ pub fn parse(text: &str, diagnostics: bool, resolve: bool, json: bool) -> Output
                         "form".into(),
                         serde_json::to_value(directive.form).expect("a form serializes"),
                     );
-                    map.insert("engine".into(), directive.engine.into());
+                    map.insert("engine".into(), directive.engine.clone().into());
                     map.insert("op".into(), directive.op.clone().into());
                     if directive.written_op != directive.op {
                         map.insert("written_op".into(), directive.written_op.clone().into());

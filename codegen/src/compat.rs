@@ -54,24 +54,21 @@ impl fmt::Display for Impact {
     }
 }
 
-/// One difference between the earlier spec and the new one.
+/// One difference between the earlier spec and the new one: a finding of
+/// the comparison, located in the new spec, with its impact.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Change {
     /// Breaking or additive.
     pub impact: Impact,
-    /// Stable kebab-case name of the kind, e.g. `structure-removed`.
-    pub code: &'static str,
-    /// The new spec's file (as shown, e.g. `schema/structures.json`).
-    pub file: String,
-    /// JSON pointer in the new spec: the changed value, or for something
-    /// removed, the nearest value that still exists (its parent).
-    pub pointer: String,
-    /// 1-based line of `pointer` in `file`.
-    pub line: usize,
-    /// 1-based column (characters) of `pointer` in `file`.
-    pub column: usize,
-    /// One line saying what changed.
-    pub message: String,
+    /// The change as a finding: its kind (`code`, e.g. `structure-removed`),
+    /// the new spec's file (as shown, e.g. `schema/structures.json`), the
+    /// JSON pointer in the new spec (the changed value, or for something
+    /// removed, the nearest value that still exists: its parent), its
+    /// line:column there, and one line saying what changed. A warning: a
+    /// change fails nothing by itself; the version rule
+    /// ([`Comparison::findings`]) says whether the changes need a bump.
+    #[serde(flatten)]
+    pub finding: Diagnostic,
     /// Where the thing was in the earlier spec (`file:line:column pointer`),
     /// for changes to something that existed there.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -85,7 +82,13 @@ impl fmt::Display for Change {
         write!(
             f,
             "{}[{}]: {}:{}:{} {}: {}",
-            self.impact, self.code, self.file, self.line, self.column, self.pointer, self.message
+            self.impact,
+            self.finding.code,
+            self.finding.file,
+            self.finding.line,
+            self.finding.column,
+            self.finding.pointer,
+            self.finding.message
         )?;
         if let Some(w) = &self.was {
             write!(f, "\n    was: {w}")?;
@@ -142,12 +145,13 @@ impl Comparison {
             };
             let mut msg = format!(
                 "{} change against {}: {}",
-                c.impact, self.against, c.message
+                c.impact, self.against, c.finding.message
             );
             if let Some(w) = &c.was {
                 msg.push_str(&format!(" (was: {w})"));
             }
-            out.push(annotation(level, &c.file, c.line, c.column, c.code, &msg));
+            let f = &c.finding;
+            out.push(annotation(level, &f.file, f.line, f.column, f.code, &msg));
         }
         for d in &self.findings {
             let level = if d.severity == Severity::Error {
@@ -223,19 +227,15 @@ impl Ctx<'_> {
         was: Option<&str>,
         message: String,
     ) {
-        let d = self.new.diag(Severity::Warning, code, file, pointer, "");
         let was = was.map(|p| {
             let o = self.old.diag(Severity::Warning, code, file, p, "");
             format!("{}:{}:{} {p}", o.file, o.line, o.column)
         });
         self.changes.push(Change {
             impact,
-            code,
-            file: d.file,
-            pointer: pointer.to_owned(),
-            line: d.line,
-            column: d.column,
-            message,
+            finding: self
+                .new
+                .diag(Severity::Warning, code, file, pointer, message),
             was,
         });
     }
@@ -286,8 +286,9 @@ pub fn compare_labeled(
     directives(&mut cx);
     let mut changes = cx.changes;
     changes.sort_by(|a, b| {
-        (a.impact, &a.file, a.line, a.column, a.code)
-            .cmp(&(b.impact, &b.file, b.line, b.column, b.code))
+        let (x, y) = (&a.finding, &b.finding);
+        (a.impact, &x.file, x.line, x.column, x.code)
+            .cmp(&(b.impact, &y.file, y.line, y.column, y.code))
     });
     changes.dedup();
     let breaking = changes
@@ -998,15 +999,42 @@ fn directives(cx: &mut Ctx<'_>) {
         &o.curl.value_options,
         &n.curl.value_options,
     );
-    listed(
-        cx,
-        "/curl/flag_options",
-        "curl flag",
-        "directive-form-removed",
-        "directive-form-added",
-        &o.curl.flag_options,
-        &n.curl.flag_options,
-    );
+    for (list, what, ol, nl) in [
+        (
+            "/curl/flag_options",
+            "curl flag",
+            &o.curl.flag_options,
+            &n.curl.flag_options,
+        ),
+        (
+            "/curl/method_options",
+            "curl method option",
+            &o.curl.method_options,
+            &n.curl.method_options,
+        ),
+        (
+            "/curl/methods",
+            "curl method",
+            &o.curl.methods,
+            &n.curl.methods,
+        ),
+        (
+            "/curl/url_options",
+            "curl URL option",
+            &o.curl.url_options,
+            &n.curl.url_options,
+        ),
+    ] {
+        listed(
+            cx,
+            list,
+            what,
+            "directive-form-removed",
+            "directive-form-added",
+            ol,
+            nl,
+        );
+    }
     for (name, ov, nv) in [
         (
             "max_json_depth",

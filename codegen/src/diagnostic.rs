@@ -250,6 +250,16 @@ impl WithHint for Diagnostic {
     }
 }
 
+/// The candidate closest to `name` (Levenshtein distance at most 3, or a
+/// third of the candidate's length), for a "did you mean" hint.
+pub fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a String>) -> Option<String> {
+    candidates
+        .map(|c| (strsim::levenshtein(name, c), c))
+        .filter(|(d, c)| *d <= 3.max(c.len() / 3))
+        .min()
+        .map(|(_, c)| c.clone())
+}
+
 #[cfg(test)]
 mod known_tests {
     use super::*;

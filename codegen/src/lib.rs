@@ -11,13 +11,17 @@
 //! 1. [`load`]: read the files and validate them against the serde model ([`model`]);
 //! 2. [`check`]: cross-check references, fields, templates, patterns and examples,
 //!    and ([`prose`]) the structures' own text against templates and enums;
-//! 3. [`lower`]: build the intermediate model the emitters read (with the
-//!    loop lifecycle read by [`lifecycle`]), then [`examples`]: every
-//!    structure's example parsed and rendered through that model;
-//!    The grammar stage ([`grammar`]) lowers the structures, directive forms
-//!    and ops into the decoding grammar's model (its findings join the
-//!    lint's: a field pattern no grammar can express is an error);
-//! 4. [`emit`]: render every output file, one function per file.
+//!    [`check::check`] returns what it proved: the findings, and the
+//!    structures whose definition holds no error;
+//! 3. [`lower`]: build the whole intermediate model the emitters read, once
+//!    (with the loop lifecycle read by [`lifecycle`], the envelope laid out
+//!    and the decoding grammars of the intact structures, [`grammar`]; its
+//!    findings join the lint's: a field pattern no grammar can express is an
+//!    error), then [`examples`]: every intact structure's example parsed and
+//!    rendered through that model, and [`check::envelope`]: the envelope's
+//!    example scanned back;
+//! 4. [`emit`]: render every output file from the model and the options
+//!    only, one function per file.
 //!
 //! Each stage names only the stages before it (and shared helpers such as
 //! [`diagnostic`], [`pattern`], [`template`]): no module of the crate reaches
@@ -49,7 +53,6 @@ pub mod check;
 pub mod compat;
 pub mod diagnostic;
 pub mod emit;
-pub mod envelope;
 pub mod examples;
 pub mod files;
 pub mod free_text;
@@ -179,39 +182,31 @@ struct Analysis {
     diags: Vec<Diagnostic>,
 }
 
-/// Loads, checks and lowers the spec. `Err` only when it cannot be loaded.
+/// Loads, checks and lowers the spec, each stage once. `Err` only when it
+/// cannot be loaded.
 fn analyze(spec_dir: &Path) -> Result<Analysis, Report> {
     let spec = load::load(spec_dir).map_err(Report::new)?;
-    let mut diags = check::check_spec(&spec);
-    diags.extend(loops::check(&spec));
-    diags.extend(ops::check(&spec));
-    diags.extend(names::check(&spec));
-    let mut model = lower::lower(&spec);
-    model.envelope = envelope::lower(&spec, &model);
-    // Check the examples of every structure the structural checks left
-    // intact, so one run reports the example faults too.
-    let broken = |key: &str| {
-        let pkey = lower::bound_pattern(&spec, key);
-        let prefixes = [
-            format!("/structures/{key}"),
-            format!("/bindings/{key}"),
-            format!("/patterns/{pkey}"),
-        ];
-        diags.iter().any(|d| {
-            d.severity == Severity::Error
-                && prefixes
-                    .iter()
-                    .any(|p| d.pointer == *p || d.pointer.starts_with(&format!("{p}/")))
-        })
-    };
-    let mut intact = model.clone();
-    intact.sentences.retain(|s| !broken(&s.key));
-    let example_diags = examples::check_model(&spec, &intact);
-    diags.extend(example_diags);
-    diags.extend(grammar::lower(&spec, &intact).1);
-    let scan_back = !diags.iter().any(|d| d.severity == Severity::Error);
-    diags.extend(envelope::check(&spec, &model, scan_back));
-    Ok(Analysis { spec, model, diags })
+    let checked = check::check(&spec);
+    let lowered = lower::lower(&spec, &checked.intact);
+    let mut diags = checked.diags;
+    // The examples of every structure the checks left intact, so one run
+    // reports the example faults too.
+    diags.extend(examples::check_model(
+        &spec,
+        &lowered.model,
+        &checked.intact,
+    ));
+    diags.extend(lowered.diags);
+    // The envelope read back by the spec's own scanner, which builds only
+    // from a spec without error.
+    if !diags.iter().any(|d| d.severity == Severity::Error) {
+        diags.extend(check::envelope::scan_back(&spec, &lowered.model));
+    }
+    Ok(Analysis {
+        spec,
+        model: lowered.model,
+        diags,
+    })
 }
 
 /// Emits the files of an analyzed spec, unless it has errors.
@@ -219,7 +214,7 @@ fn finish(a: &Analysis, options: &Options) -> Option<Generated> {
     if a.diags.iter().any(|d| d.severity == Severity::Error) {
         return None;
     }
-    let files = emit::emit_all(&a.spec, &a.model, options);
+    let files = emit::emit_all(&a.model, options);
     let warnings = Report::new(a.diags.clone()).with_known(a.spec.patterns.known_findings.clone());
     Some(Generated {
         files,

@@ -296,28 +296,9 @@ pub struct Fences {
     pub info_strings: IndexMap<String, String>,
 }
 
-/// The curl form (`/curl`).
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CurlForm {
-    /// What the form is.
-    pub description: String,
-    /// The URL path that makes a curl command a directive.
-    pub path: String,
-    /// Flags whose following single-quoted argument is the payload.
-    pub data_flags: Vec<String>,
-    /// Other curl options that take the next word as their value.
-    pub value_options: Vec<String>,
-    /// Curl options that take no value. Any option in none of the lists
-    /// rejects the command (it might take a value).
-    pub flag_options: Vec<String>,
-    /// The engine curl calls run on.
-    pub engine: String,
-    /// Payload key of the op.
-    pub op_key: String,
-    /// Payload key of the arguments.
-    pub args_key: String,
-}
+/// The curl form (`/curl`): the runtime's own type, read as written, so a
+/// field added to it and to the spec reaches the scanner with no change here.
+pub use agent_sentences_runtime::scan::CurlForm;
 
 /// Limits on directive arguments (`/limits`).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]

@@ -124,6 +124,10 @@ pub struct OpsIr {
     pub aliases: Vec<(String, String)>,
     /// The engine native tool calls come through (`/native_engine`, P293).
     pub native_engine: String,
+    /// `ops.json` title.
+    pub title: String,
+    /// `ops.json` source: where the catalogue comes from.
+    pub source: String,
 }
 
 fn err(
@@ -559,5 +563,7 @@ pub fn lower(spec: &Spec) -> Option<OpsIr> {
             .map(|(a, o)| (a.clone(), o.clone()))
             .collect(),
         native_engine: file.native_engine.clone(),
+        title: file.title.clone(),
+        source: file.source.clone(),
     })
 }

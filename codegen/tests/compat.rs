@@ -48,7 +48,7 @@ fn against_real(new: &tempfile::TempDir) -> Comparison {
 fn kinds(c: &Comparison) -> Vec<(Impact, &str, &str)> {
     c.changes
         .iter()
-        .map(|x| (x.impact, x.code, x.pointer.as_str()))
+        .map(|x| (x.impact, x.finding.code, x.finding.pointer.as_str()))
         .collect()
 }
 
@@ -115,7 +115,7 @@ fn a_structure_removed() {
     );
     let ch = &c.changes[0];
     assert_eq!(
-        ch.message,
+        ch.finding.message,
         "structure `runtime_context` (`RuntimeContext`) was removed or renamed"
     );
     let old = std::fs::read_to_string(common::root().join("schema/structures.json")).unwrap();
@@ -169,7 +169,7 @@ fn a_field_renamed_is_removed_and_a_required_one_added() {
         ]
     );
     assert_eq!(
-        c.changes[0].message,
+        c.changes[0].finding.message,
         "field `runtime_context.url` was removed or renamed"
     );
     assert!(c.findings.is_empty(), "a major bump: {c}");
@@ -196,7 +196,7 @@ fn a_field_type_changed() {
         ]
     );
     assert_eq!(
-        c.changes[1].message,
+        c.changes[1].finding.message,
         "field `nudge.count` changed type: integer -> string"
     );
     assert_version_error(&c, 2);
@@ -218,7 +218,7 @@ fn an_optional_field_made_required() {
         )]
     );
     assert_eq!(
-        c.changes[0].message,
+        c.changes[0].finding.message,
         "field `ack.sender` was optional and is now required"
     );
 }
@@ -231,7 +231,7 @@ fn a_pattern_removed() {
         [(Impact::Breaking, "pattern-removed", "/patterns")]
     );
     assert_eq!(
-        c.changes[0].message,
+        c.changes[0].finding.message,
         "pattern `uuid` was removed or renamed"
     );
     // Where `uuid` is in the real spec: its line, and the column of its `{`.
@@ -305,7 +305,7 @@ fn an_enum_value_removed() {
         )]
     );
     assert_eq!(
-        c.changes[0].message,
+        c.changes[0].finding.message,
         "value `ERROR` of group `status` (pattern `result`) was removed or renamed"
     );
     assert!(c.changes[0]
@@ -323,7 +323,7 @@ fn a_directive_form_removed() {
         [(Impact::Breaking, "directive-form-removed", "/shorthands")]
     );
     assert_eq!(
-        c.changes[0].message,
+        c.changes[0].finding.message,
         "shorthand `DM` was removed or renamed"
     );
 }
@@ -337,7 +337,10 @@ fn a_fence_removed() {
         kinds(&c),
         [(Impact::Breaking, "fence-removed", "/fences/info_strings")]
     );
-    assert_eq!(c.changes[0].message, "fence `box` was removed or renamed");
+    assert_eq!(
+        c.changes[0].finding.message,
+        "fence `box` was removed or renamed"
+    );
 }
 
 #[test]
@@ -351,7 +354,7 @@ fn an_alias_removed_and_with_it_its_op() {
         ]
     );
     assert_eq!(
-        c.changes[1].message,
+        c.changes[1].finding.message,
         "op `tools.list` is no longer named by any shorthand or alias"
     );
 }
@@ -362,7 +365,7 @@ fn an_alias_pointing_at_another_op() {
     // `dm.send` is still the `DM` shorthand's op, so no op is removed.
     assert_eq!(kinds(&c), [(Impact::Breaking, "op-changed", "/aliases/dm")]);
     assert_eq!(
-        c.changes[0].message,
+        c.changes[0].finding.message,
         "alias `dm` changed: \"dm.send\" -> \"dm.post\""
     );
 }
@@ -396,7 +399,7 @@ fn a_pattern_that_no_longer_matches_an_earlier_example() {
         )]
     );
     assert_eq!(
-        c.changes[0].message,
+        c.changes[0].finding.message,
         "pattern `ack` no longer matches the earlier example `[ACK 7fce46e0]`"
     );
     assert!(c.changes[0]
@@ -436,7 +439,7 @@ fn a_pattern_that_captures_an_earlier_example_differently() {
         ]
     );
     assert_eq!(
-        c.changes[0].message,
+        c.changes[0].finding.message,
         "pattern `runtime_context` captures the earlier example `[Runtime Context: https://box.muse-dev.online/thread/7fce46e0]` differently: `url` = \"box.muse-dev.online/thread/7fce46e0\", was \"https://box.muse-dev.online/thread/7fce46e0\""
     );
 }
@@ -458,7 +461,7 @@ fn a_rendering_that_changed() {
             "/structures/ack/template"
         )]
     );
-    assert_eq!(c.changes[0].message, "`ack` renders its earlier example's values as `[ACK 7fce46e0] [from 646]`, not `[ACK:7fce46e0] [from 646]`");
+    assert_eq!(c.changes[0].finding.message, "`ack` renders its earlier example's values as `[ACK 7fce46e0] [from 646]`, not `[ACK:7fce46e0] [from 646]`");
 }
 
 #[test]
@@ -539,6 +542,12 @@ fn comparison_serializes_with_every_location() {
     let v = serde_json::to_value(&c).unwrap();
     assert_eq!(v["breaking"], 1);
     assert_eq!(v["changes"][0]["impact"], "breaking");
+    // A change is a finding, with a finding's fields (P332).
+    assert_eq!(v["changes"][0]["severity"], "warning");
+    assert_eq!(
+        serde_json::to_value(&c.changes[0].finding).unwrap()["code"],
+        v["changes"][0]["code"]
+    );
     assert_eq!(v["changes"][0]["code"], "fence-removed");
     assert_eq!(v["changes"][0]["pointer"], "/fences/info_strings");
     assert!(v["changes"][0]["line"].as_u64().unwrap() > 1);

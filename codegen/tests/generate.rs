@@ -393,10 +393,10 @@ fn directive_grammar_faults_are_all_reported() {
         found,
         vec![
             ("unknown-engine", "/fences/info_strings/box", 30),
-            ("invalid-op", "/aliases/tools", 97),
+            ("invalid-op", "/aliases/tools", 104),
             // The catalogue has no such op either (schema/ops.json).
-            ("unknown-op", "/aliases/tools", 97),
-            ("unusable-limits", "/limits", 99),
+            ("unknown-op", "/aliases/tools", 104),
+            ("unusable-limits", "/limits", 106),
         ]
     );
     let engine = &report.diagnostics[0];

@@ -1240,3 +1240,68 @@ fn positions_are_found_again_when_the_spec_moves() {
     });
     run(&case);
 }
+
+/// P330: what the checks prove intact is the structures whose own
+/// definition (their `structures.json` entry, their binding, the pattern
+/// bound to them) holds no error; an error elsewhere (here, the op
+/// catalogue's) holds back no structure, and a broken pattern holds back
+/// exactly the structures bound to it.
+#[test]
+fn the_checks_prove_intact_the_structures_whose_definition_holds_no_error() {
+    use agent_sentences_codegen::{check, load};
+    use serde_json::Value;
+    let dir = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(root().join("schema")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "json") {
+            std::fs::copy(&path, dir.path().join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    let edit = |name: &str, f: &dyn Fn(&mut Value)| {
+        let path = dir.path().join(name);
+        let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        f(&mut v);
+        std::fs::write(&path, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    };
+    let whole = load::load(dir.path()).unwrap();
+    let checked = check::check(&whole);
+    assert!(!checked.has_errors(), "{:?}", checked.diags);
+    let every: std::collections::BTreeSet<String> =
+        whole.structures.structures.keys().cloned().collect();
+    assert_eq!(
+        checked.intact, every,
+        "the real spec: every structure intact"
+    );
+
+    edit(P, &|v| {
+        v["patterns"]["verb"]["pattern"] = Value::from("(unclosed")
+    });
+    edit(O, &|v| {
+        let first = v["ops"].as_object().unwrap().keys().next().unwrap().clone();
+        v["ops"][first]["engines"] = serde_json::json!(["NO-SUCH-ENGINE"]);
+    });
+    let spec = load::load(dir.path()).unwrap();
+    let checked = check::check(&spec);
+    let errors_at = |prefix: &str| {
+        checked
+            .diags
+            .iter()
+            .any(|d| d.severity == E && d.pointer.starts_with(prefix))
+    };
+    assert!(
+        errors_at("/patterns/verb") && errors_at("/ops/"),
+        "{:?}",
+        checked.diags
+    );
+    let bound_to_verb: Vec<&String> = every
+        .iter()
+        .filter(|k| load::bound_pattern(&spec, k) == "verb")
+        .collect();
+    assert!(!bound_to_verb.is_empty());
+    let want: std::collections::BTreeSet<String> = every
+        .iter()
+        .filter(|k| !bound_to_verb.contains(k))
+        .cloned()
+        .collect();
+    assert_eq!(checked.intact, want);
+}

@@ -44,7 +44,7 @@ impl fmt::Display for JsonError {
 impl std::error::Error for JsonError {}
 
 /// Limits on a JSON object.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Limits {
     /// Deepest nesting of objects and arrays (the outer object is 1).
     pub max_depth: usize,

@@ -14,7 +14,6 @@ use tera::{Context, Tera, Value};
 
 use crate::emit::header::{decisions_url, MD_HEADER};
 use crate::lifecycle::{self, Lifecycle, Transition};
-use crate::load::Spec;
 use crate::lower::{FieldIr, GroupIr, Model, PatternIr, SentenceIr};
 
 /// The templates, compiled into the generator so that a build script needs
@@ -285,17 +284,16 @@ fn pattern_doc<'a>(model: &'a Model, p: &'a PatternIr) -> PatternDoc<'a> {
     }
 }
 
-/// Builds the templates' context from the lowered model (and the spec
-/// files' titles).
-pub fn context<'a>(spec: &'a Spec, model: &'a Model) -> DocsContext<'a> {
+/// Builds the templates' context from the lowered model.
+pub fn context(model: &Model) -> DocsContext<'_> {
     DocsContext {
         header: MD_HEADER,
         decisions: decisions_url(),
-        structures_title: &spec.structures.title,
-        structures_version: &spec.structures.version,
-        surface: spec.structures.surface.as_deref(),
-        patterns_title: &spec.patterns.title,
-        patterns_version: &spec.patterns.version,
+        structures_title: &model.title,
+        structures_version: &model.version,
+        surface: model.surface.as_deref(),
+        patterns_title: &model.patterns_title,
+        patterns_version: &model.patterns_version,
         lifecycle: &model.lifecycle,
         machine: model.machine.as_ref(),
         sentences: model
@@ -315,8 +313,8 @@ pub fn context<'a>(spec: &'a Spec, model: &'a Model) -> DocsContext<'a> {
             .map(|s| sentence_doc(model, s)),
         directives: &model.directives,
         ops: model.ops.as_ref(),
-        ops_title: spec.ops.as_ref().map(|o| o.title.as_str()),
-        ops_source: spec.ops.as_ref().map(|o| o.source.as_str()),
+        ops_title: model.ops.as_ref().map(|o| o.title.as_str()),
+        ops_source: model.ops.as_ref().map(|o| o.source.as_str()),
     }
 }
 
@@ -539,29 +537,29 @@ fn error_chain(e: &tera::Error) -> String {
 
 /// `generated/docs/SENTENCE-STRUCTURE.md`: the lifecycle diagram, every
 /// structure, the contract footer and the `box-docs` verbs.
-pub fn sentence_structure_md(spec: &Spec, model: &Model) -> String {
-    render("sentence-structure.md.tera", &context(spec, model))
+pub fn sentence_structure_md(model: &Model) -> String {
+    render("sentence-structure.md.tera", &context(model))
 }
 
 /// `generated/docs/REGEX-PATTERNS.md`: the pattern directory and every
 /// pattern with its groups, flags and examples.
-pub fn regex_patterns_md(spec: &Spec, model: &Model) -> String {
-    render("regex-patterns.md.tera", &context(spec, model))
+pub fn regex_patterns_md(model: &Model) -> String {
+    render("regex-patterns.md.tera", &context(model))
 }
 
 /// `generated/docs/DIRECTIVES.md`: the in-band tool directive grammar and
 /// the scanner's context rules.
-pub fn directives_md(spec: &Spec, model: &Model) -> String {
-    render("directives.md.tera", &context(spec, model))
+pub fn directives_md(model: &Model) -> String {
+    render("directives.md.tera", &context(model))
 }
 
 /// `OPS.md`: the op catalogue, every op with its flag, engines, aliases,
 /// argument schema and examples; `None` when the spec has no `ops.json`.
-pub fn ops_md(spec: &Spec, model: &Model) -> Option<String> {
+pub fn ops_md(model: &Model) -> Option<String> {
     model
         .ops
         .is_some()
-        .then(|| render("ops.md.tera", &context(spec, model)))
+        .then(|| render("ops.md.tera", &context(model)))
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! Stage 4, emit: one function per output file, each returning the file's
 //! full text. [`emit_all`] collects them in a `BTreeMap` keyed by path under
-//! `generated/`, so output order is deterministic.
+//! `generated/`, so output order is deterministic. Every emitter reads the
+//! lowered model and the options only, never the spec.
 
 pub mod docs;
 pub mod grammar;
@@ -12,7 +13,6 @@ pub mod vendor;
 
 use std::collections::BTreeMap;
 
-use crate::load::Spec;
 use crate::lower::Model;
 use crate::options::{Options, Runtime};
 
@@ -20,25 +20,22 @@ pub use header::{JSON_COMMENT, MD_HEADER, PY_HEADER, RUST_HEADER, TOML_HEADER};
 
 /// Every output file, keyed by its path relative to the output directory
 /// (`generated/`), with `/` separators.
-pub fn emit_all(spec: &Spec, model: &Model, options: &Options) -> BTreeMap<String, String> {
+pub fn emit_all(model: &Model, options: &Options) -> BTreeMap<String, String> {
     let mut files = BTreeMap::new();
     files.insert(
         "docs/SENTENCE-STRUCTURE.md".to_owned(),
-        docs::sentence_structure_md(spec, model),
+        docs::sentence_structure_md(model),
     );
     files.insert(
         "docs/REGEX-PATTERNS.md".to_owned(),
-        docs::regex_patterns_md(spec, model),
+        docs::regex_patterns_md(model),
     );
-    files.insert(
-        "docs/DIRECTIVES.md".to_owned(),
-        docs::directives_md(spec, model),
-    );
-    if let Some(ops) = docs::ops_md(spec, model) {
+    files.insert("docs/DIRECTIVES.md".to_owned(), docs::directives_md(model));
+    if let Some(ops) = docs::ops_md(model) {
         files.insert("docs/OPS.md".to_owned(), ops);
     }
-    let (grammars, _) = crate::grammar::lower(spec, model);
-    let grammar_files = grammar::files(&grammars);
+    let grammars = &model.grammars;
+    let grammar_files = grammar::files(grammars);
     for (path, text) in &grammar_files {
         files.insert(path.clone(), text.clone());
     }
@@ -69,7 +66,7 @@ pub fn emit_all(spec: &Spec, model: &Model, options: &Options) -> BTreeMap<Strin
     );
     files.insert(
         "rust/src/lib.rs".to_owned(),
-        rust::lib_rs(model) + &grammar::rust_module(&grammars, &grammar_files),
+        rust::lib_rs(model) + &grammar::rust_module(grammars, &grammar_files),
     );
     files.insert("rust/README.md".to_owned(), rust::readme_md(model));
     files.insert(
@@ -127,10 +124,10 @@ pub fn emit_all(spec: &Spec, model: &Model, options: &Options) -> BTreeMap<Strin
     if let Some(loops) = python::loops_py(model) {
         files.insert("python/agent_sentences/loops.py".to_owned(), loops);
     }
-    files.insert("docs/GRAMMAR.md".to_owned(), grammar::grammar_md(&grammars));
+    files.insert("docs/GRAMMAR.md".to_owned(), grammar::grammar_md(grammars));
     files.insert(
         "python/agent_sentences/grammar.py".to_owned(),
-        grammar::python_module(&grammars),
+        grammar::python_module(grammars),
     );
     if let Some(ops) = python::ops_py(model) {
         files.insert("python/agent_sentences/ops.py".to_owned(), ops);

@@ -25,7 +25,7 @@ use serde_json::{json, Value};
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::load::{Spec, SpecFile};
-use crate::lower::{FieldTy, Model, SentenceIr};
+use crate::lower::ir::{FieldIr, FieldTy, Model, SentenceIr};
 use crate::template::Piece;
 
 /// Characters the free text of a reply never holds (P207): line breaks
@@ -183,7 +183,7 @@ fn structure(
     });
     let mut ok = true;
     for f in &s.fields {
-        let is = |x: Option<&crate::lower::FieldIr>| x.is_some_and(|x| x.name == f.name);
+        let is = |x: Option<&FieldIr>| x.is_some_and(|x| x.name == f.name);
         if f.derived_from.is_some() || is(json_field) || is(op_field) {
             continue;
         }

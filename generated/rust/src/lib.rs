@@ -6520,208 +6520,282 @@ pub mod scan {
     fn parse_subagent_update(groups: &dyn Groups<'_>) -> Result<Sentence, ParseError> {
         super::SubagentUpdate::from_groups(groups).map(Sentence::SubagentUpdate)
     }
-    static STRUCTURES: [StructureScan<Sentence>; 13usize] = [
-        StructureScan {
-            key: "work_order",
-            head: "[WO:",
-            source: r#"(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t\r\n]*(?P<body>[^\t\n\r ]+(?:[\t\n\r ]+[^\t\n\r ]+)*)[\t\n\r ]*"#,
-            from_groups: parse_work_order,
-            quotes_brackets: false,
-            tail: Some((
-                "body",
-                r#"(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t\r\n]*"#,
-                r#"(?ms)[^\t\n\r ]+(?:[\t\n\r ]+[^\t\n\r ]+)*"#,
-            )),
-            trailing_blanks: true,
-        },
-        StructureScan {
-            key: "ack",
-            head: "[ACK",
-            source: r#"\[ACK(?::|[ \t]+)(?P<dm_id>[a-f0-9-]+)\](?:[ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\])?"#,
-            from_groups: parse_ack,
-            quotes_brackets: false,
-            tail: None,
-            trailing_blanks: false,
-        },
-        StructureScan {
-            key: "claim",
-            head: "[CLAIM",
-            source: r#"\[(?P<verb>CLAIM)[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\]"#,
-            from_groups: parse_claim,
-            quotes_brackets: false,
-            tail: None,
-            trailing_blanks: false,
-        },
-        StructureScan {
-            key: "result",
-            head: "[RESULT",
-            source: r#"(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)))[\t\n\r ]*"#,
-            from_groups: parse_result,
-            quotes_brackets: false,
-            tail: Some((
-                "summary",
-                r#"(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?"#,
-                r#"(?s)(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?))"#,
-            )),
-            trailing_blanks: true,
-        },
-        StructureScan {
-            key: "decline",
-            head: "[DECLINE",
-            source: r#"\[DECLINE[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?P<reason>[^ \t\r\n][^\r\n]*)"#,
-            from_groups: parse_decline,
-            quotes_brackets: false,
-            tail: Some((
-                "reason",
-                r#"\[DECLINE[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+"#,
-                r#"[^ \t\r\n][^\r\n]*"#,
-            )),
-            trailing_blanks: false,
-        },
-        StructureScan {
-            key: "no_action",
-            head: "[NO-ACTION",
-            source: r#"\[NO-ACTION[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?P<reason>[^ \t\r\n][^\r\n]*)"#,
-            from_groups: parse_no_action,
-            quotes_brackets: false,
-            tail: Some((
-                "reason",
-                r#"\[NO-ACTION[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+"#,
-                r#"[^ \t\r\n][^\r\n]*"#,
-            )),
-            trailing_blanks: false,
-        },
-        StructureScan {
-            key: "job_marker",
-            head: "[JOB",
-            source: r#"\[JOB[ \t]+(?P<job_id>[A-Za-z0-9_.-]+(?:/(?P<slot>0|[1-9][0-9]{0,8}))?)\]"#,
-            from_groups: parse_job_marker,
-            quotes_brackets: false,
-            tail: None,
-            trailing_blanks: false,
-        },
-        StructureScan {
-            key: "nudge",
-            head: "[NUDGE",
-            source: r#"\[NUDGE[ \t]+(?P<loop_id>[A-Za-z0-9_/-]+)\][ \t]+\[nudge[ \t]+(?P<count>0|[1-9][0-9]{0,8})/(?P<max_nudges>0|[1-9][0-9]{0,8})\][ \t]+Deadline[ \t]+(?P<deadline_utc>[^ \t\r\n:]+(?::[^ \t\r\n:]+)*(?:[ \t]+[^ \t\r\n:]+(?::[^ \t\r\n:]+)*)*)(?::[ \t]+(?P<prompt>[^ \t\r\n][^\r\n]*))?"#,
-            from_groups: parse_nudge,
-            quotes_brackets: false,
-            tail: None,
-            trailing_blanks: false,
-        },
-        StructureScan {
-            key: "fleet_alert",
-            head: "[fleet-alert]",
-            source: r#"\[fleet-alert\][ \t]+(?P<severity>[A-Z][A-Z0-9_-]*):[ \t]+(?P<message>[^ \t\r\n][^\r\n]*)"#,
-            from_groups: parse_fleet_alert,
-            quotes_brackets: false,
-            tail: Some((
-                "message",
-                r#"\[fleet-alert\][ \t]+(?P<severity>[A-Z][A-Z0-9_-]*):[ \t]+"#,
-                r#"[^ \t\r\n][^\r\n]*"#,
-            )),
-            trailing_blanks: false,
-        },
-        StructureScan {
-            key: "contract_footer",
-            head: "Reply:",
-            source: r#"Reply:[ \t]+\[ACK[ \t]+(?P<id>[A-Za-z0-9_/-]+)\][ \t]+seen[ \t]+\|[ \t]+\[CLAIM[ \t]+(?P<id_claim>[A-Za-z0-9_/-]+)\][ \t]+mine[ \t]+\|[ \t]+\[RESULT[ \t]+(?P<id_result>[A-Za-z0-9_/-]+)\][ \t]+done[ \t]+\|[ \t]+\[DECLINE[ \t]+(?P<id_decline>[A-Za-z0-9_/-]+)\][ \t]+\|[ \t]+\[NO-ACTION[ \t]+(?P<id_no_action>[A-Za-z0-9_/-]+)\]\."#,
-            from_groups: parse_contract_footer,
-            quotes_brackets: false,
-            tail: None,
-            trailing_blanks: false,
-        },
-        StructureScan {
-            key: "directive",
-            head: "[Directive:",
-            source: r#"\[Directive:[ \t]*(?P<directive>(?:[^ \t\[\]\r\n]|\[[^\[\]\r\n]*\])(?:[^\[\]\r\n]|\[[^\[\]\r\n]*\])*)\]"#,
-            from_groups: parse_directive,
-            quotes_brackets: true,
-            tail: None,
-            trailing_blanks: false,
-        },
-        StructureScan {
-            key: "runtime_context",
-            head: "[Runtime Context:",
-            source: r#"\[Runtime Context:[ \t]*(?P<url>[A-Za-z][A-Za-z0-9+.-]*://[^ \t\r\n\]]+)\]"#,
-            from_groups: parse_runtime_context,
-            quotes_brackets: false,
-            tail: None,
-            trailing_blanks: false,
-        },
-        StructureScan {
-            key: "subagent_update",
-            head: "[SUBAGENT-UPDATE]",
-            source: r#"\[SUBAGENT-UPDATE\][ \t]+Subagent[ \t]+'(?P<title>[^'\r\n]+)'[ \t]+\((?P<short_id>[0-9a-f]{6,12})\)[ \t]+has[ \t]+posted[ \t]+new[ \t]+output\."#,
-            from_groups: parse_subagent_update,
-            quotes_brackets: false,
-            tail: None,
-            trailing_blanks: false,
-        },
-    ];
-    static DIRECTIVES: DirectiveSpec = DirectiveSpec {
-        op_pattern: "[A-Za-z0-9_.-]+",
-        bracket_engines: &["TOOL", "EXEC"],
-        shorthands: &[("DM", "dm.send", "TOOL")],
-        fences: &[("tool", "TOOL"), ("exec", "EXEC"), ("box", "TOOL")],
-        curl_path: "/exec",
-        curl_data_flags: &["-d", "--data", "--data-raw", "--data-binary", "--json"],
-        curl_value_options: &[
-            "-X",
-            "--request",
-            "-H",
-            "--header",
-            "-x",
-            "--proxy",
-            "-e",
-            "--referer",
-            "-u",
-            "--user",
-            "-A",
-            "--user-agent",
-            "-o",
-            "--output",
-            "-b",
-            "--cookie",
-            "-c",
-            "--cookie-jar",
-            "-F",
-            "--form",
-            "--url",
-            "-m",
-            "--max-time",
-            "--connect-timeout",
-            "-w",
-            "--write-out",
-        ],
-        curl_flag_options: &[
-            "-s",
-            "--silent",
-            "-S",
-            "--show-error",
-            "-sS",
-            "-Ss",
-            "-f",
-            "--fail",
-            "-k",
-            "--insecure",
-            "-L",
-            "--location",
-            "-i",
-            "--include",
-            "-v",
-            "--verbose",
-            "--compressed",
-        ],
-        curl_engine: "EXEC",
-        curl_op_key: "op",
-        curl_args_key: "args",
-        aliases: &[("dm", "dm.send"), ("box", "box.exec"), ("tools", "tools.list")],
-        limits: LIMITS,
-    };
+    /// The scanned structures, in spec order.
+    fn structures() -> Vec<StructureScan<Sentence>> {
+        Vec::from([
+            StructureScan {
+                key: "work_order".into(),
+                head: "[WO:".into(),
+                source: r#"(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t\r\n]*(?P<body>[^\t\n\r ]+(?:[\t\n\r ]+[^\t\n\r ]+)*)[\t\n\r ]*"#
+                    .into(),
+                from_groups: parse_work_order,
+                quotes_brackets: false,
+                tail: Some((
+                    "body".into(),
+                    r#"(?ms)^\[WO:(?P<wo_id>[a-f0-9-]+)\][ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\][ \t]+(?P<title>[^— \t\r\n](?:[^—\r\n]*[^— \t\r\n])?)[ \t]*—[ \t\r\n]*"#
+                        .into(),
+                    r#"(?ms)[^\t\n\r ]+(?:[\t\n\r ]+[^\t\n\r ]+)*"#.into(),
+                )),
+                trailing_blanks: true,
+            },
+            StructureScan {
+                key: "ack".into(),
+                head: "[ACK".into(),
+                source: r#"\[ACK(?::|[ \t]+)(?P<dm_id>[a-f0-9-]+)\](?:[ \t]+\[from[ \t]+(?P<sender>[A-Za-z0-9_-]+)\])?"#
+                    .into(),
+                from_groups: parse_ack,
+                quotes_brackets: false,
+                tail: None,
+                trailing_blanks: false,
+            },
+            StructureScan {
+                key: "claim".into(),
+                head: "[CLAIM".into(),
+                source: r#"\[(?P<verb>CLAIM)[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\]"#.into(),
+                from_groups: parse_claim,
+                quotes_brackets: false,
+                tail: None,
+                trailing_blanks: false,
+            },
+            StructureScan {
+                key: "result".into(),
+                head: "[RESULT".into(),
+                source: r#"(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?(?P<summary>(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)))[\t\n\r ]*"#
+                    .into(),
+                from_groups: parse_result,
+                quotes_brackets: false,
+                tail: Some((
+                    "summary".into(),
+                    r#"(?s)\[RESULT[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?:(?P<status>OK|FAIL|DECLINE|SUCCESS|ERROR)[ \t]+)?"#
+                        .into(),
+                    r#"(?s)(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+(?:(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+)(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)(?:[^\t\n\r \[]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[^\t\n\r R\[]|R(?:[^\t\n\r E\[]|E(?:[^\t\n\r S\[]|S(?:[^\t\n\r U\[]|U(?:[^\t\n\r L\[]|L(?:[^\t\n\r T\[]|T[^\t\n\r \[]))))))[^\t\n\r \[]*)+))*(?:(?:[\t\n\r ]+(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)*|(?:\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:[\t\n\r ]|R(?:[\t\n\r ]|E(?:[\t\n\r ]|S(?:[\t\n\r ]|U(?:[\t\n\r ]|L[\t\n\r ])))))[\t\n\r ]*)+)?\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?)??|\[(?:(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?\[)*(?:R(?:E(?:S(?:U(?:L(?:T)?)?)?)?)?)?))"#
+                        .into(),
+                )),
+                trailing_blanks: true,
+            },
+            StructureScan {
+                key: "decline".into(),
+                head: "[DECLINE".into(),
+                source: r#"\[DECLINE[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?P<reason>[^ \t\r\n][^\r\n]*)"#
+                    .into(),
+                from_groups: parse_decline,
+                quotes_brackets: false,
+                tail: Some((
+                    "reason".into(),
+                    r#"\[DECLINE[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+"#.into(),
+                    r#"[^ \t\r\n][^\r\n]*"#.into(),
+                )),
+                trailing_blanks: false,
+            },
+            StructureScan {
+                key: "no_action".into(),
+                head: "[NO-ACTION".into(),
+                source: r#"\[NO-ACTION[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+(?P<reason>[^ \t\r\n][^\r\n]*)"#
+                    .into(),
+                from_groups: parse_no_action,
+                quotes_brackets: false,
+                tail: Some((
+                    "reason".into(),
+                    r#"\[NO-ACTION[ \t]+(?P<job_id>[A-Za-z0-9_/-]+)\][ \t]+"#.into(),
+                    r#"[^ \t\r\n][^\r\n]*"#.into(),
+                )),
+                trailing_blanks: false,
+            },
+            StructureScan {
+                key: "job_marker".into(),
+                head: "[JOB".into(),
+                source: r#"\[JOB[ \t]+(?P<job_id>[A-Za-z0-9_.-]+(?:/(?P<slot>0|[1-9][0-9]{0,8}))?)\]"#
+                    .into(),
+                from_groups: parse_job_marker,
+                quotes_brackets: false,
+                tail: None,
+                trailing_blanks: false,
+            },
+            StructureScan {
+                key: "nudge".into(),
+                head: "[NUDGE".into(),
+                source: r#"\[NUDGE[ \t]+(?P<loop_id>[A-Za-z0-9_/-]+)\][ \t]+\[nudge[ \t]+(?P<count>0|[1-9][0-9]{0,8})/(?P<max_nudges>0|[1-9][0-9]{0,8})\][ \t]+Deadline[ \t]+(?P<deadline_utc>[^ \t\r\n:]+(?::[^ \t\r\n:]+)*(?:[ \t]+[^ \t\r\n:]+(?::[^ \t\r\n:]+)*)*)(?::[ \t]+(?P<prompt>[^ \t\r\n][^\r\n]*))?"#
+                    .into(),
+                from_groups: parse_nudge,
+                quotes_brackets: false,
+                tail: None,
+                trailing_blanks: false,
+            },
+            StructureScan {
+                key: "fleet_alert".into(),
+                head: "[fleet-alert]".into(),
+                source: r#"\[fleet-alert\][ \t]+(?P<severity>[A-Z][A-Z0-9_-]*):[ \t]+(?P<message>[^ \t\r\n][^\r\n]*)"#
+                    .into(),
+                from_groups: parse_fleet_alert,
+                quotes_brackets: false,
+                tail: Some((
+                    "message".into(),
+                    r#"\[fleet-alert\][ \t]+(?P<severity>[A-Z][A-Z0-9_-]*):[ \t]+"#
+                        .into(),
+                    r#"[^ \t\r\n][^\r\n]*"#.into(),
+                )),
+                trailing_blanks: false,
+            },
+            StructureScan {
+                key: "contract_footer".into(),
+                head: "Reply:".into(),
+                source: r#"Reply:[ \t]+\[ACK[ \t]+(?P<id>[A-Za-z0-9_/-]+)\][ \t]+seen[ \t]+\|[ \t]+\[CLAIM[ \t]+(?P<id_claim>[A-Za-z0-9_/-]+)\][ \t]+mine[ \t]+\|[ \t]+\[RESULT[ \t]+(?P<id_result>[A-Za-z0-9_/-]+)\][ \t]+done[ \t]+\|[ \t]+\[DECLINE[ \t]+(?P<id_decline>[A-Za-z0-9_/-]+)\][ \t]+\|[ \t]+\[NO-ACTION[ \t]+(?P<id_no_action>[A-Za-z0-9_/-]+)\]\."#
+                    .into(),
+                from_groups: parse_contract_footer,
+                quotes_brackets: false,
+                tail: None,
+                trailing_blanks: false,
+            },
+            StructureScan {
+                key: "directive".into(),
+                head: "[Directive:".into(),
+                source: r#"\[Directive:[ \t]*(?P<directive>(?:[^ \t\[\]\r\n]|\[[^\[\]\r\n]*\])(?:[^\[\]\r\n]|\[[^\[\]\r\n]*\])*)\]"#
+                    .into(),
+                from_groups: parse_directive,
+                quotes_brackets: true,
+                tail: None,
+                trailing_blanks: false,
+            },
+            StructureScan {
+                key: "runtime_context".into(),
+                head: "[Runtime Context:".into(),
+                source: r#"\[Runtime Context:[ \t]*(?P<url>[A-Za-z][A-Za-z0-9+.-]*://[^ \t\r\n\]]+)\]"#
+                    .into(),
+                from_groups: parse_runtime_context,
+                quotes_brackets: false,
+                tail: None,
+                trailing_blanks: false,
+            },
+            StructureScan {
+                key: "subagent_update".into(),
+                head: "[SUBAGENT-UPDATE]".into(),
+                source: r#"\[SUBAGENT-UPDATE\][ \t]+Subagent[ \t]+'(?P<title>[^'\r\n]+)'[ \t]+\((?P<short_id>[0-9a-f]{6,12})\)[ \t]+has[ \t]+posted[ \t]+new[ \t]+output\."#
+                    .into(),
+                from_groups: parse_subagent_update,
+                quotes_brackets: false,
+                tail: None,
+                trailing_blanks: false,
+            },
+        ])
+    }
+    /// The directive grammar (`schema/directives.json`), as the generator lowered it.
+    const DIRECTIVES: &str = r#"{
+  "op_pattern": "[A-Za-z0-9_.-]+",
+  "bracket_engines": [
+    "TOOL",
+    "EXEC"
+  ],
+  "shorthands": [
+    [
+      "DM",
+      "dm.send",
+      "TOOL"
+    ]
+  ],
+  "fences": [
+    [
+      "tool",
+      "TOOL"
+    ],
+    [
+      "exec",
+      "EXEC"
+    ],
+    [
+      "box",
+      "TOOL"
+    ]
+  ],
+  "curl": {
+    "description": "A command, outside code blocks and code spans, whose line starts with `curl` and that curl would send as a POST to a URL whose path is exactly /exec, with exactly one single-quoted payload {\"op\": <op>, \"args\": {json}} (both keys, no others). It is read as curl reads it: the one URL is the positional word (or the value of an option in url_options), options in value_options and method_options take the next word, options in flag_options take none, and any other option, shell syntax outside quotes (# ; | & < > ` $( ), a word joining quoted and unquoted text, an unclosed quote, a method option naming a method not in methods or a double-quoted payload rejects the command. Every curl command is shell text: nothing inside it is a marker.",
+    "path": "/exec",
+    "data_flags": [
+      "-d",
+      "--data",
+      "--data-raw",
+      "--data-binary",
+      "--json"
+    ],
+    "value_options": [
+      "-H",
+      "--header",
+      "-x",
+      "--proxy",
+      "-e",
+      "--referer",
+      "-u",
+      "--user",
+      "-A",
+      "--user-agent",
+      "-o",
+      "--output",
+      "-b",
+      "--cookie",
+      "-c",
+      "--cookie-jar",
+      "-F",
+      "--form",
+      "-m",
+      "--max-time",
+      "--connect-timeout",
+      "-w",
+      "--write-out"
+    ],
+    "flag_options": [
+      "-s",
+      "--silent",
+      "-S",
+      "--show-error",
+      "-sS",
+      "-Ss",
+      "-f",
+      "--fail",
+      "-k",
+      "--insecure",
+      "-L",
+      "--location",
+      "-i",
+      "--include",
+      "-v",
+      "--verbose",
+      "--compressed"
+    ],
+    "method_options": [
+      "-X",
+      "--request"
+    ],
+    "methods": [
+      "POST"
+    ],
+    "url_options": [
+      "--url"
+    ],
+    "engine": "EXEC",
+    "op_key": "op",
+    "args_key": "args"
+  },
+  "aliases": [
+    [
+      "dm",
+      "dm.send"
+    ],
+    [
+      "box",
+      "box.exec"
+    ],
+    [
+      "tools",
+      "tools.list"
+    ]
+  ],
+  "limits": {
+    "max_depth": 64,
+    "max_bytes": 65536
+  }
+}"#;
     static SCANNER: LazyLock<Scanner<Sentence>> = LazyLock::new(|| Scanner::new(
-        &STRUCTURES,
-        &DIRECTIVES,
+        structures(),
+        DirectiveSpec::from_json(DIRECTIVES),
     ));
     /// Every sentence and directive in `text`, in order, with byte spans.
     /// Skipped directive candidates are dropped silently (decision D4).
@@ -7343,7 +7417,7 @@ pub mod ops {
     /// # Errors
     /// A [`ResolveError`]: nothing of it may run.
     pub fn resolve(directive: &ToolDirective) -> Result<Call, ResolveError> {
-        resolve_parts(directive.engine, &directive.op, &directive.args)
+        resolve_parts(&directive.engine, &directive.op, &directive.args)
     }
     /// [`resolve`] from its parts: the engine keyword, the op (an
     /// alias is applied) and the argument object.

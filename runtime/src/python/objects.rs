@@ -202,7 +202,7 @@ fn directive<'py>(
             py,
             classes: Some(classes),
         })?,
-        PyString::intern(py, d.engine).into_any(),
+        PyString::intern(py, &d.engine).into_any(),
         op,
         written_op,
         object_to_py(py, &d.args)?.into_any(),

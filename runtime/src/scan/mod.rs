@@ -58,6 +58,7 @@
 //! half-open.
 
 mod cause;
+mod indexed;
 mod shell;
 mod stream;
 mod tails;
@@ -66,6 +67,7 @@ mod visibility;
 mod walk;
 
 use cause::Hidden;
+pub use indexed::{found_as_index, MAX_INDEXED};
 use shell::Heredocs;
 pub use stream::{Event, Stream, StreamError};
 use tails::*;
@@ -89,14 +91,14 @@ use crate::{AutomataGroups, Cap, Groups, ParseError};
 
 /// A compiled scanner for one spec.
 pub struct Scanner<S: 'static> {
-    structures: &'static [StructureScan<S>],
+    structures: Vec<StructureScan<S>>,
     /// Per byte after a `[`: the structures whose head starts with `[` and
     /// that byte (or is `[` alone), in spec order.
     bracketed: Vec<Vec<usize>>,
     others: Vec<usize>,
     singles: Vec<MetaRegex>,
     /// Per structure with a tail: (group, the pattern before it, the tail).
-    tails: Vec<Option<(&'static str, MetaRegex, TailEnd)>>,
+    tails: Vec<Option<(String, MetaRegex, TailEnd)>>,
     /// Per structure: the DFA of its whole pattern. A structure is found by
     /// capture passes that are fast when it matches but slow to reject a
     /// text that only looks like it: the meta regex runs its one-pass engine
@@ -108,15 +110,15 @@ pub struct Scanner<S: 'static> {
     /// never need one.
     quick: Vec<OnceLock<Option<DenseDfa>>>,
     op: MetaRegex,
-    directives: &'static DirectiveSpec,
+    directives: DirectiveSpec,
     /// Bytes that may follow a `[` that starts something: a cheap test that
     /// skips most brackets in prose without running a regex.
     after_bracket: [bool; 256],
     /// When the op pattern is one repeated class of ASCII bytes (`[…]+`), the
     /// class as a table: ops are then read without running a regex.
     op_bytes: Option<[bool; 256]>,
-    /// The info-string words of directive fences.
-    fence_words: Vec<&'static str>,
+    /// The info-string words of directive fences (`fence_words` lends them).
+    fence_words: Vec<String>,
     /// Capture slots per structure, kept across texts (each scan takes one
     /// set, and gives it back when it ends): a scan allocates none for its
     /// candidates once the pool holds one per thread.
@@ -187,10 +189,7 @@ impl<S: 'static> Scanner<S> {
     ///
     /// # Panics
     /// When a pattern does not compile; the generator has compiled every one.
-    pub fn new(
-        structures: &'static [StructureScan<S>],
-        directives: &'static DirectiveSpec,
-    ) -> Self {
+    pub fn new(structures: Vec<StructureScan<S>>, directives: DirectiveSpec) -> Self {
         let with_bracket: Vec<usize> = (0..structures.len())
             .filter(|&i| structures[i].head.starts_with('['))
             .collect();
@@ -208,23 +207,27 @@ impl<S: 'static> Scanner<S> {
             .collect();
         let singles = structures
             .iter()
-            .map(|s| MetaRegex::new(s.source).expect("compiled by the generator"))
+            .map(|s| MetaRegex::new(&s.source).expect("compiled by the generator"))
             .collect();
         let tails = structures
             .iter()
             .map(|s| {
-                s.tail.and_then(|(g, before, inner)| {
-                    Some((g, MetaRegex::new(before).ok()?, TailEnd::new(inner)?))
+                s.tail.as_ref().and_then(|(g, before, inner)| {
+                    Some((
+                        g.clone(),
+                        MetaRegex::new(before).ok()?,
+                        TailEnd::new(inner)?,
+                    ))
                 })
             })
             .collect();
-        let op = MetaRegex::new(directives.op_pattern).expect("compiled by the generator");
+        let op = MetaRegex::new(&directives.op_pattern).expect("compiled by the generator");
         let mut after_bracket = [false; 256];
         let keywords = directives
             .bracket_engines
             .iter()
-            .copied()
-            .chain(directives.shorthands.iter().map(|s| s.0));
+            .map(String::as_str)
+            .chain(directives.shorthands.iter().map(|s| s.0.as_str()));
         for head in with_bracket
             .iter()
             .map(|&i| &structures[i].head[1..])
@@ -235,8 +238,9 @@ impl<S: 'static> Scanner<S> {
                 None => after_bracket = [true; 256],
             }
         }
-        let op_bytes = op_byte_table(directives.op_pattern);
+        let op_bytes = op_byte_table(&directives.op_pattern);
         let quick = structures.iter().map(|_| OnceLock::new()).collect();
+        let fence_words = directives.fences.iter().map(|f| f.0.clone()).collect();
         Scanner {
             structures,
             bracketed,
@@ -248,7 +252,7 @@ impl<S: 'static> Scanner<S> {
             directives,
             after_bracket,
             op_bytes,
-            fence_words: directives.fences.iter().map(|f| f.0).collect(),
+            fence_words,
             scratch: Pool::new(Vec::new),
         }
     }
@@ -296,7 +300,7 @@ impl<S: 'static> Scanner<S> {
     #[doc(hidden)]
     pub fn scan_single_reading(&self, text: &str) -> (Vec<Found<S>>, Vec<Skipped>) {
         let seed = Heredocs::default();
-        let read = self.scan_in(text, &Context::of(text, &self.fence_words), &seed);
+        let read = self.scan_in(text, &Context::of(text, &self.fence_words()), &seed);
         (read.found, read.skipped)
     }
 
@@ -361,16 +365,21 @@ impl<S: 'static> Scanner<S> {
     /// built on first use.
     fn quick_dfa(&self, k: usize) -> Option<&DenseDfa> {
         self.quick[k]
-            .get_or_init(|| dense_anchored(self.structures[k].source))
+            .get_or_init(|| dense_anchored(&self.structures[k].source))
             .as_ref()
+    }
+
+    /// The info-string words of directive fences, as the context reads them.
+    fn fence_words(&self) -> Vec<&str> {
+        self.fence_words.iter().map(String::as_str).collect()
     }
 
     fn resolve(&self, op: &str) -> String {
         self.directives
             .aliases
             .iter()
-            .find(|(a, _)| *a == op)
-            .map_or_else(|| op.to_owned(), |(_, o)| (*o).to_owned())
+            .find(|(a, _)| a == op)
+            .map_or_else(|| op.to_owned(), |(_, o)| o.clone())
     }
 }
 

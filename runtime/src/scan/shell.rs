@@ -419,7 +419,8 @@ impl<S: 'static> Run<'_, S> {
     /// exec path (see `schema/directives.json`, `/curl`).
     pub(super) fn curl(&mut self, at: usize) -> Option<usize> {
         let b = self.bytes;
-        let d = self.s.directives;
+        let scanner = self.s;
+        let d = &scanner.directives.curl;
         // A line inside a heredoc body or inside a quoted string opened on an
         // earlier line, or one that continues the line before it, is no
         // command (P156, P162).
@@ -435,7 +436,7 @@ impl<S: 'static> Run<'_, S> {
         };
         if let Some(why) = inside {
             let end = self.line_end(at);
-            if self.text[at..end].contains(d.curl_path) {
+            if self.text[at..end].contains(d.path.as_str()) {
                 // The whole line, whatever follows it: nothing cut it short.
                 self.skipped.push(Skipped {
                     span: at..end,
@@ -510,7 +511,7 @@ impl<S: 'static> Run<'_, S> {
                 .strip_prefix("https://")
                 .or_else(|| w.strip_prefix("http://"));
             rest.and_then(|r| r.find('/').map(|k| &r[k..]))
-                .is_some_and(|path| path == d.curl_path)
+                .is_some_and(|path| path == d.path)
         };
         // Read the words as curl would: options in the value list take the
         // next word; the URL is the positional word (or --url's value).
@@ -521,20 +522,20 @@ impl<S: 'static> Run<'_, S> {
             let t = tokens[k];
             let w = word(&t);
             if t.2 == 0 && w.starts_with('-') && w.len() > 1 {
-                if d.curl_data_flags.contains(&w) || d.curl_value_options.contains(&w) {
+                if d.takes_value(w) {
                     match tokens.get(k + 1) {
                         None => {
                             problem.get_or_insert_with(|| format!("option `{w}` has no value"));
                         }
-                        Some(v) if d.curl_data_flags.contains(&w) => payloads.push(*v),
-                        Some(v) if w == "--url" => urls.push(*v),
-                        Some(v) if w == "-X" || w == "--request" => methods.push(*v),
+                        Some(v) if d.data_flags.iter().any(|o| o == w) => payloads.push(*v),
+                        Some(v) if d.url_options.iter().any(|o| o == w) => urls.push(*v),
+                        Some(v) if d.method_options.iter().any(|o| o == w) => methods.push(*v),
                         Some(_) => {}
                     }
                     k += 2;
                     continue;
                 }
-                if !d.curl_flag_options.contains(&w) {
+                if !d.flag_options.iter().any(|o| o == w) {
                     problem.get_or_insert_with(|| {
                         format!("unknown curl option `{w}` (it might take a value)")
                     });
@@ -546,7 +547,7 @@ impl<S: 'static> Run<'_, S> {
         }
         let mentions = urls.iter().any(|u| {
             let w = word(u);
-            w.contains("://") && w.contains(d.curl_path)
+            w.contains("://") && w.contains(d.path.as_str())
         });
         if !mentions && !unclosed {
             // Shell text that posts elsewhere: quoted; what it holds that
@@ -606,12 +607,7 @@ impl<S: 'static> Run<'_, S> {
         }
         match urls.as_slice() {
             [u] if exact(word(u)) => {}
-            [_] => {
-                return reject(
-                    self,
-                    format!("the URL's path is not exactly `{}`", d.curl_path),
-                )
-            }
+            [_] => return reject(self, format!("the URL's path is not exactly `{}`", d.path)),
             _ => {
                 return reject(
                     self,
@@ -619,8 +615,12 @@ impl<S: 'static> Run<'_, S> {
                 )
             }
         }
-        if methods.iter().any(|m| word(m) != "POST") {
-            return reject(self, "the method is not POST".into());
+        if methods
+            .iter()
+            .any(|m| !d.methods.iter().any(|x| x == word(m)))
+        {
+            let methods = d.methods.join(" or ");
+            return reject(self, format!("the method is not {methods}"));
         }
         let payload = match payloads.as_slice() {
             [one] if one.2 == b'\'' => *one,
@@ -637,7 +637,7 @@ impl<S: 'static> Run<'_, S> {
         let text = &self.text[payload.0..payload.1];
         let obj = match crate::json::parse_object_with(
             text.trim_matches([' ', '\t', '\r', '\n']),
-            d.limits,
+            scanner.directives.limits,
         ) {
             Ok(o) => o,
             Err(e) => {
@@ -645,29 +645,28 @@ impl<S: 'static> Run<'_, S> {
                 return Some(end);
             }
         };
-        if obj.len() != 2 || !obj.contains_key(d.curl_op_key) || !obj.contains_key(d.curl_args_key)
-        {
+        if obj.len() != 2 || !obj.contains_key(&d.op_key) || !obj.contains_key(&d.args_key) {
             return reject(
                 self,
                 format!(
                     "the payload must hold exactly `{}` and `{}`",
-                    d.curl_op_key, d.curl_args_key
+                    d.op_key, d.args_key
                 ),
             );
         }
-        let op = match obj.get(d.curl_op_key) {
+        let op = match obj.get(&d.op_key) {
             Some(Value::String(op))
                 if !op.is_empty() && self.s.op_end(op, 0, op.len()) == Some(op.len()) =>
             {
                 op.clone()
             }
-            _ => return reject(self, format!("`{}` is not a valid op name", d.curl_op_key)),
+            _ => return reject(self, format!("`{}` is not a valid op name", d.op_key)),
         };
-        let args = match obj.get(d.curl_args_key) {
+        let args = match obj.get(&d.args_key) {
             Some(Value::Object(a)) => a.clone(),
-            _ => return reject(self, format!("`{}` is not a JSON object", d.curl_args_key)),
+            _ => return reject(self, format!("`{}` is not a JSON object", d.args_key)),
         };
-        self.directive(span, DirectiveForm::Curl, d.curl_engine, &op, args);
+        self.directive(span, DirectiveForm::Curl, &d.engine, &op, args);
         Some(end)
     }
 }

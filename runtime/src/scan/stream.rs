@@ -376,7 +376,7 @@ impl<'s, S: 'static> Stream<'s, S> {
         if !whole {
             self.heredocs.advance(full, false, &mut Vec::new());
         }
-        let ctx = Context::section(&self.text, a, end, &self.s.fence_words, &self.carried);
+        let ctx = Context::section(&self.text, a, end, &self.s.fence_words(), &self.carried);
         let read = self.s.scan_in(full, &ctx, &self.heredocs);
         SectionRead {
             read,
@@ -698,24 +698,33 @@ mod tests {
     use crate::json::Limits;
 
     /// A directive grammar with one engine, enough to find `[TOOL a {}]`.
-    static DIRECTIVES: DirectiveSpec = DirectiveSpec {
-        op_pattern: "[a-z.]+",
-        bracket_engines: &["TOOL"],
-        shorthands: &[],
-        fences: &[],
-        curl_path: "/exec",
-        curl_data_flags: &["-d"],
-        curl_value_options: &[],
-        curl_flag_options: &[],
-        curl_engine: "TOOL",
-        curl_op_key: "op",
-        curl_args_key: "args",
-        aliases: &[],
-        limits: Limits {
-            max_depth: 64,
-            max_bytes: 65536,
-        },
-    };
+    fn directives() -> DirectiveSpec {
+        let none = Vec::new;
+        DirectiveSpec {
+            op_pattern: "[a-z.]+".into(),
+            bracket_engines: vec!["TOOL".into()],
+            shorthands: Vec::new(),
+            fences: Vec::new(),
+            curl: CurlForm {
+                description: String::new(),
+                path: "/exec".into(),
+                data_flags: vec!["-d".into()],
+                value_options: none(),
+                flag_options: none(),
+                method_options: none(),
+                methods: none(),
+                url_options: none(),
+                engine: "TOOL".into(),
+                op_key: "op".into(),
+                args_key: "args".into(),
+            },
+            aliases: Vec::new(),
+            limits: Limits {
+                max_depth: 64,
+                max_bytes: 65536,
+            },
+        }
+    }
 
     /// Paragraphs ended by lone CRs hold no line feed: the text is searched
     /// for one once in all, not from its start at every commit point (P354;
@@ -723,7 +732,7 @@ mod tests {
     /// now). Counted, not timed.
     #[test]
     fn lines_ended_by_lone_crs_are_searched_for_line_feeds_once() {
-        let scanner: Scanner<()> = Scanner::new(&[], &DIRECTIVES);
+        let scanner: Scanner<()> = Scanner::new(Vec::new(), directives());
         let text = "[TOOL a {}]\r\r".repeat(2000);
         for whole in [true, false] {
             let mut stream = scanner.stream();

@@ -7,7 +7,7 @@ use super::*;
 /// pattern before its free-text tail, and the tail's span.
 pub(super) struct TailGroups<'a, 't> {
     pub(super) head: AutomataGroups<'a, 't>,
-    pub(super) tail: (&'static str, Cap<'t>),
+    pub(super) tail: (&'a str, Cap<'t>),
     pub(super) end: usize,
 }
 

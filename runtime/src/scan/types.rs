@@ -1,18 +1,20 @@
 //! The scanner's public types: what it is built from (the spec's
 //! structures and directive grammar) and what it returns.
 
+use serde::Deserialize;
+
 use super::*;
 
 /// One structure as the scanner sees it (generated from the spec).
-#[derive(Debug)]
-pub struct StructureScan<S: 'static> {
+#[derive(Debug, Clone)]
+pub struct StructureScan<S> {
     /// Structure key, e.g. `work_order`.
-    pub key: &'static str,
+    pub key: String,
     /// The literal text every sentence of the structure starts with
     /// (e.g. `[WO:`, `Reply:`).
-    pub head: &'static str,
+    pub head: String,
     /// The pattern, flags inline, with fixed groups replaced by their text.
-    pub source: &'static str,
+    pub source: String,
     /// Builds the sentence from the groups of a match of `source`.
     pub from_groups: for<'t> fn(&dyn Groups<'t>) -> Result<S, ParseError>,
     /// When the head matches but the sentence does not, the bracketed text
@@ -23,42 +25,97 @@ pub struct StructureScan<S: 'static> {
     /// runs the capture engine on the part before the group only, and finds
     /// the group's end from there (same result; the tail is read once, by a
     /// byte search or a DFA).
-    pub tail: Option<(&'static str, &'static str, &'static str)>,
+    pub tail: Option<(String, String, String)>,
     /// With `tail`: the match goes on after the tail group over blanks and
     /// line breaks (`[ \t\r\n]*`, a free-text field's trailer), which
     /// belong to no group.
     pub trailing_blanks: bool,
 }
 
-/// The directive grammar (generated from `schema/directives.json`).
-#[derive(Debug)]
+/// The directive grammar as the scanner reads it: `schema/directives.json`
+/// lowered once by the generator, which writes it into the generated crate
+/// as JSON (`DirectiveSpec::from_json`) and scans with the same value when
+/// it checks the spec. A field added here and in the spec reaches every
+/// scanner with no change to the generator.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct DirectiveSpec {
-    /// The op pattern, e.g. `[A-Za-z0-9_.-]+`.
-    pub op_pattern: &'static str,
-    /// Engine keywords of the bracket form, e.g. `TOOL`, `EXEC`.
-    pub bracket_engines: &'static [&'static str],
-    /// Shorthands: (keyword, op, engine), e.g. (`DM`, `dm.send`, `TOOL`).
-    pub shorthands: &'static [(&'static str, &'static str, &'static str)],
-    /// Directive fences: (info string, engine).
-    pub fences: &'static [(&'static str, &'static str)],
-    /// The URL path a curl command must post to.
-    pub curl_path: &'static str,
-    /// Curl flags whose next argument is the payload.
-    pub curl_data_flags: &'static [&'static str],
-    /// Other curl options that take the next word as their value.
-    pub curl_value_options: &'static [&'static str],
-    /// Curl options that take no value.
-    pub curl_flag_options: &'static [&'static str],
-    /// The engine of curl directives.
-    pub curl_engine: &'static str,
-    /// Payload key of the op.
-    pub curl_op_key: &'static str,
-    /// Payload key of the arguments.
-    pub curl_args_key: &'static str,
-    /// Native aliases: (alias, op).
-    pub aliases: &'static [(&'static str, &'static str)],
-    /// Limits on the argument object.
+    /// The op pattern, e.g. `[A-Za-z0-9_.-]+` (`/op_pattern`).
+    pub op_pattern: String,
+    /// Engine keywords of the bracket form, e.g. `TOOL`, `EXEC`
+    /// (`/bracket/engines`).
+    pub bracket_engines: Vec<String>,
+    /// Shorthands: (keyword, op, engine), e.g. (`DM`, `dm.send`, `TOOL`)
+    /// (`/shorthands`).
+    pub shorthands: Vec<(String, String, String)>,
+    /// Directive fences: (info string, engine) (`/fences/info_strings`).
+    pub fences: Vec<(String, String)>,
+    /// The curl form (`/curl`), as written.
+    pub curl: CurlForm,
+    /// Native aliases: (alias, op) (`/aliases`).
+    pub aliases: Vec<(String, String)>,
+    /// Limits on the argument object (`/limits`).
     pub limits: Limits,
+}
+
+impl DirectiveSpec {
+    /// Reads a directive grammar from the JSON the generator writes.
+    ///
+    /// # Panics
+    /// When `json` is not a directive grammar of this runtime's shape: the
+    /// generator writes it from the same type.
+    pub fn from_json(json: &str) -> Self {
+        serde_json::from_str(json).expect("a directive grammar written by the generator")
+    }
+}
+
+/// The curl form of a tool directive (`/curl` of `schema/directives.json`):
+/// a command that curl would send as a POST to the path, with one payload.
+/// Every option list is curl's spelling of options (`-X`, `--request`); an
+/// option in none of them rejects the command (it might take a value).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct CurlForm {
+    /// What the form is.
+    pub description: String,
+    /// The URL path that makes a curl command a directive.
+    pub path: String,
+    /// Flags whose following single-quoted argument is the payload.
+    pub data_flags: Vec<String>,
+    /// Other curl options that take the next word as their value.
+    pub value_options: Vec<String>,
+    /// Curl options that take no value. Any option in none of the lists
+    /// rejects the command (it might take a value).
+    pub flag_options: Vec<String>,
+    /// Options whose value is the request method (`-X`, `--request`).
+    pub method_options: Vec<String>,
+    /// The methods a method option may name: any other rejects the command.
+    pub methods: Vec<String>,
+    /// Options whose value is the URL, as the positional word is
+    /// (`--url`).
+    pub url_options: Vec<String>,
+    /// The engine curl calls run on.
+    pub engine: String,
+    /// Payload key of the op.
+    pub op_key: String,
+    /// Payload key of the arguments.
+    pub args_key: String,
+}
+
+impl CurlForm {
+    /// Whether `option` takes the next word as its value: a data flag, a
+    /// value option, a method option or a URL option.
+    pub fn takes_value(&self, option: &str) -> bool {
+        [
+            &self.data_flags,
+            &self.value_options,
+            &self.method_options,
+            &self.url_options,
+        ]
+        .iter()
+        .any(|list| list.iter().any(|o| o == option))
+    }
 }
 
 /// Where a directive was written.
@@ -81,7 +138,7 @@ pub struct ToolDirective {
     /// How it was written.
     pub form: DirectiveForm,
     /// The engine keyword, e.g. `TOOL`.
-    pub engine: &'static str,
+    pub engine: String,
     /// The op to run, aliases resolved (e.g. `dm.send`).
     pub op: String,
     /// The op as written (e.g. `dm`); equal to `op` when no alias applied.

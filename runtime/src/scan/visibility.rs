@@ -125,7 +125,7 @@ impl<S: 'static> Run<'_, S> {
         &mut self,
         span: Range<usize>,
         form: DirectiveForm,
-        engine: &'static str,
+        engine: &str,
         written: &str,
         args: Map<String, Value>,
     ) {
@@ -154,7 +154,7 @@ impl<S: 'static> Run<'_, S> {
             item: Item::Directive {
                 directive: ToolDirective {
                     form,
-                    engine,
+                    engine: engine.to_owned(),
                     op,
                     written_op: written.to_owned(),
                     args,

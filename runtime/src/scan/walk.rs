@@ -347,13 +347,13 @@ impl<'a, S: 'static> Run<'a, S> {
         self.floor = 0;
         self.breaker = Breaker::Block;
         let word = &self.full[f.word.clone()];
-        let Some(engine) = self
-            .s
+        let scanner = self.s;
+        let Some(engine) = scanner
             .directives
             .fences
             .iter()
-            .find(|(w, _)| *w == word)
-            .map(|(_, e)| *e)
+            .find(|(w, _)| w == word)
+            .map(|(_, e)| e.as_str())
         else {
             return;
         };
@@ -369,13 +369,7 @@ impl<'a, S: 'static> Run<'a, S> {
         self.fence_body(f.span.clone(), f.body.start, f.body.end, engine);
     }
 
-    pub(super) fn fence_body(
-        &mut self,
-        span: Range<usize>,
-        from: usize,
-        to: usize,
-        engine: &'static str,
-    ) {
+    pub(super) fn fence_body(&mut self, span: Range<usize>, from: usize, to: usize, engine: &str) {
         let body = &self.text[..to];
         let mut p = from;
         while p < to && is_ws(self.bytes[p]) {
@@ -455,8 +449,8 @@ impl<'a, S: 'static> Run<'a, S> {
             }
         }
         for st in self.s.structures.iter().filter(|st| st.quotes_brackets) {
-            if self.text[i..].starts_with(st.head) {
-                return self.quoted_brackets(i, st.key);
+            if self.text[i..].starts_with(st.head.as_str()) {
+                return self.quoted_brackets(i, &st.key);
             }
         }
         i + 1
@@ -720,7 +714,8 @@ impl<'a, S: 'static> Run<'a, S> {
         let b = self.bytes;
         // (What follows a keyword at the end of its block is what follows the block.)
         let full = self.full.as_bytes();
-        let d = self.s.directives;
+        let scanner = self.s;
+        let d = &scanner.directives;
         if let Some(engine) = d.bracket_engines.iter().find(|e| {
             has_at(b, i + 1, e.as_bytes()) && full.get(i + 1 + e.len()).is_some_and(|&c| is_ws(c))
         }) {
@@ -768,7 +763,7 @@ impl<'a, S: 'static> Run<'a, S> {
             }
             return Some(self.object_then_close(i, q, DirectiveForm::Bracket, engine, written));
         }
-        for &(kw, op, engine) in d.shorthands {
+        for (kw, op, engine) in &d.shorthands {
             if !has_at(b, i + 1, kw.as_bytes()) {
                 continue;
             }
@@ -811,7 +806,7 @@ impl<'a, S: 'static> Run<'a, S> {
         i: usize,
         brace: usize,
         form: DirectiveForm,
-        engine: &'static str,
+        engine: &str,
         written: &str,
     ) -> usize {
         let b = self.bytes;

@@ -118,7 +118,7 @@ fn the_example_renders_and_scans_back_as_the_spec_says() {
                         Item::Sentence { .. } => None,
                     })
                     .unwrap();
-                assert_eq!((d.op.as_str(), d.engine), (op, engine));
+                assert_eq!((d.op.as_str(), d.engine.as_str()), (op, engine));
                 assert!(envelope::ADVERTISED.contains(&op));
                 let runnable = ops_spec["ops"][op].get("args").is_some()
                     && ops_spec["ops"][op].get("missing").is_none();

@@ -154,7 +154,7 @@ fn directive_fences_are_calls() {
         .iter()
         .map(|f| match &f.item {
             Item::Directive { directive } => (
-                directive.engine,
+                directive.engine.as_str(),
                 directive.form,
                 directive.op.as_str(),
                 directive.written_op.as_str(),
@@ -213,7 +213,7 @@ fn tool_calls_of_every_form() {
         .map(|f| match &f.item {
             Item::Directive { directive: d } => (
                 d.form,
-                d.engine,
+                d.engine.as_str(),
                 d.op.as_str(),
                 serde_json::Value::Object(d.args.clone()),
             ),

@@ -241,7 +241,7 @@ pub(super) fn ops_mod(model: &Model, crate_root: bool) -> TokenStream {
             /// # Errors
             /// A [`ResolveError`]: nothing of it may run.
             pub fn resolve(directive: &ToolDirective) -> Result<Call, ResolveError> {
-                resolve_parts(directive.engine, &directive.op, &directive.args)
+                resolve_parts(&directive.engine, &directive.op, &directive.args)
             }
 
             /// [`resolve`] from its parts: the engine keyword, the op (an

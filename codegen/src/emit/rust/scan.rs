@@ -4,7 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::tokens::{doc, lit};
+use super::tokens::{doc, lit, text_lit};
 use crate::lower::{Model, SentenceIr};
 
 /// The bracket engine and the op the doc examples call: the first bracket
@@ -72,9 +72,7 @@ pub(super) fn scan_mod(model: &Model, examples: bool) -> TokenStream {
     } else {
         quote!()
     };
-    let d = &model.directives;
     let scanned: Vec<&SentenceIr> = model.sentences.iter().filter(|s| s.scanned).collect();
-    let n = scanned.len();
     let parse_fns = scanned.iter().map(|s| {
         let f = format_ident!("parse_{}", s.key);
         let ty = format_ident!("{}", s.type_name);
@@ -91,34 +89,23 @@ pub(super) fn scan_mod(model: &Model, examples: bool) -> TokenStream {
         let (tail, trailing_blanks) = match &s.tail_split {
             Some((g, before, inner, trailer)) => {
                 let (before, inner) = (lit(before), lit(inner));
-                (quote!(Some((#g, #before, #inner))), *trailer)
+                (quote!(Some((#g.into(), #before.into(), #inner.into()))), *trailer)
             }
             None => (quote!(None), false),
         };
         quote! {
             StructureScan {
-                key: #key, head: #head, source: #src, from_groups: #f, quotes_brackets: #quotes, tail: #tail,
+                key: #key.into(), head: #head.into(), source: #src.into(), from_groups: #f, quotes_brackets: #quotes, tail: #tail,
                 trailing_blanks: #trailing_blanks,
             }
         }
     });
-    let op_pattern = lit(&d.op_pattern);
-    let engines = &d.bracket.engines;
-    let shorthands = d.shorthands.iter().map(|(k, v)| {
-        let (op, engine) = (&v.op, &v.engine);
-        quote!((#k, #op, #engine))
-    });
-    let fences = d.fences.info_strings.iter().map(|(k, v)| quote!((#k, #v)));
-    let aliases = d.aliases.iter().map(|(k, v)| quote!((#k, #v)));
-    let (path, flags, curl_engine, op_key, args_key) = (
-        &d.curl.path,
-        &d.curl.data_flags,
-        &d.curl.engine,
-        &d.curl.op_key,
-        &d.curl.args_key,
+    let directives_json = text_lit(
+        &serde_json::to_string_pretty(&model.directive_spec)
+            .expect("a directive grammar serializes"),
     );
-    let (value_opts, flag_opts) = (&d.curl.value_options, &d.curl.flag_options);
-    let (depth, bytes) = (d.limits.max_json_depth, d.limits.max_args_bytes);
+    let limits = &model.directive_spec.limits;
+    let (depth, bytes) = (limits.max_depth, limits.max_bytes);
     let excluded: Vec<String> = model
         .sentences
         .iter()
@@ -152,25 +139,16 @@ pub(super) fn scan_mod(model: &Model, examples: bool) -> TokenStream {
 
             #(#parse_fns)*
 
-            static STRUCTURES: [StructureScan<Sentence>; #n] = [#(#entries),*];
+            /// The scanned structures, in spec order.
+            fn structures() -> Vec<StructureScan<Sentence>> {
+                Vec::from([#(#entries),*])
+            }
 
-            static DIRECTIVES: DirectiveSpec = DirectiveSpec {
-                op_pattern: #op_pattern,
-                bracket_engines: &[#(#engines),*],
-                shorthands: &[#(#shorthands),*],
-                fences: &[#(#fences),*],
-                curl_path: #path,
-                curl_data_flags: &[#(#flags),*],
-                curl_value_options: &[#(#value_opts),*],
-                curl_flag_options: &[#(#flag_opts),*],
-                curl_engine: #curl_engine,
-                curl_op_key: #op_key,
-                curl_args_key: #args_key,
-                aliases: &[#(#aliases),*],
-                limits: LIMITS,
-            };
+            /// The directive grammar (`schema/directives.json`), as the generator lowered it.
+            const DIRECTIVES: &str = #directives_json;
 
-            static SCANNER: LazyLock<Scanner<Sentence>> = LazyLock::new(|| Scanner::new(&STRUCTURES, &DIRECTIVES));
+            static SCANNER: LazyLock<Scanner<Sentence>> =
+                LazyLock::new(|| Scanner::new(structures(), DirectiveSpec::from_json(DIRECTIVES)));
 
             /// Every sentence and directive in `text`, in order, with byte spans.
             /// Skipped directive candidates are dropped silently (decision D4).

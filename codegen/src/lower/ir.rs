@@ -1,9 +1,6 @@
-//! Stage 3, lower: from the checked spec to the intermediate model the
-//! emitters read — sentences with typed fields, template segments, bound
-//! patterns and enumerations.
-//!
-//! Lowering assumes [`crate::check::check_spec`] found no error; where the
-//! spec is inconsistent anyway it skips the offending piece rather than panic.
+//! The intermediate model's types: what lowering builds and every emitter
+//! reads (sentences with typed fields, template segments, bound patterns,
+//! enumerations, the laid-out envelope, the decoding grammars).
 
 use indexmap::IndexMap;
 use serde::Serialize;
@@ -12,11 +9,9 @@ use agent_sentences_runtime::meta::ValueType;
 
 use crate::ident;
 use crate::lifecycle::Lifecycle;
-use crate::load::Spec;
 use crate::model::{Flag, GroupType, MatchExample};
-use crate::pattern::{self, StepSpec};
-use crate::template::{self, Piece, Segment};
-
+use crate::pattern::StepSpec;
+use crate::template::Segment;
 /// The whole lowered spec.
 #[derive(Debug, Clone, Serialize)]
 pub struct Model {
@@ -24,6 +19,12 @@ pub struct Model {
     pub title: String,
     /// `structures.json` version.
     pub version: String,
+    /// `structures.json` surface: where the sentences are written, if it says.
+    pub surface: Option<String>,
+    /// `regex_patterns.json` title.
+    pub patterns_title: String,
+    /// `regex_patterns.json` version.
+    pub patterns_version: String,
     /// Every pattern, in `regex_patterns.json` order.
     pub patterns: Vec<PatternIr>,
     /// Every sentence structure, in `structures.json` order.
@@ -32,6 +33,10 @@ pub struct Model {
     pub enums: Vec<EnumIr>,
     /// The directive grammar (`schema/directives.json`), as written.
     pub directives: crate::model::DirectivesFile,
+    /// The directive grammar as the runtime's scanner reads it, built once
+    /// from [`Model::directives`]: the generated crate reads it from JSON,
+    /// and the envelope check scans with it.
+    pub directive_spec: agent_sentences_runtime::scan::DirectiveSpec,
     /// The loop lifecycle read from every structure's `lifecycle_transition`.
     pub lifecycle: Lifecycle,
     /// The loop state machine, when the spec has a `loops.json`.
@@ -41,6 +46,10 @@ pub struct Model {
     /// The prompt envelope (`schema/envelope.json`), laid out; `None`
     /// without one, or when it has an error.
     pub envelope: Option<EnvelopeIr>,
+    /// The decoding grammars (Lark and GBNF are printed from them), lowered
+    /// from the structures the checks left intact.
+    #[serde(skip)]
+    pub grammars: crate::grammar::model::Grammars,
 }
 
 /// A pattern (`/patterns/<key>`).
@@ -284,234 +293,6 @@ impl SentenceIr {
         self.fields
             .iter()
             .find(|f| f.groups.iter().any(|g| g == group))
-    }
-}
-
-pub use crate::load::bound_pattern;
-
-/// The part of `example` that is a sentence of the pattern `source` (flags +
-/// pattern): the whole example when it matches in full, else the longest
-/// match at its start, else `None`.
-pub fn sentence_part(example: &str, source: &str) -> Option<String> {
-    let full = regex::Regex::new(&format!(r"\A(?:{source})\z")).ok()?;
-    if full.is_match(example) {
-        return Some(example.to_owned());
-    }
-    let start = regex::Regex::new(&format!(r"\A(?:{source})")).ok()?;
-    start.find(example).map(|m| m.as_str().to_owned())
-}
-
-/// The entry `/<table>/<key>` of a spec file's text, pretty-printed with its
-/// keys in written order; empty when the text or the entry is missing.
-fn entry_json(text: &str, table: &str, key: &str) -> String {
-    serde_json::from_str::<serde_json::Value>(text)
-        .ok()
-        .and_then(|v| v.get(table).and_then(|t| t.get(key)).cloned())
-        .and_then(|entry| serde_json::to_string_pretty(&entry).ok())
-        .unwrap_or_default()
-}
-
-/// Lowers a checked spec.
-pub fn lower(spec: &Spec) -> Model {
-    let mut patterns = Vec::new();
-    let mut enums: Vec<EnumIr> = Vec::new();
-    for (key, p) in &spec.patterns.patterns {
-        let analysis = pattern::analyze(&p.pattern, &p.flags).unwrap_or_default();
-        let mut groups = Vec::new();
-        for ng in &analysis.groups {
-            let Some(g) = p.groups.get(&ng.name) else {
-                continue;
-            };
-            let enum_name = (g.ty == GroupType::Enum).then(|| ident::rust_item_type(&ng.name));
-            if let Some(name) = &enum_name {
-                if !enums.iter().any(|e| &e.name == name) {
-                    enums.push(EnumIr {
-                        name: name.clone(),
-                        group: ng.name.clone(),
-                        pattern: key.clone(),
-                        description: g.description.clone(),
-                        variants: g
-                            .values
-                            .clone()
-                            .unwrap_or_default()
-                            .into_iter()
-                            .map(|v| (ident::rust_type(&v.to_lowercase()), v))
-                            .collect(),
-                    });
-                }
-            }
-            groups.push(GroupIr {
-                name: ng.name.clone(),
-                description: g.description.clone(),
-                ty: g.ty,
-                values: g.values.clone().unwrap_or_default(),
-                field: g.field.clone().unwrap_or_else(|| ng.name.clone()),
-                enum_name,
-                inner: ng.inner.clone(),
-            });
-        }
-        patterns.push(PatternIr {
-            key: key.clone(),
-            const_name: ident::constant(key),
-            purpose: p.purpose.clone(),
-            pattern: p.pattern.clone(),
-            flags: p.flags.clone(),
-            source: format!("{}{}", pattern::flag_prefix(&p.flags), p.pattern),
-            seed_pattern: p.seed_pattern.clone(),
-            groups,
-            matches: p.matches.clone(),
-            non_matches: p.non_matches.clone(),
-            spec_json: entry_json(&spec.patterns_text, "patterns", key),
-        });
-    }
-
-    let mut sentences = Vec::new();
-    for (key, s) in &spec.structures.structures {
-        let pkey = bound_pattern(spec, key).to_owned();
-        let Some(pir) = patterns.iter().find(|p| p.key == pkey) else {
-            continue;
-        };
-        let p = &spec.patterns.patterns[&pkey];
-        let analysis = pattern::analyze(&p.pattern, &p.flags).unwrap_or_default();
-        let binding = spec.patterns.bindings.get(key);
-        let fixed: Vec<(String, String)> = binding
-            .map(|b| {
-                b.fixed
-                    .iter()
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let all_fields = s
-            .required_fields
-            .iter()
-            .map(|f| (f, true))
-            .chain(s.optional_fields.iter().map(|f| (f, false)));
-        let mut fields = Vec::new();
-        let mut omitted = Vec::new();
-        for (fname, required) in all_fields {
-            let groups: Vec<&GroupIr> = pir
-                .groups
-                .iter()
-                .filter(|g| &g.field == fname && !fixed.iter().any(|(fg, _)| fg == &g.name))
-                .collect();
-            let Some(first) = groups.first() else {
-                omitted.push(fname.clone());
-                continue;
-            };
-            let ng = analysis.groups.iter().find(|n| n.name == first.name);
-            let derived_from = ng
-                .and_then(|n| n.ancestors.last())
-                .and_then(|anc| pir.groups.iter().find(|g| &g.name == anc))
-                .map(|g| g.field.clone());
-            fields.push(FieldIr {
-                name: fname.clone(),
-                rust_name: ident::rust_field(fname),
-                py_name: ident::python_field(fname),
-                ty: match first.ty {
-                    GroupType::String => FieldTy::String,
-                    GroupType::Integer => FieldTy::Integer,
-                    GroupType::Enum => FieldTy::Enum(first.enum_name.clone().unwrap_or_default()),
-                    GroupType::JsonObject => FieldTy::JsonObject,
-                },
-                required,
-                description: first.description.clone(),
-                groups: groups.iter().map(|g| g.name.clone()).collect(),
-                derived_from,
-                inner: first.inner.clone(),
-            });
-        }
-        let unbound_groups = pir
-            .groups
-            .iter()
-            .filter(|g| {
-                !fixed.iter().any(|(fg, _)| fg == &g.name)
-                    && !fields.iter().any(|f| f.groups.contains(&g.name))
-            })
-            .map(|g| g.name.clone())
-            .collect();
-        let pieces = template::parse(&s.template).unwrap_or_default();
-        let pieces: Vec<Piece> = pieces
-            .into_iter()
-            .filter(|p| match p {
-                Piece::Field(f) => fields.iter().any(|x| &x.name == f),
-                Piece::Literal(_) => true,
-            })
-            .collect();
-        let segments = template::segments(&pieces, |f| {
-            fields.iter().any(|x| x.name == f && !x.required)
-        });
-        let example_sentence =
-            sentence_part(&s.example, &pir.source).unwrap_or_else(|| s.example.clone());
-        let example_captures = p
-            .matches
-            .iter()
-            .find(|m| m.text == example_sentence)
-            .map(|m| m.captures.clone())
-            .unwrap_or_default();
-        sentences.push(SentenceIr {
-            key: key.clone(),
-            type_name: ident::rust_item_type(key),
-            py_class: ident::python_class(key),
-            const_name: ident::constant(key),
-            name: s.name.clone(),
-            tag: s.protocol_tag.clone(),
-            template: s.template.clone(),
-            description: s.description.clone(),
-            reply_expectation: s.reply_expectation.clone(),
-            lifecycle_transition: s.lifecycle_transition.clone(),
-            example: s.example.clone(),
-            example_sentence,
-            regex_ref: s.regex_ref.clone(),
-            pattern_key: pkey.clone(),
-            binding_note: binding.and_then(|b| b.note.clone()),
-            source: pir.source.clone(),
-            flag_prefix: pattern::flag_prefix(&p.flags),
-            omitted_fields: omitted,
-            segments,
-            fixed: fixed.clone(),
-            unbound_groups,
-            steps: analysis.steps.clone(),
-            example_captures,
-            scanned: !fields.iter().any(|f| f.ty == FieldTy::JsonObject),
-            scan_source: format!(
-                "{}{}",
-                pattern::flag_prefix(&p.flags),
-                pattern::with_fixed_groups(&p.pattern, &fixed)
-            ),
-            head: pattern::head(&p.pattern, &fixed),
-            tail_split: pattern::tail_split(&pattern::with_fixed_groups(&p.pattern, &fixed)).map(
-                |(g, before, inner, trailer)| {
-                    let flags = pattern::flag_prefix(&p.flags);
-                    (
-                        g,
-                        format!("{flags}{before}"),
-                        format!("{flags}{inner}"),
-                        trailer,
-                    )
-                },
-            ),
-            quotes_brackets: binding.is_some_and(|b| b.quotes_brackets),
-            spec_json: entry_json(&spec.structures_text, "structures", key),
-            fields,
-        });
-    }
-    let lifecycle = Lifecycle::build(
-        sentences
-            .iter()
-            .map(|s| (s.key.as_str(), s.lifecycle_transition.as_str())),
-    );
-    Model {
-        title: spec.structures.title.clone(),
-        version: spec.structures.version.clone(),
-        patterns,
-        sentences,
-        enums,
-        directives: spec.directives.clone(),
-        lifecycle,
-        machine: crate::loops::lower(spec),
-        ops: crate::ops::lower(spec),
-        envelope: None,
     }
 }
 

@@ -1,46 +1,110 @@
 //! Stage 2, check: the cross-checks that must hold before any file is written.
 //!
-//! [`check_spec`] checks the loaded spec's references, fields, templates and
-//! patterns; it reads the loaded spec only (never the lowered model), and
+//! [`check`] runs every check of the loaded spec and returns what it proved
+//! ([`Checked`]: the findings, and the structures whose own definition holds
+//! no error, P330). [`check_spec`] checks the loaded spec's references,
+//! fields, templates and patterns; it reads the loaded spec only (never the
+//! lowered model), and
 //! [`crate::examples::check_model`] checks the lowered model against the
 //! examples afterwards: every example matches, captures what it declares, and
 //! renders back byte for byte. Each finding is a [`Diagnostic`] with file, JSON pointer and
 //! line:column; all are collected, none stops the others.
 
+mod directives;
+pub mod envelope;
+
+use std::collections::BTreeSet;
+
 use indexmap::IndexMap;
 use regex::Regex;
 
-use crate::diagnostic::{Diagnostic, Severity, WithHint};
+use crate::diagnostic::{closest, Diagnostic, Severity, WithHint};
 use crate::load::{bound_pattern, Spec, SpecFile};
 use crate::locate::child;
 use crate::model::GroupType;
 use crate::pattern;
 use crate::template::{self, Piece};
 
+pub use directives::{MAX_ARGS_BYTES, MAX_JSON_DEPTH};
+
 const P: SpecFile = SpecFile::Patterns;
 const S: SpecFile = SpecFile::Structures;
 
-fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a String>) -> Option<String> {
-    candidates
-        .map(|c| (strsim::levenshtein(name, c), c))
-        .filter(|(d, c)| *d <= 3.max(c.len() / 3))
-        .min()
-        .map(|(_, c)| c.clone())
+/// What the checks of the loaded spec proved.
+#[derive(Debug, Clone, Default)]
+pub struct Checked {
+    /// Every finding, errors and warnings, unsorted.
+    pub diags: Vec<Diagnostic>,
+    /// The structures (keys) whose definition holds no error: the entry of
+    /// `structures.json`, its binding and the pattern bound to it were each
+    /// checked without one. Lowering builds the grammar from these only, and
+    /// the examples are checked for these only, so one run reports the
+    /// example faults of the structures that can have any.
+    pub intact: BTreeSet<String>,
+}
+
+impl Checked {
+    /// True when a finding is an error.
+    pub fn has_errors(&self) -> bool {
+        self.diags.iter().any(|d| d.severity == Severity::Error)
+    }
+}
+
+/// Every check of the loaded spec: this module's ([`check_spec`]), the
+/// loop rules', the op catalogue's and the names'.
+pub fn check(spec: &Spec) -> Checked {
+    let (mut diags, intact) = check_spec_proving(spec);
+    diags.extend(crate::loops::check(spec));
+    diags.extend(crate::ops::check(spec));
+    diags.extend(crate::names::check(spec));
+    Checked { diags, intact }
+}
+
+/// The keys whose checks, run in the order of `starts` (each key with the
+/// length of `out` when its check began), found an error.
+fn with_errors(out: &[Diagnostic], starts: &[(String, usize)]) -> BTreeSet<String> {
+    let ends = starts.iter().skip(1).map(|s| s.1).chain([out.len()]);
+    starts
+        .iter()
+        .zip(ends)
+        .filter(|((_, start), end)| {
+            out[*start..*end]
+                .iter()
+                .any(|d| d.severity == Severity::Error)
+        })
+        .map(|((key, _), _)| key.clone())
+        .collect()
 }
 
 /// Checks the loaded spec. Errors block generation; warnings do not.
 pub fn check_spec(spec: &Spec) -> Vec<Diagnostic> {
+    check_spec_proving(spec).0
+}
+
+/// [`check_spec`], with the structures it leaves intact ([`Checked::intact`]).
+fn check_spec_proving(spec: &Spec) -> (Vec<Diagnostic>, BTreeSet<String>) {
     let mut out = spec.load_findings.clone();
-    check_patterns(spec, &mut out);
-    check_bindings(spec, &mut out);
-    check_structures(spec, &mut out);
-    check_directives(spec, &mut out);
+    let broken_patterns = check_patterns(spec, &mut out);
+    let broken_bindings = check_bindings(spec, &mut out);
+    let broken_structures = check_structures(spec, &mut out);
+    let intact = spec
+        .structures
+        .structures
+        .keys()
+        .filter(|k| {
+            !broken_structures.contains(*k)
+                && !broken_bindings.contains(*k)
+                && !broken_patterns.contains(bound_pattern(spec, k))
+        })
+        .cloned()
+        .collect();
+    directives::check_directives(spec, &mut out);
     check_one_line_texts(spec, &mut out);
     check_names(spec, &mut out);
     check_known_findings(spec, &mut out);
     out.extend(crate::seed::check(spec));
     out.extend(crate::prose::check(spec));
-    out
+    (out, intact)
 }
 
 /// Each acknowledged finding names a spec file and a decision (`P` and a
@@ -76,13 +140,6 @@ fn check_known_findings(spec: &Spec, out: &mut Vec<Diagnostic>) {
         }
     }
 }
-
-/// The deepest `max_json_depth` both engines read: Rust's JSON reader
-/// (serde_json) stops at 128 levels, Python's recursion near 1,000.
-pub const MAX_JSON_DEPTH: usize = 128;
-
-/// The largest `max_args_bytes` accepted: 16 MiB.
-pub const MAX_ARGS_BYTES: usize = 16 << 20;
 
 /// Names become identifiers, keys and table cells of the generated code and
 /// docs: none may hold a control character (a NUL makes the Python package
@@ -146,6 +203,9 @@ fn check_names(spec: &Spec, out: &mut Vec<Diagnostic>) {
         ("data_flags", &d.curl.data_flags),
         ("value_options", &d.curl.value_options),
         ("flag_options", &d.curl.flag_options),
+        ("method_options", &d.curl.method_options),
+        ("methods", &d.curl.methods),
+        ("url_options", &d.curl.url_options),
     ] {
         for (i, f) in flags.iter().enumerate() {
             names.push((D, format!("/curl/{list}/{i}"), f));
@@ -240,250 +300,11 @@ fn check_one_line_texts(spec: &Spec, out: &mut Vec<Diagnostic>) {
     }
 }
 
-/// The directive grammar: its op pattern is in the common dialect, every
-/// engine it names is declared, aliases name valid ops, limits are usable,
-/// and the bracket engines are the `tool_call` pattern's `engine` values.
-fn check_directives(spec: &Spec, out: &mut Vec<Diagnostic>) {
-    const D: SpecFile = SpecFile::Directives;
-    let d = &spec.directives;
-    match pattern::analyze(&d.op_pattern, &[]) {
-        Err((offset, msg)) => out.push(spec.diag(
-            Severity::Error,
-            "pattern-syntax",
-            D,
-            "/op_pattern",
-            format!("the Rust regex syntax rejects the op pattern at byte {offset}: {msg}"),
-        )),
-        Ok(a) => {
-            for issue in &a.dialect {
-                out.push(spec.diag(
-                    Severity::Error,
-                    "pattern-dialect",
-                    D,
-                    "/op_pattern",
-                    format!("byte {}: {}", issue.offset, issue.message),
-                ));
-            }
-            if !a.groups.is_empty() {
-                out.push(spec.diag(
-                    Severity::Error,
-                    "op-pattern-groups",
-                    D,
-                    "/op_pattern",
-                    "the op pattern must not have named groups",
-                ));
-            }
-            for f in crate::backtrack::analyze(&d.op_pattern, &[]) {
-                out.push(spec.diag(
-                    Severity::Error,
-                    f.code,
-                    D,
-                    "/op_pattern",
-                    format!("byte {}: {}", f.offset, f.message),
-                ));
-            }
-            if let Some(why) = op_pattern_too_wide(&d.op_pattern) {
-                out.push(
-                    spec.diag(Severity::Error, "op-pattern-too-wide", D, "/op_pattern", format!("the op pattern {why}: an op is one word, and the scanner finds where it ends by it"))
-                        .with_hint("list the characters an op may hold, e.g. `[A-Za-z0-9_.-]+`"),
-                );
-            }
-        }
-    }
-    let op = Regex::new(&format!(r"\A(?:{})\z", d.op_pattern)).ok();
-    let mut engine_refs: Vec<(String, &str)> = Vec::new();
-    for (i, e) in d.bracket.engines.iter().enumerate() {
-        engine_refs.push((format!("/bracket/engines/{i}"), e));
-    }
-    for (k, sh) in &d.shorthands {
-        engine_refs.push((format!("{}/engine", child("/shorthands", k)), &sh.engine));
-        if op.as_ref().is_some_and(|re| !re.is_match(&sh.op)) {
-            out.push(spec.diag(
-                Severity::Error,
-                "invalid-op",
-                D,
-                &format!("{}/op", child("/shorthands", k)),
-                format!("`{}` does not match the op pattern", sh.op),
-            ));
-        }
-        if d.bracket.engines.contains(k) {
-            out.push(spec.diag(
-                Severity::Error,
-                "shorthand-is-engine",
-                D,
-                &child("/shorthands", k),
-                format!("`{k}` is both a shorthand and a bracket engine"),
-            ));
-        }
-    }
-    for (info, e) in &d.fences.info_strings {
-        engine_refs.push((child("/fences/info_strings", info), e));
-    }
-    engine_refs.push(("/curl/engine".to_owned(), &d.curl.engine));
-    for (ptr, e) in engine_refs {
-        if !d.engines.contains_key(e) {
-            out.push(
-                spec.diag(
-                    Severity::Error,
-                    "unknown-engine",
-                    D,
-                    &ptr,
-                    format!("engine `{e}` is not declared in /engines"),
-                )
-                .with_hint_opt(
-                    closest(e, d.engines.keys()).map(|c| format!("did you mean `{c}`?")),
-                ),
-            );
-        }
-    }
-    for (alias, target) in &d.aliases {
-        if op
-            .as_ref()
-            .is_some_and(|re| !re.is_match(alias) || !re.is_match(target))
-        {
-            out.push(spec.diag(
-                Severity::Error,
-                "invalid-op",
-                D,
-                &child("/aliases", alias),
-                format!("alias `{alias}` → `{target}`: both must match the op pattern"),
-            ));
-        }
-    }
-    if d.limits.max_json_depth == 0 || d.limits.max_args_bytes < 2 {
-        out.push(spec.diag(
-            Severity::Error,
-            "unusable-limits",
-            D,
-            "/limits",
-            "the limits admit no argument object (depth ≥ 1 and at least 2 bytes for `{}`)",
-        ));
-    }
-    if d.limits.max_json_depth > MAX_JSON_DEPTH {
-        out.push(spec.diag(
-            Severity::Error,
-            "limit-too-large",
-            D,
-            "/limits/max_json_depth",
-            format!("max_json_depth {} is past what the engines read: Rust's JSON reader stops at {MAX_JSON_DEPTH} levels (Python's recursion near 1,000)", d.limits.max_json_depth),
-        ));
-    }
-    if d.limits.max_args_bytes > MAX_ARGS_BYTES {
-        out.push(spec.diag(
-            Severity::Error,
-            "limit-too-large",
-            D,
-            "/limits/max_args_bytes",
-            format!("max_args_bytes {} is past the largest argument object the generator accepts, {MAX_ARGS_BYTES} bytes", d.limits.max_args_bytes),
-        ));
-    }
-    if !d.curl.path.starts_with('/') {
-        out.push(spec.diag(
-            Severity::Error,
-            "curl-path",
-            D,
-            "/curl/path",
-            format!("the curl path `{}` must start with `/`", d.curl.path),
-        ));
-    }
-    if let Some(c) = d
-        .curl
-        .path
-        .chars()
-        .find(|c| matches!(c, '?' | '#') || c.is_whitespace())
-    {
-        out.push(spec.diag(
-            Severity::Error,
-            "curl-path",
-            D,
-            "/curl/path",
-            format!("the curl path `{}` holds {c:?}: it is compared with a URL's path, which never holds a query, a fragment or a blank", d.curl.path),
-        ));
-    }
-    let lists = [
-        ("data_flags", &d.curl.data_flags),
-        ("value_options", &d.curl.value_options),
-        ("flag_options", &d.curl.flag_options),
-    ];
-    let mut first: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
-    for (list, flags) in lists {
-        for (i, f) in flags.iter().enumerate() {
-            match first.get(f.as_str()) {
-                Some(&other) => out.push(spec.diag(
-                    Severity::Error,
-                    "curl-option-twice",
-                    D,
-                    &format!("/curl/{list}/{i}"),
-                    format!("`{f}` is listed in /curl/{other} and in /curl/{list}: an option either takes the payload, takes a value or takes none"),
-                )),
-                None => {
-                    first.insert(f, list);
-                }
-            }
-        }
-    }
-    // The structures' bracket engines and the tool_call pattern's engine group agree.
+/// Returns the keys it found an error in.
+fn check_patterns(spec: &Spec, out: &mut Vec<Diagnostic>) -> BTreeSet<String> {
+    let mut starts = Vec::new();
     for (key, p) in &spec.patterns.patterns {
-        if let Some(g) = p.groups.get("engine") {
-            let values = g.values.clone().unwrap_or_default();
-            if values != d.bracket.engines {
-                out.push(spec.diag(
-                    Severity::Warning,
-                    "engines-disagree",
-                    D,
-                    "/bracket/engines",
-                    format!("the bracket engines {:?} differ from group `engine` of pattern `{key}` {:?}", d.bracket.engines, values),
-                ));
-            }
-        }
-    }
-}
-
-/// What makes an op pattern match far more than an op: the empty text, or a
-/// character that ends an op in a directive (a blank, a line break, a quote,
-/// a bracket or a brace).
-fn op_pattern_too_wide(op_pattern: &str) -> Option<String> {
-    use regex_syntax::hir::{Class, Hir, HirKind};
-    fn chars(h: &Hir, out: &mut Vec<(char, char)>) {
-        match h.kind() {
-            HirKind::Literal(l) => {
-                out.extend(String::from_utf8_lossy(&l.0).chars().map(|c| (c, c)))
-            }
-            HirKind::Class(Class::Unicode(c)) => {
-                out.extend(c.ranges().iter().map(|r| (r.start(), r.end())))
-            }
-            HirKind::Class(Class::Bytes(c)) => out.extend(
-                c.ranges()
-                    .iter()
-                    .map(|r| (char::from(r.start()), char::from(r.end()))),
-            ),
-            HirKind::Repetition(r) => chars(&r.sub, out),
-            HirKind::Capture(c) => chars(&c.sub, out),
-            HirKind::Concat(v) | HirKind::Alternation(v) => v.iter().for_each(|s| chars(s, out)),
-            HirKind::Empty | HirKind::Look(_) => {}
-        }
-    }
-    let hir = regex_syntax::Parser::new().parse(op_pattern).ok()?;
-    let mut why = Vec::new();
-    if hir.properties().minimum_len().unwrap_or(0) == 0 {
-        why.push("matches the empty text".to_owned());
-    }
-    let mut ranges = Vec::new();
-    chars(&hir, &mut ranges);
-    let ends = [' ', '\t', '\r', '\n', '"', '\'', '[', ']', '{', '}'];
-    let bad: Vec<String> = ends
-        .iter()
-        .filter(|&&c| ranges.iter().any(|&(a, b)| a <= c && c <= b))
-        .map(|c| format!("{c:?}"))
-        .collect();
-    if !bad.is_empty() {
-        why.push(format!("admits {}", bad.join(", ")));
-    }
-    (!why.is_empty()).then(|| why.join(" and "))
-}
-
-fn check_patterns(spec: &Spec, out: &mut Vec<Diagnostic>) {
-    for (key, p) in &spec.patterns.patterns {
+        starts.push((key.clone(), out.len()));
         let base = child("/patterns", key);
         let ptr = child(&base, "pattern");
         let analysis = match pattern::analyze(&p.pattern, &p.flags) {
@@ -645,10 +466,14 @@ fn check_patterns(spec: &Spec, out: &mut Vec<Diagnostic>) {
             }
         }
     }
+    with_errors(out, &starts)
 }
 
-fn check_bindings(spec: &Spec, out: &mut Vec<Diagnostic>) {
+/// Returns the keys it found an error in.
+fn check_bindings(spec: &Spec, out: &mut Vec<Diagnostic>) -> BTreeSet<String> {
+    let mut starts = Vec::new();
     for (key, b) in &spec.patterns.bindings {
+        starts.push((key.clone(), out.len()));
         let base = child("/bindings", key);
         let Some(s) = spec.structures.structures.get(key) else {
             out.push(
@@ -717,10 +542,14 @@ fn check_bindings(spec: &Spec, out: &mut Vec<Diagnostic>) {
             }
         }
     }
+    with_errors(out, &starts)
 }
 
-fn check_structures(spec: &Spec, out: &mut Vec<Diagnostic>) {
+/// Returns the keys it found an error in.
+fn check_structures(spec: &Spec, out: &mut Vec<Diagnostic>) -> BTreeSet<String> {
+    let mut starts = Vec::new();
     for (key, s) in &spec.structures.structures {
+        starts.push((key.clone(), out.len()));
         let base = child("/structures", key);
         let pkey = bound_pattern(spec, key);
         if let Some(bp) = spec
@@ -903,4 +732,5 @@ fn check_structures(spec: &Spec, out: &mut Vec<Diagnostic>) {
             }
         }
     }
+    with_errors(out, &starts)
 }

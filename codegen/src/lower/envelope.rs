@@ -1,24 +1,16 @@
-//! The prompt envelope: `schema/envelope.json` laid out ([`layout`]) into
-//! the pieces the emitters write as the generated crate's `envelope` module
-//! and the Python package's `envelope` module, and checked ([`check`]):
-//! every op it advertises is an op of the catalogue on an engine it allows,
-//! every structure it names exists, and the example, wrapped, scans back
-//! with the spec's own scanner (the runtime's `Scanner` over this spec's
-//! structures and directive grammar) as each marker claims: an advert is no
-//! call (and would be one with an object), a mention is no sentence (and its
-//! structure's example in its place would be one), the footer is one
-//! sentence of its structure carrying the id, and nothing else in the
-//! envelope is read at all (P149).
+//! The prompt envelope, laid out (stage 3): `schema/envelope.json` turned
+//! into the pieces the emitters write as the generated crate's `envelope`
+//! module and the Python package's `envelope` module, with every finding of
+//! the layout itself (a footer that writes more than the id, an unknown op,
+//! engine or structure, a placeholder without its value). Whether the
+//! example, wrapped, scans back as each marker claims is the check stage's
+//! (`crate::check::envelope`, P149).
 
 use std::ops::Range;
 
-use agent_sentences_runtime::json::Limits;
-use agent_sentences_runtime::scan::{DirectiveSpec, Found, Scanner, Skipped, StructureScan};
-use agent_sentences_runtime::{Groups, ParseError};
-
+use super::ir::{Claim, EnvPiece, EnvelopeIr, FieldTy, Mark, Model, SentenceIr};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::load::{Spec, SpecFile};
-use crate::lower::{Claim, EnvPiece, EnvelopeIr, FieldTy, Mark, Model, SentenceIr};
 use crate::template::Piece;
 
 const E: SpecFile = SpecFile::Envelope;
@@ -49,7 +41,7 @@ fn list_or(values: &[String]) -> String {
 
 /// Lays the envelope out, with every finding; no layout when one is an
 /// error.
-fn layout(spec: &Spec, model: &Model) -> (Option<EnvelopeIr>, Vec<Diagnostic>) {
+pub(super) fn layout(spec: &Spec, model: &Model) -> (Option<EnvelopeIr>, Vec<Diagnostic>) {
     let file = spec.envelope.as_ref().expect("called with an envelope");
     let mut out = Vec::new();
     let sentence = |key: &str| model.sentences.iter().find(|s| s.key == key);
@@ -408,270 +400,6 @@ fn layout(spec: &Spec, model: &Model) -> (Option<EnvelopeIr>, Vec<Diagnostic>) {
         at += t.as_ref().map_or(footer_len, String::len) + 1;
     }
     (Some(ir), out)
-}
-
-/// The envelope of the spec, laid out; `None` without `envelope.json` or
-/// when it has an error ([`check`] reports them).
-pub fn lower(spec: &Spec, model: &Model) -> Option<EnvelopeIr> {
-    spec.envelope.as_ref()?;
-    layout(spec, model).0
-}
-
-/// A sentence found by the lint's scanner: the index of its structure.
-fn found_as<const N: usize>(_: &dyn Groups<'_>) -> Result<usize, ParseError> {
-    Ok(N)
-}
-
-type FromGroups = for<'t> fn(&dyn Groups<'t>) -> Result<usize, ParseError>;
-
-macro_rules! table {
-    ($($n:literal)*) => { [$(found_as::<$n> as FromGroups),*] };
-}
-
-/// One function per structure index (a spec of more structures is not
-/// scanned back; [`check`] says so).
-const FOUND_AS: [FromGroups; 64] = table!(
-    0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
-    32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63
-);
-
-fn leak(s: &str) -> &'static str {
-    Box::leak(s.to_owned().into_boxed_str())
-}
-
-fn leak_all<T>(v: Vec<T>) -> &'static [T] {
-    Box::leak(v.into_boxed_slice())
-}
-
-/// The spec's own scanner: the runtime's, over the scanned structures of
-/// `model` (in order; the found value is the index into `scanned`) and the
-/// directive grammar. Leaks its tables (a lint is a short process).
-fn scanner(model: &Model) -> Option<(Scanner<usize>, Vec<&SentenceIr>)> {
-    let scanned: Vec<&SentenceIr> = model.sentences.iter().filter(|s| s.scanned).collect();
-    if scanned.len() > FOUND_AS.len() {
-        return None;
-    }
-    let structures: Vec<StructureScan<usize>> = scanned
-        .iter()
-        .enumerate()
-        .map(|(i, s)| StructureScan {
-            key: leak(&s.key),
-            head: leak(&s.head),
-            source: leak(&s.scan_source),
-            from_groups: FOUND_AS[i],
-            quotes_brackets: s.quotes_brackets,
-            tail: s
-                .tail_split
-                .as_ref()
-                .map(|(g, before, inner, _)| (leak(g), leak(before), leak(inner))),
-            trailing_blanks: s.tail_split.as_ref().is_some_and(|t| t.3),
-        })
-        .collect();
-    let d = &model.directives;
-    let strs = |v: &[String]| leak_all(v.iter().map(|s| leak(s)).collect());
-    let directives = Box::leak(Box::new(DirectiveSpec {
-        op_pattern: leak(&d.op_pattern),
-        bracket_engines: strs(&d.bracket.engines),
-        shorthands: leak_all(
-            d.shorthands
-                .iter()
-                .map(|(k, v)| (leak(k), leak(&v.op), leak(&v.engine)))
-                .collect(),
-        ),
-        fences: leak_all(
-            d.fences
-                .info_strings
-                .iter()
-                .map(|(k, v)| (leak(k), leak(v)))
-                .collect(),
-        ),
-        curl_path: leak(&d.curl.path),
-        curl_data_flags: strs(&d.curl.data_flags),
-        curl_value_options: strs(&d.curl.value_options),
-        curl_flag_options: strs(&d.curl.flag_options),
-        curl_engine: leak(&d.curl.engine),
-        curl_op_key: leak(&d.curl.op_key),
-        curl_args_key: leak(&d.curl.args_key),
-        aliases: leak_all(d.aliases.iter().map(|(k, v)| (leak(k), leak(v))).collect()),
-        limits: Limits {
-            max_depth: d.limits.max_json_depth,
-            max_bytes: d.limits.max_args_bytes,
-        },
-    }));
-    let structures = leak_all(structures);
-    Some((Scanner::new(structures, directives), scanned))
-}
-
-/// What the scanner found overlapping `span`, in words.
-fn seen(
-    found: &[Found<usize>],
-    skipped: &[Skipped],
-    scanned: &[&SentenceIr],
-    span: &Range<usize>,
-) -> Vec<String> {
-    let overlaps = |s: &Range<usize>| s.start < span.end && span.start < s.end;
-    let mut out: Vec<String> = found
-        .iter()
-        .filter(|f| overlaps(&f.span))
-        .map(|f| match &f.item {
-            agent_sentences_runtime::scan::Item::Sentence { value } => format!(
-                "{} `{}` sentence at bytes {}..{}",
-                agent_sentences_runtime::ParseError::article(&scanned[*value].key),
-                scanned[*value].key,
-                f.span.start,
-                f.span.end
-            ),
-            agent_sentences_runtime::scan::Item::Directive { directive } => format!(
-                "a call of `{}` at bytes {}..{}",
-                directive.op, f.span.start, f.span.end
-            ),
-        })
-        .collect();
-    out.extend(skipped.iter().filter(|s| overlaps(&s.span)).map(|s| {
-        format!(
-            "a skipped candidate ({}) at bytes {}..{}",
-            s.reason, s.span.start, s.span.end
-        )
-    }));
-    out
-}
-
-/// Every problem of `envelope.json`, each located; with `scan_back` (the
-/// rest of the spec has no error, so its scanner builds) the example is
-/// wrapped and scanned back.
-pub fn check(spec: &Spec, model: &Model, scan_back: bool) -> Vec<Diagnostic> {
-    if spec.envelope.is_none() {
-        return Vec::new();
-    }
-    let (ir, mut out) = layout(spec, model);
-    let Some(ir) = ir.filter(|_| scan_back) else {
-        return out;
-    };
-    let Some((scanner, scanned)) = scanner(model) else {
-        out.push(diag(spec, Severity::Error, "envelope-misread", "/example", format!("the spec has more than {} scanned structures: the lint cannot scan the envelope back", FOUND_AS.len())));
-        return out;
-    };
-    let (text, footer_span) = ir.render(&ir.example_message, &ir.example_id);
-    let env_start = ir.example_message.len();
-    let (found, skipped) = scanner.scan_with_diagnostics(&text);
-    let mut accounted: Vec<Range<usize>> = Vec::new();
-    for m in &ir.marks {
-        let line_start = ir.line_starts[m.line];
-        let ptr = format!("/lines/{}", m.line);
-        match &m.claim {
-            Claim::Advert { op, engine, index } => {
-                let span = line_start + m.span.start..line_start + m.span.end;
-                let read = seen(&found, &skipped, &scanned, &span);
-                // With an object it would be a call: the place reads markers.
-                let probe = format!(
-                    "{}[{engine} {op} {{}}]{}",
-                    &text[..span.start],
-                    &text[span.end..]
-                );
-                let (pf, _) = scanner.scan_with_diagnostics(&probe);
-                let called = pf.iter().any(|f| f.span.start == span.start && matches!(&f.item, agent_sentences_runtime::scan::Item::Directive { directive } if directive.op == *op && directive.engine == engine));
-                if !read.is_empty() || !called {
-                    let why = if read.is_empty() {
-                        format!("with an object (`[{engine} {op} {{}}]`) it is no call either: the scanner reads no marker there (quoted?)")
-                    } else {
-                        format!("the scanner reads {}", read.join(", "))
-                    };
-                    out.push(diag(spec, Severity::Error, "envelope-advert-misread", &format!("{ptr}/advertise/ops/{index}"), format!("the advert `{}` (bytes {}..{} of the example) is not read as an advertised op: {why}", &text[span.clone()], span.start, span.end)));
-                }
-                accounted.push(span);
-            }
-            Claim::Mention { structure } => {
-                let span = line_start + m.span.start..line_start + m.span.end;
-                let read = seen(&found, &skipped, &scanned, &span);
-                let s = scanned
-                    .iter()
-                    .find(|s| &s.key == structure)
-                    .expect("a scanned structure");
-                let probe = format!(
-                    "{}{}{}",
-                    &text[..span.start],
-                    s.example_sentence,
-                    &text[span.end..]
-                );
-                let (pf, _) = scanner.scan_with_diagnostics(&probe);
-                let readable = pf.iter().any(|f| f.span.start == span.start && matches!(&f.item, agent_sentences_runtime::scan::Item::Sentence { value } if scanned[*value].key == *structure));
-                if !read.is_empty() || !readable {
-                    let why = if read.is_empty() {
-                        format!("the structure's example in its place is not read as {} `{structure}` either: the scanner reads no marker there (quoted?)", agent_sentences_runtime::ParseError::article(structure))
-                    } else {
-                        format!("the scanner reads {}", read.join(", "))
-                    };
-                    out.push(diag(spec, Severity::Error, "envelope-mention-misread", &format!("{ptr}/mention"), format!("the mention `{}` (bytes {}..{} of the example) is not read as a mention of `{structure}`: {why}", &text[span.clone()], span.start, span.end)));
-                }
-                accounted.push(span);
-            }
-            Claim::Footer { structure } => {
-                let s = scanned
-                    .iter()
-                    .find(|s| &s.key == structure)
-                    .expect("a scanned structure");
-                let is_footer = found.iter().any(|f| {
-                    f.span == footer_span
-                        && matches!(&f.item, agent_sentences_runtime::scan::Item::Sentence { value } if scanned[*value].key == *structure)
-                        && carries_id(s, &text[footer_span.clone()], &ir.example_id)
-                });
-                if !is_footer {
-                    let read = seen(&found, &skipped, &scanned, &footer_span);
-                    let why = if read.is_empty() {
-                        "the scanner reads nothing there".to_owned()
-                    } else {
-                        format!("the scanner reads {}", read.join(", "))
-                    };
-                    out.push(diag(spec, Severity::Error, "envelope-footer-misread", &format!("{ptr}/footer"), format!("the footer `{}` (bytes {}..{} of the example, id `{}`) is not read as one `{structure}` carrying the id: {why}", &text[footer_span.clone()], footer_span.start, footer_span.end, ir.example_id)));
-                }
-                accounted.push(footer_span.clone());
-            }
-        }
-    }
-    // Nothing else of the envelope is read.
-    let inside = |span: &Range<usize>| {
-        accounted
-            .iter()
-            .any(|a| a.start <= span.start && span.end <= a.end)
-    };
-    let strays: Vec<Range<usize>> = found
-        .iter()
-        .map(|f| f.span.clone())
-        .chain(skipped.iter().map(|s| s.span.clone()))
-        .filter(|span| span.end > env_start && !inside(span))
-        .collect();
-    for span in strays {
-        let line = ir
-            .line_starts
-            .iter()
-            .rposition(|&l| l <= span.start)
-            .unwrap_or(0);
-        let one = span.start..span.start + 1;
-        let what = seen(&found, &skipped, &scanned, &one).join(", ");
-        out.push(diag(spec, Severity::Error, "envelope-stray-marker", &format!("/lines/{line}/text"), format!("the example, wrapped, holds {what} that no marker of the envelope claims: an envelope text must read as plain text")));
-    }
-    out
-}
-
-/// True when every group of the footer's pattern that fills a field
-/// captured `id` in `text` (the five ids of a contract footer, P11).
-fn carries_id(s: &SentenceIr, text: &str, id: &str) -> bool {
-    let Ok(re) = regex::Regex::new(&format!(r"\A(?:{})\z", s.scan_source)) else {
-        return false;
-    };
-    let Some(c) = re.captures(text) else {
-        return false;
-    };
-    let mut any = false;
-    for name in re.capture_names().flatten() {
-        if s.field_of_group(name).is_some() {
-            any = true;
-            if c.name(name).map(|m| m.as_str()) != Some(id) {
-                return false;
-            }
-        }
-    }
-    any
 }
 
 #[cfg(test)]
