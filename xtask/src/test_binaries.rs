@@ -81,7 +81,12 @@ pub fn parse_artifacts(lines: &str) -> Vec<TestBinary> {
 /// The integration tests that build whole crates in `target/standalone`
 /// (cold on a clean clone, minutes each): started first, so that no worker
 /// is left alone with one at the end.
-const BUILDERS: &[&str] = &["test outside", "test add_structure"];
+const BUILDERS: &[&str] = &[
+    "test outside",
+    "test add_structure",
+    "test add_reader",
+    "test add_directive_field",
+];
 
 /// A package's name from a cargo package id: `path+file:///…/codegen#agent-sentences-codegen@0.1.0`
 /// (or the older `name 0.1.0 (path+…)`).
