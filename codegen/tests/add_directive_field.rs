@@ -22,31 +22,12 @@ use std::process::Command;
 
 mod common;
 
-use common::root;
+use common::{copy_dir, root};
 
 /// The new field, its options and the reason it gives.
 const FIELD: &str = "insecure_options";
 const OPTIONS: [&str; 2] = ["-k", "--insecure"];
 const REASON: &str = "turns off certificate checks";
-
-/// Copies the directory `from` to `to`, leaving out `target` and `tests`.
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let path = entry.unwrap().path();
-        let dest = to.join(path.file_name().unwrap());
-        if path.is_dir() {
-            if path
-                .file_name()
-                .is_some_and(|n| n != "target" && n != "tests")
-            {
-                copy_dir(&path, &dest);
-            }
-        } else {
-            std::fs::copy(&path, &dest).unwrap();
-        }
-    }
-}
 
 /// Replaces the one occurrence of `from` in the file at `path`.
 fn edit(path: &Path, from: &str, to: &str) {
@@ -92,9 +73,17 @@ fn a_directive_field_added_to_the_spec_and_the_runtime_reaches_the_generated_sca
     let ws = dir.path().join("ws");
     let copy = ws.join("copy");
     for member in ["runtime", "codegen", "generator"] {
-        copy_dir(&root().join(member), &copy.join(member));
+        copy_dir(
+            &root().join(member),
+            &copy.join(member),
+            &["target", "tests"],
+        );
     }
-    copy_dir(&root().join("schema"), &ws.join("schema"));
+    copy_dir(
+        &root().join("schema"),
+        &ws.join("schema"),
+        &["target", "tests"],
+    );
     // The workspace of the three crates, with the real one's shared
     // dependency table and none of its profiles (as every standalone build).
     let manifest = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();

@@ -12,50 +12,35 @@
 //! so only the copied runtime, the generated crate and the vectors test
 //! compile.
 
-use std::path::Path;
 use std::process::Command;
 
 mod common;
 
-use common::root;
+use common::{copy_dir, root};
 
 /// The new reader's module, type and name.
 const MODULE: &str = "pulldown_again";
 const TYPE: &str = "PulldownAgain";
 const NAME: &str = "pulldown-cmark-again";
 
-/// Copies the directory `from` to `to`, leaving out `target`.
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let path = entry.unwrap().path();
-        let dest = to.join(path.file_name().unwrap());
-        if path.is_dir() {
-            if path.file_name().is_some_and(|n| n != "target") {
-                copy_dir(&path, &dest);
-            }
-        } else {
-            std::fs::copy(&path, &dest).unwrap();
-        }
-    }
-}
-
 #[test]
 fn a_reader_added_as_one_file_and_one_entry_passes_every_vector() {
     let dir = tempfile::tempdir().unwrap();
     let scratch = dir.path();
     let runtime = scratch.join("runtime");
-    copy_dir(&root().join("runtime"), &runtime);
+    copy_dir(&root().join("runtime"), &runtime, &["target"]);
     copy_dir(
         &root().join("generated/rust"),
         &scratch.join("generated/rust"),
+        &["target"],
     );
     copy_dir(
         &root().join("tests/vectors"),
         &scratch.join("tests/vectors"),
+        &["target"],
     );
     // (The vectors test reads the spec's own examples too.)
-    copy_dir(&root().join("schema"), &scratch.join("schema"));
+    copy_dir(&root().join("schema"), &scratch.join("schema"), &["target"]);
 
     // The reader: pulldown-cmark's file under another module, type and name.
     let context = runtime.join("src/context");

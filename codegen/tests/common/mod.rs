@@ -29,6 +29,24 @@ pub fn edited_spec(file: &str, edit: impl FnOnce(&mut String)) -> tempfile::Temp
     dir
 }
 
+/// Copies the directory `from` to `to`, leaving out the folders named in
+/// `skip` at every depth (`target`: build output).
+pub fn copy_dir(from: &Path, to: &Path, skip: &[&str]) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let dest = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if !skip.contains(&name) {
+                copy_dir(&path, &dest, skip);
+            }
+        } else {
+            std::fs::copy(&path, &dest).unwrap();
+        }
+    }
+}
+
 /// Replaces `from`, which must occur exactly once, by `to`.
 pub fn replace_once(text: &mut String, from: &str, to: &str) {
     assert_eq!(text.matches(from).count(), 1, "`{from}` must occur once");

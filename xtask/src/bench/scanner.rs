@@ -13,6 +13,20 @@ use super::{
     cargo, criterion_bytes, criterion_mean, growth, mb_s, mean_growth, ms, run, BytesSecs,
 };
 
+/// Builds the bench crate's binary `name` (release) and gives its path.
+fn bench_bin(name: &str) -> Result<std::path::PathBuf, String> {
+    run(cargo().args([
+        "build",
+        "--quiet",
+        "--release",
+        "-p",
+        "agent-sentences-bench",
+        "--bin",
+        name,
+    ]))?;
+    Ok(Path::new("target/release").join(name))
+}
+
 /// Rounds of the `ratios` binary: each round runs every row once.
 const RATIO_ROUNDS: &str = "31";
 
@@ -23,17 +37,9 @@ const RATIO_ROUNDS: &str = "31";
 /// it started; the table puts them beside their targets. Then how promptly
 /// a stream commits (the `stream_latency` binary).
 pub(super) fn cpu_ratios_and_streaming(t: &mut String) -> Result<(), String> {
-    run(cargo().args([
-        "build",
-        "--quiet",
-        "--release",
-        "-p",
-        "agent-sentences-bench",
-        "--bin",
-        "ratios",
-    ]))?;
+    let ratios = bench_bin("ratios")?;
     eprintln!("== ratios by thread CPU time ({RATIO_ROUNDS} interleaved rounds)");
-    let out = Command::new("target/release/ratios")
+    let out = Command::new(&ratios)
         .arg(RATIO_ROUNDS)
         .output()
         .map_err(|e| e.to_string())?;
@@ -100,7 +106,7 @@ pub(super) fn cpu_ratios_and_streaming(t: &mut String) -> Result<(), String> {
     );
     let mut peaks = Vec::new();
     for mode in ["batch", "stream"] {
-        let out = Command::new("target/release/ratios")
+        let out = Command::new(&ratios)
             .args(["--peak", mode])
             .output()
             .map_err(|e| e.to_string())?;
@@ -115,16 +121,8 @@ pub(super) fn cpu_ratios_and_streaming(t: &mut String) -> Result<(), String> {
         peaks[1] / 1e6,
         peaks[1] / peaks[0]
     );
-    run(cargo().args([
-        "build",
-        "--quiet",
-        "--release",
-        "-p",
-        "agent-sentences-bench",
-        "--bin",
-        "stream_latency",
-    ]))?;
-    let out = Command::new("target/release/stream_latency")
+    let stream_latency = bench_bin("stream_latency")?;
+    let out = Command::new(&stream_latency)
         .output()
         .map_err(|e| e.to_string())?;
     if !out.status.success() {
@@ -257,16 +255,8 @@ pub(super) fn markdown_context(t: &mut String) -> Result<(), String> {
         split("markdown-rich"),
     );
 
-    run(cargo().args([
-        "build",
-        "--quiet",
-        "--release",
-        "-p",
-        "agent-sentences-bench",
-        "--bin",
-        "hostile_peak",
-    ]))?;
-    let peak = Path::new("target/release/hostile_peak");
+    let hostile_peak = bench_bin("hostile_peak")?;
+    let peak = hostile_peak.as_path();
     let list = Command::new(peak)
         .arg("--list")
         .output()
