@@ -1,5 +1,5 @@
 """Tool arguments: one strict JSON object (RFC 8259), read by the Rust runtime's
-reader (``runtime/src/json.rs``, through ``agent_sentences._native``) and written
+reader (``runtime/src/json/``, through ``agent_sentences._native``) and written
 exactly as it writes them.
 
 Reading rejects, beyond what ``serde_json`` rejects already (trailing

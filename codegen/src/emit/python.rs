@@ -539,7 +539,7 @@ pub fn errors_py(model: &Model) -> String {
 }
 
 /// `generated/python/agent_sentences/strict_json.py`: strict tool-argument
-/// JSON, as `runtime/src/json.rs` reads and writes it.
+/// JSON, as `runtime/src/json/` reads and writes it.
 pub fn strict_json_py(_model: &Model) -> String {
     static_py::module("strict_json.py", &[])
 }
