@@ -31,7 +31,7 @@ use std::time::Instant;
 
 use agent_sentences_gen::{run_check, CheckArgs, Context, Format, GenArgs};
 
-use crate::steps::{cargo, lap, run, step};
+use crate::steps::{cargo, cargo_standalone, lap, run, step};
 
 /// Where `cargo package` builds what it verifies ([`forget_packaged_sources`]).
 /// It is the target directory the builds outside the workspace share
@@ -321,7 +321,9 @@ pub fn run_all(ctx: &Context, quick: bool, filter: Option<&str>) -> bool {
             // As every build in target/standalone (generator/tests/outside.rs).
             let ok = run(
                 name,
-                cargo().args(&args).env("CARGO_PROFILE_DEV_DEBUG", "false"),
+                cargo_standalone()
+                    .args(&args)
+                    .env("CARGO_PROFILE_DEV_DEBUG", "false"),
             );
             (name.to_owned(), ok)
         };
