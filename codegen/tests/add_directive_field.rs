@@ -17,12 +17,12 @@
 //! (`--offline`): only the copied runtime, generator library and command,
 //! and the generated crate compile.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 mod common;
 
-use common::{copy_dir, root};
+use common::{copy_dir, root, standalone_cargo};
 
 /// The new field, its options and the reason it gives.
 const FIELD: &str = "insecure_options";
@@ -42,12 +42,9 @@ fn edit(path: &Path, from: &str, to: &str) {
 }
 
 /// Cargo, for a build in `target/standalone` as every build there.
-fn cargo(target: &Path) -> Command {
-    let mut cargo = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
-    cargo
-        .env("CARGO_TARGET_DIR", target)
-        .env("CARGO_PROFILE_DEV_DEBUG", "false")
-        .env_remove("RUSTFLAGS");
+fn cargo() -> Command {
+    let mut cargo = standalone_cargo();
+    cargo.env_remove("RUSTFLAGS");
     cargo
 }
 
@@ -122,13 +119,9 @@ fn a_directive_field_added_to_the_spec_and_the_runtime_reaches_the_generated_sca
         ),
     );
 
-    let target: PathBuf = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join("target"))
-        .join("standalone");
     let out = dir.path().join("out");
     run(
-        cargo(&target)
+        cargo()
             .current_dir(&ws)
             .args([
                 "run",
@@ -174,7 +167,7 @@ fn the_new_field_is_read() {{
     std::fs::write(out.join("rust/tests/new_directive_field.rs"), test).unwrap();
     std::fs::copy(root().join("Cargo.lock"), out.join("rust/Cargo.lock")).unwrap();
     let log = run(
-        cargo(&target)
+        cargo()
             .args(["test", "--offline", "--tests", "--manifest-path"])
             .arg(out.join("rust/Cargo.toml"))
             .env("PROPTEST_CASES", "64"),

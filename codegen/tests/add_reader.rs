@@ -12,11 +12,9 @@
 //! so only the copied runtime, the generated crate and the vectors test
 //! compile.
 
-use std::process::Command;
-
 mod common;
 
-use common::{copy_dir, root};
+use common::{copy_dir, root, standalone_cargo};
 
 /// The new reader's module, type and name.
 const MODULE: &str = "pulldown_again";
@@ -98,16 +96,9 @@ fn a_reader_added_as_one_file_and_one_entry_passes_every_vector() {
     .unwrap();
     std::fs::copy(root().join("Cargo.lock"), check.join("Cargo.lock")).unwrap();
 
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| root().join("target"))
-        .join("standalone");
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let out = Command::new(cargo)
+    let out = standalone_cargo()
         .args(["test", "--offline", "--manifest-path"])
         .arg(check.join("Cargo.toml"))
-        .env("CARGO_TARGET_DIR", &target)
-        .env("CARGO_PROFILE_DEV_DEBUG", "false")
         .output()
         .expect("cargo runs");
     let log = format!(

@@ -18,7 +18,7 @@ use serde_json::{json, Value};
 
 mod common;
 
-use common::root;
+use common::{root, standalone_cargo};
 
 const KEY: &str = "heartbeat";
 const EXAMPLE: &str = "[HEARTBEAT 646]";
@@ -83,18 +83,10 @@ fn spec_with_a_new_structure() -> tempfile::TempDir {
 /// of `result` to seconds.
 fn cargo_test_generated_crate(crate_dir: &Path) {
     std::fs::copy(root().join("Cargo.lock"), crate_dir.join("Cargo.lock")).unwrap();
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| root().join("target"))
-        .join("standalone");
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let out = Command::new(cargo)
+    let out = standalone_cargo()
         .args(["test", "--offline", "--manifest-path"])
         .arg(crate_dir.join("Cargo.toml"))
-        .env("CARGO_TARGET_DIR", &target)
         .env("PROPTEST_CASES", "64")
-        // As every build in target/standalone (generator/tests/outside.rs).
-        .env("CARGO_PROFILE_DEV_DEBUG", "false")
         .output()
         .expect("cargo runs");
     let log = format!(

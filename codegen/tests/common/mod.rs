@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 /// The repository root.
 pub fn root() -> PathBuf {
@@ -27,6 +28,26 @@ pub fn edited_spec(file: &str, edit: impl FnOnce(&mut String)) -> tempfile::Temp
     }
     assert!(edit.is_none(), "`{file}` is not a spec file");
     dir
+}
+
+/// Where the builds outside the workspace run: `standalone` under the
+/// workspace's target directory (shared with `generator/tests/outside.rs`
+/// and `cargo xtask test`'s packaging step).
+pub fn standalone_target() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target"))
+        .join("standalone")
+}
+
+/// Cargo, for a build in [`standalone_target`] as every build there: no
+/// debug info (see `generator/tests/outside.rs`).
+pub fn standalone_cargo() -> Command {
+    let mut cargo = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    cargo
+        .env("CARGO_TARGET_DIR", standalone_target())
+        .env("CARGO_PROFILE_DEV_DEBUG", "false");
+    cargo
 }
 
 /// Copies the directory `from` to `to`, leaving out the folders named in
