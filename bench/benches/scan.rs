@@ -1,5 +1,10 @@
 //! The Rust side of `cargo xtask bench`: the scanner and the parsers on the
 //! shared corpus (criterion; results land in target/criterion/).
+//!
+//! Every row is timed by the thread's CPU time ([`ThreadCpu`]), so that what
+//! other processes do on a shared machine is not counted, except
+//! `realistic-all-cores/scan`, which runs on every core and is timed by the
+//! wall clock. Estimates stay in nanoseconds.
 
 use agent_sentences::loops;
 use agent_sentences::scan::scan;
@@ -9,7 +14,13 @@ use agent_sentences_bench::{
     Baseline, Hostile,
 };
 use agent_sentences_runtime::context::{bare_parse, reader_names};
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::measurement::{Measurement, ValueFormatter, WallTime};
+use criterion::{criterion_group, criterion_main, BenchmarkId, Throughput};
+
+/// The criterion of every row timed by CPU time.
+type Criterion = criterion::Criterion<ThreadCpu>;
+/// A group of rows timed by CPU time.
+type Group<'a> = criterion::BenchmarkGroup<'a, ThreadCpu>;
 
 fn realistic_corpus(c: &mut Criterion) {
     let corpus = realistic(2000);
@@ -20,17 +31,6 @@ fn realistic_corpus(c: &mut Criterion) {
         b.iter(|| corpus.iter().map(|m| scan(&m.text).len()).sum::<usize>())
     });
     candidates(&mut g, &corpus);
-    // Issue 11: the same scans on every core (rayon, as `scan_many` runs
-    // them), with no Python objects: the ceiling of `scan_many`'s speed-up.
-    g.bench_function("scan-all-cores", |b| {
-        use rayon::prelude::*;
-        b.iter(|| {
-            corpus
-                .par_iter()
-                .map(|m| scan(&m.text).len())
-                .sum::<usize>()
-        })
-    });
     // Issues 12 and 24: each reader's bare parse (the scanner's options,
     // nothing else), and the strong baseline without context.
     readers_and_baseline(&mut g, &corpus);
@@ -58,10 +58,7 @@ fn realistic_corpus(c: &mut Criterion) {
 /// Issue 27: the candidate work apart from the context: the scan of each
 /// text with its Markdown context forced trivial (each paragraph one run of
 /// text, no reader run), so a regression in either part shows.
-fn candidates(
-    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
-    corpus: &[agent_sentences_bench::Message],
-) {
+fn candidates(g: &mut Group<'_>, corpus: &[agent_sentences_bench::Message]) {
     use agent_sentences::scan::scan_context_forced_trivial;
     g.bench_function("candidates", |b| {
         b.iter(|| {
@@ -75,10 +72,7 @@ fn candidates(
 
 /// The bare parse of each CommonMark reader (the scanner's list of readers,
 /// each row named after its reader) and the strong baseline, on one corpus.
-fn readers_and_baseline(
-    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
-    corpus: &[agent_sentences_bench::Message],
-) {
+fn readers_and_baseline(g: &mut Group<'_>, corpus: &[agent_sentences_bench::Message]) {
     for (k, name) in reader_names().into_iter().enumerate() {
         g.bench_function(name, |b| {
             b.iter(|| corpus.iter().map(|m| bare_parse(k, &m.text)).sum::<usize>())
@@ -294,8 +288,87 @@ fn streaming(c: &mut Criterion) {
     g.finish();
 }
 
+/// Issue 11: the realistic corpus's scans on every core (rayon, as
+/// `scan_many` runs them), with no Python objects: the ceiling of
+/// `scan_many`'s speed-up. Wall time: the work is on other threads.
+fn all_cores(c: &mut criterion::Criterion<WallTime>) {
+    use rayon::prelude::*;
+    let corpus = realistic(2000);
+    let bytes: usize = corpus.iter().map(|m| m.text.len()).sum();
+    let mut g = c.benchmark_group("realistic-all-cores");
+    g.throughput(Throughput::Bytes(bytes as u64));
+    g.bench_function("scan", |b| {
+        b.iter(|| {
+            corpus
+                .par_iter()
+                .map(|m| scan(&m.text).len())
+                .sum::<usize>()
+        })
+    });
+    g.finish();
+}
+
+/// The calling thread's CPU time as a criterion measurement, in
+/// nanoseconds ([`agent_sentences_bench::thread_cpu`]).
+struct ThreadCpu;
+
+impl Measurement for ThreadCpu {
+    type Intermediate = f64;
+    type Value = f64;
+    fn start(&self) -> f64 {
+        agent_sentences_bench::thread_cpu()
+    }
+    fn end(&self, start: f64) -> f64 {
+        (agent_sentences_bench::thread_cpu() - start) * 1e9
+    }
+    fn add(&self, a: &f64, b: &f64) -> f64 {
+        a + b
+    }
+    fn zero(&self) -> f64 {
+        0.0
+    }
+    fn to_f64(&self, ns: &f64) -> f64 {
+        *ns
+    }
+    fn formatter(&self) -> &dyn ValueFormatter {
+        &Nanoseconds
+    }
+}
+
+/// Formats CPU nanoseconds as criterion formats wall time.
+struct Nanoseconds;
+
+impl ValueFormatter for Nanoseconds {
+    fn scale_values(&self, ns: f64, values: &mut [f64]) -> &'static str {
+        let (factor, unit) = match ns {
+            ns if ns < 1e3 => (1.0, "ns"),
+            ns if ns < 1e6 => (1e-3, "µs"),
+            ns if ns < 1e9 => (1e-6, "ms"),
+            _ => (1e-9, "s"),
+        };
+        values.iter_mut().for_each(|v| *v *= factor);
+        unit
+    }
+
+    fn scale_throughputs(&self, _: f64, t: &Throughput, values: &mut [f64]) -> &'static str {
+        let (per, unit) = match *t {
+            Throughput::Bytes(n) | Throughput::BytesDecimal(n) => (n as f64 / 1e6, "MB/s"),
+            Throughput::Elements(n) => (n as f64, "elem/s"),
+        };
+        values.iter_mut().for_each(|v| *v = per * 1e9 / *v);
+        unit
+    }
+
+    fn scale_for_machines(&self, _: &mut [f64]) -> &'static str {
+        "ns"
+    }
+}
+
+criterion_group!(wall, all_cores);
 criterion_group!(
-    benches,
+    name = benches;
+    config = criterion::Criterion::default().with_measurement(ThreadCpu);
+    targets =
     realistic_corpus,
     streaming,
     markdown_rich_corpus,
@@ -303,4 +376,4 @@ criterion_group!(
     resolve_calls,
     hostile_inputs
 );
-criterion_main!(benches);
+criterion_main!(benches, wall);

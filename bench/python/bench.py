@@ -24,7 +24,7 @@ import sys
 import time
 from typing import Any, Callable
 
-from timing import best_of  # beside this file: a script's directory is on sys.path
+from timing import interleaved, quantile, spread  # beside this file: a script's directory is on sys.path
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -79,9 +79,9 @@ def memory(case: str, mib: int) -> dict[str, Any]:
     text = MEMORY_CASES[case](mib << 20)
     agent_sentences.scan("warm up [CLAIM 1]")
     before = _rss_kib()
-    t = time.perf_counter()
+    t = time.thread_time()
     found = agent_sentences.scan(text)
-    secs = time.perf_counter() - t
+    secs = time.thread_time() - t
     # The process's peak so far (VmHWM: the high-water mark of this process's
     # own memory; ru_maxrss would count the parent's RSS at fork): the scan's,
     # or (when building the text peaked higher) an upper bound of it.
@@ -99,32 +99,21 @@ def memory(case: str, mib: int) -> dict[str, Any]:
 
 REALISTIC_ROUNDS = 25
 """How many rounds of every implementation on the realistic corpus the bench
-times (the best round of each is reported). A round takes about 0.13 s; the
-machine's second core is sometimes slowed by its host for a second or more, and
-9 rounds (about 1 s) once fell wholly inside such a stretch (`scan_many` 1.35x
-the loop, and 1.63-1.86x in side runs of 15 pairs right after), so the rounds
-are spread over about 3 s."""
-
-
-def _timed(fn: Callable[[], Any]) -> tuple[float, float]:
-    """Seconds from calling ``fn`` to its return, and seconds to free what it
-    returned (dropped only after the first timing)."""
-    t = time.perf_counter()
-    result = fn()
-    returned = time.perf_counter()
-    del result
-    return returned - t, time.perf_counter() - returned
+times. A round takes about 0.13 s; the machine's second core is sometimes
+slowed by its host for a second or more, so the rounds are spread over about
+3 s, and each ratio is taken within a round (see `timing.interleaved`)."""
 
 
 def _run_case(args: tuple[str, str, str, str], queue: "mp.Queue[float]") -> None:
-    """Best of five runs, each one's time sent as it ends, so that a case whose
-    repeats run past the timeout still reports the runs that finished."""
+    """Best of five runs, by the thread's CPU time, each one's time sent as it
+    ends, so that a case whose repeats run past the timeout still reports the
+    runs that finished."""
     spec_dir, baseline_dir, impl, text = args
     fn = _implementations(spec_dir, baseline_dir)[impl]
     for _ in range(5):
-        t = time.perf_counter()
+        t = time.thread_time()
         fn(text)
-        queue.put(time.perf_counter() - t)
+        queue.put(time.thread_time() - t)
 
 
 def _timed_case(spec_dir: str, baseline_dir: str, impl: str, text: str, timeout: float) -> float | None:
@@ -158,41 +147,55 @@ def main() -> None:
     out: dict[str, Any] = {"python": sys.version.split()[0], "realistic_messages": len(messages), "realistic_bytes": realistic_bytes}
     import agent_sentences
 
-    # Every implementation on the corpus, round by round (each round runs each
-    # once, in turn), best round kept: the machine's speed drifts over seconds,
-    # and timing one implementation's repeats back to back and then the next's
-    # measured that drift as much as the implementations (one run: `scan_many`
-    # 1.69x the loop where alternated runs gave 1.8-2.0x). `scan_many` is the
-    # batch call on every core, against the "generated" row, `scan` in a loop;
-    # it runs right after the loop it is compared with, so that each pair runs
-    # in the same state of the machine. Each call is timed to its return and
-    # the freeing of what it returned apart; a row is the best sum of the two,
-    # as `timeit` would time it. The implementations' loops drop each result as
-    # they go (`fn` returns a count); `scan_many` frees its list at the end, on
-    # the interpreter's thread alone, so the "loop" round, `[scan(t) for t in
-    # texts]` with its whole result kept, is the like-for-like call to compare
-    # it with when the freeing is left out.
-    rounds: dict[str, Callable[[], Any]] = {}
+    # Every implementation on the corpus, round by round, the order rotated
+    # each round, each row timed by the thread's CPU time from the call to
+    # the freeing of what it returned (`timing.interleaved`), and each ratio
+    # taken within a round: on a shared machine, load that comes and goes
+    # then touches both sides of a ratio alike. The implementations' loops
+    # drop each result as they go (`fn` returns a count). `scan_many` is the
+    # batch call on every core: it works on other threads, so it is compared
+    # by wall time with `loop`, `[scan(t) for t in texts]` with its whole
+    # result kept (the like-for-like call: `scan_many` keeps its list too,
+    # and frees it on the interpreter's thread alone).
+    rows: dict[str, Callable[[], Any]] = {}
     for name, fn in impls.items():
-        rounds[name] = lambda fn=fn: [fn(m) for m in messages]
+        rows[name] = lambda fn=fn: [fn(m) for m in messages]
         if name == "generated":
-            rounds["scan_many"] = lambda: agent_sentences.scan_many(messages)
-            rounds["loop"] = lambda: [agent_sentences.scan(m) for m in messages]
-    best = {name: float("inf") for name in rounds}
-    best_call = dict(best)
-    best_free = dict(best)
-    for _ in range(REALISTIC_ROUNDS):
-        for name, run in rounds.items():
-            call, free = _timed(run)
-            best[name] = min(best[name], call + free)
-            best_call[name] = min(best_call[name], call)
-            best_free[name] = min(best_free[name], free)
+            rows["scan_many"] = lambda: agent_sentences.scan_many(messages)
+            rows["loop"] = lambda: [agent_sentences.scan(m) for m in messages]
+    times = interleaved(rows, REALISTIC_ROUNDS, wall=frozenset({"scan_many"}))
+
+    def cpu(name: str) -> list[float]:
+        return [t["call"] + t["free"] for t in times[name]]
+
+    def wall(name: str) -> list[float]:
+        return [t["wall_call"] + t["wall_free"] for t in times[name]]
+
+    def per_round(num: list[float], den: list[float]) -> dict[str, float]:
+        return spread([a / b for a, b in zip(num, den)])
+
     prose = corpus["prose"]
-    for name, fn in impls.items():
-        prose_secs = best_of(lambda: fn(prose), 3)
-        out[name] = {"realistic_seconds": best[name], "prose_seconds": prose_secs, "prose_bytes": len(prose.encode("utf-8"))}
-    out["scan_many"] = {"realistic_seconds": best["scan_many"], "cores": os.cpu_count(), "rounds": REALISTIC_ROUNDS}
-    out["kept"] = {name: {"call_seconds": best_call[name], "free_seconds": best_free[name]} for name in ("loop", "scan_many")}
+    prose_times = interleaved({name: (lambda fn=fn: fn(prose)) for name, fn in impls.items()}, 5)
+    for name in impls:
+        out[name] = {
+            "realistic_seconds": quantile(cpu(name), 0.5),
+            "prose_seconds": quantile([t["call"] + t["free"] for t in prose_times[name]], 0.5),
+            "prose_bytes": len(prose.encode("utf-8")),
+        }
+    out["scan_many"] = {"realistic_seconds": quantile(wall("scan_many"), 0.5), "cores": os.cpu_count(), "rounds": REALISTIC_ROUNDS}
+    out["ratios"] = {
+        "scan_vs_seed": per_round(cpu("seed"), cpu("generated")),
+        "scan_many_vs_loop": per_round(wall("loop"), wall("scan_many")),
+    }
+    if "pure" in impls:
+        out["ratios"]["scan_vs_pure"] = per_round(cpu("pure"), cpu("generated"))
+    out["kept"] = {
+        name: {
+            "call_seconds": quantile([t["wall_call"] for t in times[name]], 0.5),
+            "free_seconds": quantile([t["wall_free"] for t in times[name]], 0.5),
+        }
+        for name in ("loop", "scan_many")
+    }
     out["memory"] = []
     for case in MEMORY_CASES:
         child = subprocess.run([sys.executable, __file__, "--memory", case, "16"], capture_output=True, text=True, check=True)

@@ -9,6 +9,24 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 mod markdown_rich;
+
+/// The calling thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`), in seconds:
+/// what every bench row is timed by, so that other processes on a shared
+/// machine are not counted.
+///
+/// # Panics
+/// When the clock is not available (not Linux or another POSIX system).
+pub fn thread_cpu() -> f64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `clock_gettime` writes one `timespec`, which `t` is.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    assert_eq!(rc, 0, "CLOCK_THREAD_CPUTIME_ID is available");
+    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
+}
+
 pub use markdown_rich::markdown_rich;
 
 /// The fixed seed of the corpus.

@@ -223,7 +223,7 @@ pub fn run_all(python: &Path) -> Result<String, String> {
     let mut t = String::new();
     let _ = writeln!(
         t,
-        "Realistic corpus: {messages} messages, {:.2} MB (Python {}; the Python rows: the best of {} rounds, each running every Python implementation once, in turn)\n",
+        "Realistic corpus: {messages} messages, {:.2} MB (Python {}; the Python rows: the median of {} rounds by the thread's CPU time, each round running every Python implementation once, the order rotated each round; `scan_many`, which works on every core, by wall time)\n",
         bytes / 1e6,
         py["python"].as_str().unwrap_or("?"),
         py["scan_many"]["rounds"].as_u64().unwrap_or(0)
@@ -262,25 +262,35 @@ pub fn run_all(python: &Path) -> Result<String, String> {
             secs / rust
         );
     }
+    let ratio = |k: &str| {
+        let r = &py["ratios"][k];
+        let q = |n: &str| r[n].as_f64().unwrap_or(f64::NAN);
+        format!(
+            "{:.2}× (p10–p90 {:.2}–{:.2})",
+            q("median"),
+            q("p10"),
+            q("p90")
+        )
+    };
     let _ = writeln!(
         t,
-        "\nPython `scan`: {:.2}× the pure-Python scanner, {:.2}× the seed approach; `scan_many` on {} cores: {:.2}× `scan` in a loop\n",
-        pure_py / gen_py,
-        seed_py / gen_py,
+        "\nPer round, by the thread's CPU time: Python `scan` {} the pure-Python scanner's speed, {} the seed approach's. By wall time, `scan_many` on {} cores: {} `[scan(t) for t in texts]`'s speed, its whole result kept\n",
+        ratio("scan_vs_pure"),
+        ratio("scan_vs_seed"),
         py["scan_many"]["cores"].as_u64().unwrap_or(0),
-        gen_py / many_py
+        ratio("scan_many_vs_loop")
     );
     let kept = |name: &str, what: &str| py["kept"][name][what].as_f64().unwrap_or(f64::NAN);
     let _ = writeln!(
         t,
-        "Each call timed to its return instead, its whole result kept and freed after the timing (`[scan(t) for t in texts]` against `scan_many(texts)`, in the same rounds): `scan_many` {:.2}× the loop ({:.2} ms against {:.2} ms); freeing the loop's result then took {:.2} ms and `scan_many`'s {:.2} ms, on the interpreter's thread alone. The rows above drop each result inside the timing, as `timeit` does\n",
+        "Each call timed to its return alone (medians, wall time): `scan_many` {:.2}× the loop ({:.2} ms against {:.2} ms); freeing the loop's result then took {:.2} ms and `scan_many`'s {:.2} ms, on the interpreter's thread alone\n",
         kept("loop", "call_seconds") / kept("scan_many", "call_seconds"),
         kept("scan_many", "call_seconds") * 1e3,
         kept("loop", "call_seconds") * 1e3,
         kept("loop", "free_seconds") * 1e3,
         kept("scan_many", "free_seconds") * 1e3
     );
-    if let Ok(all_cores) = criterion_mean("realistic/scan-all-cores") {
+    if let Ok(all_cores) = criterion_mean("realistic-all-cores/scan") {
         let _ = writeln!(
             t,
             "The Rust scan alone on every core (rayon, as `scan_many` runs it, no Python objects): {:.2}× the Rust scan in a loop, the ceiling of `scan_many`'s speed-up on this machine\n",

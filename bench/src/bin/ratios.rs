@@ -27,21 +27,9 @@
 //! count, not a time).
 
 use agent_sentences::scan::{scan_with_diagnostics, Stream};
-use agent_sentences_bench::{long_reply, markdown_rich, realistic, Baseline};
+use agent_sentences_bench::{long_reply, markdown_rich, realistic, thread_cpu, Baseline};
 use agent_sentences_runtime::context::{bare_parse, reader_names};
 use std::hint::black_box;
-
-/// The calling thread's CPU time, in seconds.
-fn thread_cpu() -> f64 {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `clock_gettime` writes one `timespec`, which `t` is.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    assert_eq!(rc, 0, "CLOCK_THREAD_CPUTIME_ID is available");
-    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
-}
 
 /// The thread CPU seconds `f` takes.
 fn cpu<F: FnMut() -> usize>(mut f: F) -> f64 {
