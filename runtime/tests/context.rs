@@ -199,6 +199,14 @@ fn the_trivial_path_is_the_readers_context_on_generated_texts() {
         "Done.",
         "x\r\n",
         "[r]: /u\n",
+        // Lines that start with a fence's character inside its body but
+        // cannot close it, and lines that could (P360).
+        "``` ",
+        "`` x\n",
+        "```` done\n",
+        "```\t\n",
+        " ``` x\n",
+        "~~~ ~\n",
     ];
     let mut with_fence = 0;
     for _ in 0..3000 {

@@ -235,10 +235,11 @@ pub(crate) fn line_is_trivial(line: &[u8]) -> bool {
 /// fence is a trivial text's line, and each fence is one the readers cannot
 /// read otherwise. An opening line starts unindented with a run of three or
 /// more backticks or tildes followed by an info string of a trivial line's
-/// bytes (so no backtick, no entity, no escape); no line of the body starts,
-/// after blanks, with the fence's character, except the closing line, which
-/// is the character alone, unindented, at least as many times, then spaces
-/// only; no body line holds a CR. A fence may interrupt a paragraph and be
+/// bytes (so no backtick, no entity, no escape); the closing line is the
+/// character alone, unindented, at least as many times, then spaces only;
+/// every other body line that starts, after blanks, with the fence's
+/// character is unindented and cannot close it (a shorter run, or a byte
+/// not blank after the run: P360); no body line holds a CR. A fence may interrupt a paragraph and be
 /// followed by one; a fence never closed runs to the end of the text. Else
 /// `None`; a test compares the two paths over the vectors and generated
 /// texts. The directive fences among them are those whose info string's
@@ -296,11 +297,19 @@ pub(crate) fn read_fences(text: &str, fence_words: &[&str]) -> Option<Fenced> {
                 let lead = bl.iter().take_while(|&&c| c == b' ' || c == b'\t').count();
                 if bl.get(lead) == Some(&ch) {
                     let run = bl.iter().take_while(|&&c| c == ch).count();
-                    if lead == 0 && run >= n && bl[run..].iter().all(|&c| c == b' ') {
+                    let rest = &bl[run..];
+                    if lead == 0 && run >= n && rest.iter().all(|&c| c == b' ') {
                         close = Some((p, e));
                         break;
                     }
-                    return None;
+                    // Unindented, too short a run or a byte not blank after
+                    // it: a line no reader can read as the closing line, so
+                    // a body line (P360). Any other line could close it.
+                    let body =
+                        lead == 0 && (run < n || rest.iter().any(|&c| c != b' ' && c != b'\t'));
+                    if !body {
+                        return None;
+                    }
                 }
                 p = e + 1;
             }
