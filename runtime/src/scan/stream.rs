@@ -257,6 +257,14 @@ impl<'s, S: 'static> Stream<'s, S> {
             return Err(e.clone());
         }
         if self.held.is_empty() {
+            if let [b] = *chunk {
+                // One ASCII byte (a model's stream cut finest): a character
+                // of its own, pushed without a UTF-8 check or a copy call.
+                if b.is_ascii() {
+                    self.text.to_mut().push(char::from(b));
+                    return Ok(self.advance());
+                }
+            }
             if let Ok(text) = std::str::from_utf8(chunk) {
                 // Whole characters: no bytes to hold.
                 self.text.to_mut().push_str(text);
@@ -593,6 +601,11 @@ impl<'s, S: 'static> Stream<'s, S> {
     /// The commit point at `end`, the end of the line that starts at
     /// `line` after a blank line, whose first byte not blank is at `first`;
     /// the text before the blank line ends at `blank`.
+    ///
+    /// Never inlined: [`Stream::advance`] runs for every chunk, however
+    /// small, and a commit point is rare; inlined, this made `advance`'s
+    /// frame large for every call.
+    #[inline(never)]
     fn commit(
         &mut self,
         blank: usize,
