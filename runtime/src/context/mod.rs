@@ -80,14 +80,28 @@ pub(crate) struct Context {
 /// backticks or tildes, or `curl`. Where nothing can be, no reader is run.
 pub(crate) fn may_hold_candidates(text: &str) -> bool {
     let b = text.as_bytes();
-    memchr::memchr(b'[', b).is_some() || MARKERS.iter().any(|f| f.find(b).is_some())
+    memchr::memchr(b'[', b).is_some() || holds_unbracketed_marker(b)
 }
 
-/// The substrings [`may_hold_candidates`] looks for besides `[`, each a
-/// finder built once (building one costs about as much as searching a short
-/// text).
-static MARKERS: std::sync::LazyLock<[memchr::memmem::Finder<'static>; 3]> =
-    std::sync::LazyLock::new(|| [&b"```"[..], b"~~~", b"curl"].map(memchr::memmem::Finder::new));
+/// Whether `b` holds a fence run of three backticks or tildes, or `curl`:
+/// what may start a candidate without a `[`.
+pub(crate) fn holds_unbracketed_marker(b: &[u8]) -> bool {
+    MARKERS[..3].iter().any(|f| f.find(b).is_some())
+}
+
+/// Whether `b` may hold a link reference definition: its label's `]` is
+/// followed by its `:` directly, wherever the definition stands.
+pub(crate) fn may_define(b: &[u8]) -> bool {
+    MARKERS[3].find(b).is_some()
+}
+
+/// The substrings [`may_hold_candidates`] and [`may_define`] look for, each
+/// a finder built once (building one costs about as much as searching a
+/// short text).
+static MARKERS: std::sync::LazyLock<[memchr::memmem::Finder<'static>; 4]> =
+    std::sync::LazyLock::new(|| {
+        [&b"```"[..], b"~~~", b"curl", b"]:"].map(memchr::memmem::Finder::new)
+    });
 
 impl Context {
     /// The context of `text`: empty when nothing in it could be a candidate

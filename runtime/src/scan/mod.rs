@@ -369,6 +369,28 @@ impl<S: 'static> Scanner<S> {
             .as_ref()
     }
 
+    /// Whether anything in `text` could be one of this scanner's candidates,
+    /// or a link reference definition: a `[` followed by a byte that starts
+    /// a bracketed head or a bracket form's keyword (`after_bracket`), a
+    /// `[` in a text that holds a head not starting with `[` (`Reply:`), a
+    /// `]:`, a fence run or `curl`. Narrower than
+    /// `context::may_hold_candidates` (any `[`): a stream reads its open
+    /// section at a commit point only when this holds of it (P362).
+    pub(crate) fn may_hold_candidates(&self, text: &str) -> bool {
+        let b = text.as_bytes();
+        let bracket = memchr::memchr_iter(b'[', b).any(|i| {
+            b.get(i + 1)
+                .is_some_and(|&c| self.after_bracket[usize::from(c)])
+        });
+        bracket
+            || crate::context::holds_unbracketed_marker(b)
+            || crate::context::may_define(b)
+            || (memchr::memchr(b'[', b).is_some()
+                && self.others.iter().any(|&k| {
+                    memchr::memmem::find(b, self.structures[k].head.as_bytes()).is_some()
+                }))
+    }
+
     /// The info-string words of directive fences, as the context reads them.
     fn fence_words(&self) -> Vec<&str> {
         self.fence_words.iter().map(String::as_str).collect()

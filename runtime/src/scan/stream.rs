@@ -32,7 +32,10 @@
 //! committed. The labels of the link reference definitions of earlier
 //! sections are carried (a reference to one resolves, through each reader's
 //! broken-link callback), and so are the heredoc bodies (`shell.rs`). A
-//! section with no candidate is not read at all. A section that cannot be
+//! section in which nothing could be a candidate or a definition (by the
+//! scanner's own heads: a link's `[` is neither) is not read at a commit
+//! point: it stays open, and the next reading reads it with what follows
+//! (P362). A section that cannot be
 //! closed (a long list, an open fence, an open work order) is read again
 //! only while the bytes read since it opened stay within a constant factor
 //! of its length, so any chunking costs linear time overall.
@@ -40,7 +43,7 @@
 //! Spans are **byte** offsets into the whole stream.
 
 use super::*;
-use crate::context::{fold_label, line_is_trivial, may_hold_candidates};
+use crate::context::{fold_label, line_is_trivial};
 use std::borrow::Cow;
 
 /// One event of a stream: an item committed (final, never retracted) or a
@@ -147,6 +150,8 @@ pub struct Stream<'s, S: 'static> {
     held_to_end: bool,
     /// Bytes read in all readings (see [`Stream::bytes_read`]).
     read_total: usize,
+    /// Readings at commit points (see [`Stream::readings`]).
+    readings: usize,
     /// The labels of the definitions of closed sections.
     carried: Labels,
     /// The heredoc bodies of the text, read as it grows.
@@ -178,6 +183,9 @@ struct SectionRead<S> {
     by_readers: bool,
     /// The link and image regions any reader reads in it.
     linked: Vec<Range<usize>>,
+    /// Whether its text was read (by the readers or the plain-text proof):
+    /// else nothing in it could be a candidate or a definition (P362).
+    read_text: bool,
 }
 
 impl<S: 'static> Scanner<S> {
@@ -201,6 +209,7 @@ impl<S: 'static> Scanner<S> {
             spent: 0,
             held_to_end: false,
             read_total: 0,
+            readings: 0,
             carried: Labels::new(),
             heredocs: Heredocs::default(),
             failed: None,
@@ -298,6 +307,13 @@ impl<'s, S: 'static> Stream<'s, S> {
         self.read_total
     }
 
+    /// How many times the open section was read at a commit point so far
+    /// (tests count them: P362).
+    #[doc(hidden)]
+    pub fn readings(&self) -> usize {
+        self.readings
+    }
+
     /// Ends the stream: the events of everything not yet final.
     ///
     /// # Errors
@@ -362,8 +378,13 @@ impl<'s, S: 'static> Stream<'s, S> {
         }
         let full = &self.text[..end];
         let tail = &self.text[self.lf_line.max(a)..end];
-        let candidates =
-            whole || self.marker_line_end.is_some_and(|e| e > a) || may_hold_candidates(tail);
+        // Where nothing could be a candidate or a definition, no reading
+        // could find an item or make one late (P362).
+        let candidates = if whole {
+            self.s.may_hold_candidates(&self.text[a..end])
+        } else {
+            self.marker_line_end.is_some_and(|e| e > a) || self.s.may_hold_candidates(tail)
+        };
         if !candidates {
             let trivial = self.nontrivial_line_end.is_none_or(|e| e <= a)
                 && line_is_trivial(tail.as_bytes())
@@ -379,6 +400,7 @@ impl<'s, S: 'static> Stream<'s, S> {
                 broken: Vec::new(),
                 by_readers: false,
                 linked: Vec::new(),
+                read_text: false,
             };
         }
         if !whole {
@@ -393,6 +415,7 @@ impl<'s, S: 'static> Stream<'s, S> {
             by_readers: ctx.by_readers(),
             linked: ctx.linked().cloned().collect(),
             blocks: ctx.blocks,
+            read_text: true,
         }
     }
 
@@ -588,7 +611,7 @@ impl<'s, S: 'static> Stream<'s, S> {
             };
             let at = from + k;
             let line = &self.text[self.lf_line..at];
-            if may_hold_candidates(line) {
+            if self.s.may_hold_candidates(line) {
                 self.marker_line_end = Some(at);
             }
             if !line_is_trivial(line.as_bytes()) || (self.lf_line == 0 && line.starts_with(BOM)) {
@@ -624,8 +647,6 @@ impl<'s, S: 'static> Stream<'s, S> {
         if self.spent + len > READ_FACTOR * len + READ_ALLOWANCE {
             return;
         }
-        self.spent += len;
-        self.read_total += len;
         let SectionRead {
             read,
             blocks,
@@ -633,7 +654,15 @@ impl<'s, S: 'static> Stream<'s, S> {
             broken,
             by_readers,
             linked,
+            read_text,
         } = self.read(end, false);
+        // Only a reading costs: a section left unread is checked line by
+        // line, each line once (P362).
+        if read_text {
+            self.spent += len;
+            self.read_total += len;
+            self.readings += 1;
+        }
         // What is not final holds the section open from its start.
         let open = read.open_tail.map_or(usize::MAX, |t| t.start);
         let final_ = |span: &Range<usize>| span.start < open && span.end <= first;
@@ -737,6 +766,35 @@ mod tests {
                 max_bytes: 65536,
             },
         }
+    }
+
+    /// A section in which nothing could be a candidate or a definition
+    /// (links, emphasis) is not read at its commit point: it is read with
+    /// the next section that could hold one, and what the stream commits
+    /// is what it was when every section with a `[` was read (P362).
+    #[test]
+    fn sections_of_links_alone_are_read_with_the_next_candidate() {
+        let scanner: Scanner<()> = Scanner::new(Vec::new(), directives());
+        let links = "See [the runbook](https://example.com) and *this*.\n\n".repeat(10);
+        let text = format!("{links}[TOOL a {{}}]\n\nDone [here](u).\n\nEnd.\n");
+        let mut stream = scanner.stream();
+        let mut events = stream.push(&text);
+        // Two readings: at the commit point on the call's line (the links
+        // before it with it), and at the next, which commits the call. The
+        // sections of links alone are not read at theirs (12 readings when
+        // every section with a `[` was).
+        assert_eq!(stream.readings(), 2);
+        events.extend(stream.finish().expect("UTF-8"));
+        let spans: Vec<(usize, usize)> = events
+            .iter()
+            .map(|e| (e.span().start, e.span().end))
+            .collect();
+        let at = links.len();
+        assert_eq!(spans, [(at, at + "[TOOL a {}]".len())]);
+        // A definition's `]:` is read at once: its label is carried.
+        let mut stream = scanner.stream();
+        stream.push("[x]: /u\n\nText.\n\nMore.\n");
+        assert_eq!(stream.readings(), 1);
     }
 
     /// Paragraphs ended by lone CRs hold no line feed: the text is searched
