@@ -194,8 +194,33 @@ pub(crate) type Labels = std::collections::HashSet<String>;
 /// A link label as CommonMark matches it: Unicode case folded, its runs of
 /// whitespace one space, without leading or trailing whitespace.
 pub(crate) fn fold_label(label: &str) -> String {
+    if label.is_ascii() {
+        return fold_ascii_label(label);
+    }
     let collapsed = label.split_whitespace().collect::<Vec<_>>().join(" ");
     unicase::UniCase::new(collapsed).to_folded_case()
+}
+
+/// [`fold_label`] of an ASCII label in one pass, with one allocation: an
+/// ASCII letter's case folding is its lower case, and no other ASCII byte
+/// folds; its whitespace is what `split_whitespace` splits at (tab, line
+/// feed, vertical tab, form feed, carriage return, space). Both readers read
+/// every bracketed candidate as a reference, so this runs for each one.
+fn fold_ascii_label(label: &str) -> String {
+    let mut out = String::with_capacity(label.len());
+    let mut space = false;
+    for b in label.bytes() {
+        if matches!(b, b'\t'..=b'\r' | b' ') {
+            space = !out.is_empty();
+        } else {
+            if space {
+                out.push(' ');
+                space = false;
+            }
+            out.push(char::from(b.to_ascii_lowercase()));
+        }
+    }
+    out
 }
 
 /// What one reader shows at a byte: the data a `hidden-by` report is
@@ -432,4 +457,37 @@ pub(crate) fn ceil_boundary(text: &str, at: usize) -> usize {
         at += 1;
     }
     at
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The one-pass fold of ASCII labels is the general fold, on every
+    /// label of up to three bytes from a set of letters, digits, symbols and
+    /// every ASCII whitespace byte, and on longer ones.
+    #[test]
+    fn ascii_labels_fold_as_unicode_labels_do() {
+        let general = |l: &str| {
+            let collapsed = l.split_whitespace().collect::<Vec<_>>().join(" ");
+            unicase::UniCase::new(collapsed).to_folded_case()
+        };
+        let bytes: Vec<u8> = b"aZ0 \t\n\x0b\x0c\r_[]:-\x1c\x7f".to_vec();
+        let mut labels: Vec<String> = vec![String::new()];
+        let mut last = labels.clone();
+        for _ in 0..3 {
+            last = last
+                .iter()
+                .flat_map(|l| bytes.iter().map(move |&b| format!("{l}{}", char::from(b))))
+                .collect();
+            labels.extend(last.iter().cloned());
+        }
+        labels.push("  TOOL   Box.EXEC\r\n{\"Cmd\": 1}  ".into());
+        labels.push("WO:7fce46e0] [from SUPER".into());
+        for l in &labels {
+            assert_eq!(fold_ascii_label(l), general(l), "{l:?}");
+            assert_eq!(fold_label(l), general(l), "{l:?}");
+        }
+        assert!(labels.len() > 4000, "{}", labels.len());
+    }
 }
