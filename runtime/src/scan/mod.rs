@@ -268,16 +268,7 @@ impl<S: 'static> Scanner<S> {
     /// batch and stream, P265): the text is read by sections, each item
     /// from the reading where it became final.
     pub fn scan_with_diagnostics(&self, text: &str) -> (Vec<Found<S>>, Vec<Skipped>) {
-        let events = Stream::whole(self, text);
-        let mut found = Vec::new();
-        let mut skipped = Vec::new();
-        for e in events {
-            match e {
-                Event::Found(f) => found.push(f),
-                Event::Skipped(s) => skipped.push(s),
-            }
-        }
-        (found, skipped)
+        Stream::whole(self, text)
     }
 
     /// As [`Scanner::scan_with_diagnostics`], with the text's Markdown

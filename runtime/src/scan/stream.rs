@@ -332,41 +332,66 @@ impl<'s, S: 'static> Stream<'s, S> {
         Ok(self.finish_str())
     }
 
-    /// The events of `text` read whole: a stream fed `text` in one piece,
-    /// then finished, without copying it.
-    pub(super) fn whole(s: &'s Scanner<S>, text: &'s str) -> Vec<Event<S>> {
+    /// The items and the skipped candidates of `text` read whole: a stream
+    /// fed `text` in one piece, then finished, without copying it; each list
+    /// in the order of the text, as the events would give them.
+    ///
+    /// The items of the final reading are kept in the list their reading
+    /// made, not moved through a list of events and then into one of items:
+    /// a scan of a text with no commit point holds one list of its items at
+    /// a time.
+    pub(super) fn whole(s: &'s Scanner<S>, text: &'s str) -> (Vec<Found<S>>, Vec<Skipped>) {
         let mut stream = s.stream();
         stream.text = Cow::Borrowed(text);
-        let mut events = stream.advance();
-        events.extend(stream.finish_str());
-        events
+        let committed = stream.advance();
+        let (mut found, mut skipped) = (Vec::new(), Vec::new());
+        for e in committed {
+            match e {
+                Event::Found(f) => found.push(f),
+                Event::Skipped(s) => skipped.push(s),
+            }
+        }
+        let (last_found, last_skipped) = stream.finish_parts();
+        if found.is_empty() {
+            found = last_found;
+        } else {
+            found.extend(last_found);
+        }
+        skipped.extend(last_skipped);
+        (found, skipped)
     }
 
     /// [`Stream::finish`] of a stream fed only text.
-    pub(super) fn finish_str(mut self) -> Vec<Event<S>> {
+    pub(super) fn finish_str(self) -> Vec<Event<S>> {
+        let (found, skipped) = self.finish_parts();
+        let mut events: Vec<Event<S>> = Vec::with_capacity(found.len() + skipped.len());
+        events.extend(found.into_iter().map(Event::Found));
+        events.extend(skipped.into_iter().map(Event::Skipped));
+        order(&mut events);
+        events
+    }
+
+    /// What [`Stream::finish`] of a stream fed only text commits: its items
+    /// and its skipped candidates, each list by start (in the order
+    /// [`order`] gives them).
+    fn finish_parts(mut self) -> (Vec<Found<S>>, Vec<Skipped>) {
         let end = self.text.len();
         let read = self.read(end, true);
-        let mut late = self.late(&read.definitions, end, end);
-        late.extend(self.late_links(&read.linked, end));
+        let mut skipped = self.late(&read.definitions, end, end);
+        skipped.extend(self.late_links(&read.linked, end));
         let closed = self.closed;
-        let mut events: Vec<Event<S>> = late.into_iter().map(Event::Skipped).collect();
-        events.extend(
-            read.read
-                .found
-                .into_iter()
-                .filter(|f| f.span.start >= closed)
-                .map(Event::Found),
-        );
-        events.extend(
+        let mut found = read.read.found;
+        found.retain(|f| f.span.start >= closed);
+        found.sort_by_key(|f| f.span.start);
+        skipped.extend(
             read.read
                 .skipped
                 .into_iter()
-                .filter(|s| s.span.start >= closed)
-                .map(Event::Skipped),
+                .filter(|s| s.span.start >= closed),
         );
-        order(&mut events);
+        skipped.sort_by_key(|s| s.span.start);
         self.closed = end;
-        events
+        (found, skipped)
     }
 
     /// Reads the open section up to `end` (the end of the text with
