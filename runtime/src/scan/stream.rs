@@ -341,6 +341,12 @@ impl<'s, S: 'static> Stream<'s, S> {
     /// a scan of a text with no commit point holds one list of its items at
     /// a time.
     pub(super) fn whole(s: &'s Scanner<S>, text: &'s str) -> (Vec<Found<S>>, Vec<Skipped>) {
+        // Where nothing could be a candidate or a definition, no commit
+        // point and no `finish` would read anything (P362): the walk for
+        // commit points is skipped.
+        if !s.may_hold_candidates(text) {
+            return (Vec::new(), Vec::new());
+        }
         let mut stream = s.stream();
         stream.text = Cow::Borrowed(text);
         let committed = stream.advance();
