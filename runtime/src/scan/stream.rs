@@ -574,7 +574,25 @@ impl<'s, S: 'static> Stream<'s, S> {
     /// commit point. Outside a whitespace run only the next line ending
     /// matters, so the text is searched for it (`memchr`), and the blanks
     /// before it start the run it extends.
+    #[inline]
     fn advance(&mut self) -> Vec<Event<S>> {
+        // One byte outside a whitespace run that neither ends a line nor
+        // is blank changes nothing but how far the text was read: a model's
+        // stream cut finest, without a call.
+        let len = self.text.len();
+        if self.ws.is_none() && self.seen + 1 == len {
+            let last = self.text.as_bytes()[self.seen];
+            if !matches!(last, b'\n' | b'\r' | b' ' | b'\t') {
+                self.seen = len;
+                return Vec::new();
+            }
+        }
+        self.advance_from_seen()
+    }
+
+    /// [`Stream::advance`] byte by byte.
+    #[inline(never)]
+    fn advance_from_seen(&mut self) -> Vec<Event<S>> {
         let mut events = Vec::new();
         let len = self.text.len();
         while self.seen < len {
