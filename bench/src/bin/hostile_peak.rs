@@ -5,6 +5,9 @@
 //! VmRSS before it; `seconds`: the scan's time, one run). Run once per input
 //! (`--kind K`), each in its own process; `--list` prints the kinds and the
 //! sizes, and the large input of issue 25 (32 MiB of `[`) as `large`.
+//! `--kind K --reader N` measures reader N's bare parse of the input instead
+//! of the scan (`context::bare_parse`; its `found` is the parse's count of
+//! events or nodes): issue 37 bounds the scan's peak by the larger reader's.
 //!
 //! The scan's own peak (issue 27): only the inputs of the largest size are
 //! built, all but the one measured are dropped, the allocator gives what was
@@ -16,6 +19,7 @@
 use agent_sentences_bench::{
     large_hostile, markdown_hostile_at, LARGE_KIND, MARKDOWN_HOSTILE_SIZES,
 };
+use agent_sentences_runtime::context::bare_parse;
 
 /// A `/proc/self/status` field, in bytes.
 fn status_bytes(field: &str) -> Option<u64> {
@@ -61,6 +65,9 @@ fn main() {
         ),
         Some("--kind") => {
             let want = args.get(2).expect("--kind takes a kind");
+            let reader: Option<usize> = (args.get(3).map(String::as_str) == Some("--reader"))
+                .then(|| args.get(4)?.parse().ok())
+                .flatten();
             let h = if want == LARGE_KIND {
                 large_hostile()
             } else {
@@ -74,7 +81,12 @@ fn main() {
             let reset = reset_high_water_mark();
             let before = status_bytes("VmRSS:").unwrap_or(0);
             let t = std::time::Instant::now();
-            let found = agent_sentences::scan::scan_with_diagnostics(&h.text);
+            let found = match reader {
+                Some(k) => bare_parse(k, &h.text),
+                None => agent_sentences::scan::scan_with_diagnostics(&h.text)
+                    .0
+                    .len(),
+            };
             let seconds = t.elapsed().as_secs_f64();
             let peak = status_bytes("VmHWM:").unwrap_or(0);
             println!(
@@ -82,13 +94,14 @@ fn main() {
                 serde_json::json!({
                     "kind": h.kind,
                     "size": h.size,
-                    "found": found.0.len(),
+                    "reader": reader,
+                    "found": found,
                     "peak_above_before": peak.saturating_sub(before),
                     "high_water_mark_reset": reset,
                     "seconds": seconds,
                 })
             );
         }
-        _ => eprintln!("usage: hostile_peak --list | --kind KIND"),
+        _ => eprintln!("usage: hostile_peak --list | --kind KIND [--reader N]"),
     }
 }
