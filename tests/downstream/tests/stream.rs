@@ -390,6 +390,9 @@ const PIECES: &[&str] = &[
     "# ",
     "[x]",
     "[x]: /u",
+    "See [the runbook](https://e.com/r) now.",
+    "[a][x]",
+    "Reply: [ACK 7fce46e0] seen | [CLAIM 7fce46e0] mine | [RESULT 7fce46e0] done | [DECLINE 7fce46e0] | [NO-ACTION 7fce46e0].",
     "<div>",
     "|a|b|\n|-|-|",
     "curl http://h/exec -d '{\"op\": \"a\", \"args\": {}}'",
@@ -418,6 +421,13 @@ proptest! {
         cuts.sort();
         let got = multiset(&streamed(&text, &cuts).map_err(TestCaseError::fail)?);
         prop_assert_eq!(got, multiset(&batch(&text)), "{:?} cut at {:?}", text, cuts);
+    }
+
+    /// Generated replies: no continuation hides an item committed at a
+    /// commit point, whichever sections were left unread there (P362).
+    #[test]
+    fn generated_replies_commit_soundly(parts in vec(select(PIECES), 0..16)) {
+        check_soundness(&parts.concat()).map_err(TestCaseError::fail)?;
     }
 }
 
