@@ -42,6 +42,8 @@
 //!
 //! Spans are **byte** offsets into the whole stream.
 
+mod late;
+
 use super::*;
 use crate::context::{fold_label, line_is_trivial};
 use std::borrow::Cow;
@@ -453,120 +455,6 @@ impl<'s, S: 'static> Stream<'s, S> {
             linked: ctx.linked().cloned().collect(),
             blocks: ctx.blocks,
             read_text: true,
-        }
-    }
-
-    /// The definitions of `definitions` that end by `bound` and would have
-    /// hidden a committed item, each reported once (P267).
-    fn late(
-        &mut self,
-        definitions: &[(String, Range<usize>)],
-        bound: usize,
-        before: usize,
-    ) -> Vec<Skipped> {
-        let mut out = Vec::new();
-        if self.references.is_empty() {
-            return out;
-        }
-        for (label, span) in definitions {
-            // A definition that only became one after the item was
-            // committed (its title closed on a later line) is late too,
-            // though it starts in text already committed.
-            if span.end > bound || span.end <= self.closed || span.start >= before {
-                continue;
-            }
-            for item in self.references.remove(label).unwrap_or_default() {
-                self.section_items.retain(|i| *i != item);
-                out.push(Skipped {
-                    // Events come in the order of the text: the part of the
-                    // definition not yet committed.
-                    span: span.start.max(self.closed)..span.end,
-                    reason: SkipReason::LateDefinition,
-                    message: format!(
-                        "the link reference definition at bytes {}..{} arrived after the item at bytes {}..{} was committed; \
-                         it would have made a link of the reference there, but a definition counts only for items not yet committed",
-                        span.start, span.end, item.start, item.end
-                    ),
-                });
-            }
-        }
-        out
-    }
-
-    /// The committed items of the open section that a link or an image of
-    /// `linked` now covers, each reported once: a definition some reader
-    /// read in the text after them (up to `end`) came late (P267), though
-    /// no reader reported it by its label (comrak reports no definitions).
-    fn late_links(&mut self, linked: &[Range<usize>], end: usize) -> Vec<Skipped> {
-        let (closed, mut out) = (self.closed, Vec::new());
-        if closed >= end {
-            return out;
-        }
-        self.section_items.retain(|item| {
-            let covered = linked
-                .iter()
-                .any(|l| l.start <= item.start && item.start < l.end);
-            if covered {
-                out.push(Skipped {
-                    span: closed..end,
-                    reason: SkipReason::LateDefinition,
-                    message: format!(
-                        "a link reference definition in bytes {closed}..{end} arrived after the item at bytes {}..{} was committed; \
-                         a reader now reads a link or an image over it, but a definition counts only for items not yet committed",
-                        item.start, item.end
-                    ),
-                });
-            }
-            !covered
-        });
-        out
-    }
-
-    /// Notes, for each item of `committed`, the references over it whose
-    /// label nothing defined: a later definition of one is late. The
-    /// readers report them (`broken`, when they read the section); a
-    /// trivial text (P174) has no escapes and no `][`, so its only possible
-    /// references over an item are the bracket pairs with no bracket inside
-    /// that start in it.
-    fn note_references(
-        &mut self,
-        committed: &[Event<S>],
-        broken: &[(String, Range<usize>)],
-        by_readers: bool,
-    ) {
-        let b = self.text.as_bytes();
-        for e in committed {
-            let Event::Found(f) = e else { continue };
-            let mut labels: Vec<(String, Range<usize>)> = Vec::new();
-            if by_readers {
-                labels.extend(
-                    broken
-                        .iter()
-                        .filter(|(_, r)| r.start < f.span.end && f.span.start < r.end)
-                        .cloned(),
-                );
-            } else {
-                let mut p = f.span.start;
-                while let Some(k) = memchr::memchr(b'[', &b[p..f.span.end]) {
-                    let open = p + k;
-                    // A label is at most 999 characters: the search stops there.
-                    let window = &b[open + 1..(open + 1001).min(b.len())];
-                    let close = memchr::memchr2(b'[', b']', window).map(|k| open + 1 + k);
-                    p = open + 1;
-                    if let Some(close) = close.filter(|&c| b[c] == b']') {
-                        let label = &self.text[open + 1..close];
-                        if !label.trim().is_empty() && label.len() < 1000 {
-                            labels.push((fold_label(label), open..close + 1));
-                        }
-                    }
-                }
-            }
-            for (label, _) in labels {
-                self.references
-                    .entry(label)
-                    .or_default()
-                    .push(f.span.clone());
-            }
         }
     }
 
