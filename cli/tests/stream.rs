@@ -3,10 +3,9 @@
 
 mod common;
 
-use common::{ok, run_with};
+use common::{ok, run_with, spawn};
 use serde_json::{json, Value};
 use std::io::Write;
-use std::process::{Command, Stdio};
 
 /// The events of a `--stream` run as JSON values, in a canonical order (a
 /// stream commits in its own order).
@@ -35,13 +34,7 @@ fn parse_stream_prints_each_event_once_the_input_makes_it_final() {
         "second\n\n[WO:7fce46e0] [from super] Audit — check",
         " endpoints\n",
     ];
-    let mut child = Command::new(env!("CARGO_BIN_EXE_box-docs"))
-        .args(["parse", "--stream"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("box-docs runs");
+    let mut child = spawn(&["parse", "--stream"]);
     let mut input = child.stdin.take().expect("stdin is piped");
     let mut output = BufReader::new(child.stdout.take().expect("stdout is piped"));
     // A run that waits for input it already has would block this test for

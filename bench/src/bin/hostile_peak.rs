@@ -65,9 +65,12 @@ fn main() {
         ),
         Some("--kind") => {
             let want = args.get(2).expect("--kind takes a kind");
-            let reader: Option<usize> = (args.get(3).map(String::as_str) == Some("--reader"))
-                .then(|| args.get(4)?.parse().ok())
-                .flatten();
+            let reader: Option<usize> =
+                (args.get(3).map(String::as_str) == Some("--reader")).then(|| {
+                    args.get(4)
+                        .and_then(|n| n.parse().ok())
+                        .expect("--reader takes a reader's index")
+                });
             let h = if want == LARGE_KIND {
                 large_hostile()
             } else {

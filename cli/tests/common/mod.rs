@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 
 /// What one run printed and how it exited.
 pub struct Run {
@@ -19,14 +19,19 @@ impl Run {
     }
 }
 
-pub fn run_with(args: &[&str], stdin: Option<&[u8]>) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_box-docs"))
+/// `box-docs` started with `args`, its standard streams piped.
+pub fn spawn(args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_box-docs"))
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("box-docs runs");
+        .expect("box-docs runs")
+}
+
+pub fn run_with(args: &[&str], stdin: Option<&[u8]>) -> Run {
+    let mut child = spawn(args);
     let mut input = child.stdin.take().expect("stdin is piped");
     if let Some(bytes) = stdin {
         input.write_all(bytes).unwrap();

@@ -119,6 +119,10 @@ pub struct Scanner<S: 'static> {
     op_bytes: Option<[bool; 256]>,
     /// The info-string words of directive fences (`fence_words` lends them).
     fence_words: Vec<String>,
+    /// A finder for each head that does not start with `[` (`Reply:`),
+    /// built once: [`Scanner::may_hold_candidates`] runs for every line a
+    /// stream checks.
+    other_heads: Vec<memchr::memmem::Finder<'static>>,
     /// Capture slots per structure, kept across texts (each scan takes one
     /// set, and gives it back when it ends): a scan allocates none for its
     /// candidates once the pool holds one per thread.
@@ -241,6 +245,10 @@ impl<S: 'static> Scanner<S> {
         let op_bytes = op_byte_table(&directives.op_pattern);
         let quick = structures.iter().map(|_| OnceLock::new()).collect();
         let fence_words = directives.fences.iter().map(|f| f.0.clone()).collect();
+        let other_heads = others
+            .iter()
+            .map(|&k| memchr::memmem::Finder::new(structures[k].head.as_bytes()).into_owned())
+            .collect();
         Scanner {
             structures,
             bracketed,
@@ -253,6 +261,7 @@ impl<S: 'static> Scanner<S> {
             after_bracket,
             op_bytes,
             fence_words,
+            other_heads,
             scratch: Pool::new(Vec::new),
         }
     }
@@ -369,17 +378,18 @@ impl<S: 'static> Scanner<S> {
     /// section at a commit point only when this holds of it (P362).
     pub(crate) fn may_hold_candidates(&self, text: &str) -> bool {
         let b = text.as_bytes();
-        let bracket = memchr::memchr_iter(b'[', b).any(|i| {
-            b.get(i + 1)
+        let mut bracket = false;
+        for i in memchr::memchr_iter(b'[', b) {
+            bracket = true;
+            if b.get(i + 1)
                 .is_some_and(|&c| self.after_bracket[usize::from(c)])
-        });
-        bracket
-            || crate::context::holds_unbracketed_marker(b)
+            {
+                return true;
+            }
+        }
+        crate::context::holds_unbracketed_marker(b)
             || crate::context::may_define(b)
-            || (memchr::memchr(b'[', b).is_some()
-                && self.others.iter().any(|&k| {
-                    memchr::memmem::find(b, self.structures[k].head.as_bytes()).is_some()
-                }))
+            || (bracket && self.other_heads.iter().any(|f| f.find(b).is_some()))
     }
 
     /// The info-string words of directive fences, as the context reads them.
