@@ -185,9 +185,15 @@ impl Context {
         if !may_hold_candidates(part) {
             return Context::default();
         }
-        if from > 0 && part.starts_with(BOM) {
+        // The plain-text proof reads a text alone: a bracket pair in it is a
+        // reference only to a definition in it, and it holds none. With the
+        // labels of earlier sections carried, a pair may be a reference to
+        // one of them (a link), which only the readers know.
+        let carried_may_apply =
+            !carried.is_empty() && memchr::memchr(b']', part.as_bytes()).is_some();
+        if (from > 0 && part.starts_with(BOM)) || carried_may_apply {
             // Not the text's start: no reader skips it (the trivial check,
-            // which expects a skipped mark, is not asked).
+            // which expects a skipped mark, is not asked). Or labels carried.
         } else if let Some((runs, fences, code)) = trivial::read_fences(part, fence_words) {
             // Every fenced code block, a directive fence or not, is a block
             // a stream must not cut.

@@ -63,6 +63,11 @@ const TEXTS: &[&str] = &[
     "```\n\n```\n}] --> [a](_) [TOOL t.c12 {\"n\": 12}]\n",
     "```sh\n\n```\n```` tool\nt.c12 {\n  \"n\": 12\n}\n`````\n",
     "```\n\n}]\n```\n```\n```\n| a | [TOOL t.c17 {\"n\": 17}] |\n",
+    // A definition whose label is a call, in an earlier section: the call
+    // is a reference to it, a link, in every later section.
+    "[TOOL a {}]: /u\n\n[TOOL a {}]\n\nz\n",
+    "[tool a {}]: /u\n\nsee [TOOL a {}]\n",
+    "[TOOL a {}]\n\n[TOOL a {}]: /u\n\n[TOOL a {}]\n",
 ];
 
 /// The events as comparable strings, sorted (a multiset).
