@@ -15,7 +15,7 @@ use comrak::nodes::{NodeValue, Sourcepos};
 use comrak::{parse_document, Arena, Options};
 
 use super::reader::{
-    ceil_boundary, fence, floor_boundary, fold_label, Breaker, Labels, Reader, Reading, Region,
+    ceil_boundary, fence, floor_boundary, fold_label, Breaker, Labels, Reader, Reading, Records, Region,
     RunBuilder, Shown,
 };
 
@@ -234,7 +234,16 @@ impl Reader for Comrak {
         parse_document(&arena, text, &options()).descendants().count()
     }
 
-    fn read(&self, text: &str, from: usize, fence_words: &[&str], carried: &Labels) -> Reading {
+    /// comrak reports no definitions and no broken references: `records`
+    /// asks nothing of it.
+    fn read(
+        &self,
+        text: &str,
+        from: usize,
+        fence_words: &[&str],
+        carried: &Labels,
+        _records: Records,
+    ) -> Reading {
         let arena = Arena::new();
         let mut opts: Options<'_> = options();
         if !carried.is_empty() {

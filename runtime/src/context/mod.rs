@@ -29,7 +29,7 @@ use std::ops::Range;
 
 pub(crate) use meet::Unshared;
 pub(crate) use normalize::BOM;
-pub(crate) use reader::{fold_label, Breaker, Fence, Labels, Showing, TextRun};
+pub(crate) use reader::{fold_label, Breaker, Fence, Labels, Records, Showing, TextRun};
 pub(crate) use trivial::line_is_trivial;
 
 use reader::{Reader, Reading};
@@ -144,7 +144,7 @@ impl Context {
         let n = normalize::normalize(text);
         let readings: Vec<Reading> = READERS
             .iter()
-            .map(|r| r.read(&n.text, n.from, fence_words, &Labels::new()))
+            .map(|r| r.read(&n.text, n.from, fence_words, &Labels::new(), Records::ALL))
             .collect();
         Self::of_readings(&n.text, readings)
     }
@@ -171,7 +171,8 @@ impl Context {
     /// The context of the section `text[from..to]` of a stream, read as a
     /// text of its own (a byte order mark counts only at the stream's
     /// start), with the labels `carried` of the link reference definitions
-    /// of earlier sections; offsets are into `text`. As [`Context::of`]:
+    /// of earlier sections, recording what `records` asks for; offsets are
+    /// into `text`. As [`Context::of`]:
     /// empty when nothing could be a candidate (and `blocks` then `None`),
     /// read from its lines when trivial, else the meet of the readers.
     pub(crate) fn section(
@@ -180,6 +181,7 @@ impl Context {
         to: usize,
         fence_words: &[&str],
         carried: &Labels,
+        records: Records,
     ) -> Context {
         let part = &text[from..to];
         if !may_hold_candidates(part) {
@@ -215,7 +217,7 @@ impl Context {
         };
         let readings: Vec<Reading> = READERS
             .iter()
-            .map(|r| r.read(&n.text, n.from, fence_words, carried))
+            .map(|r| r.read(&n.text, n.from, fence_words, carried, records))
             .collect();
         Self::of_readings(&n.text, readings).shifted(from)
     }
@@ -391,6 +393,39 @@ mod tests {
             comrak.map(|k| ctx.showing_at(30)[k].clone()),
             Some(Showing::Region(reader::Shown::HtmlBlock))
         );
+    }
+
+    /// What a reading records (P364) changes nothing it shows: each
+    /// combination of records gives the readings' runs, fences and links
+    /// of a reading that records both, and leaves empty what it does not
+    /// record.
+    #[test]
+    fn records_change_only_what_is_recorded() {
+        let text = "[x]: /u\n[TOOL a {}] and [x] *y* [z] `[w]`";
+        let carried: Labels = ["z".to_owned()].into_iter().collect();
+        let read = |records| Context::section(text, 0, text.len(), &["tool"], &carried, records);
+        let all = read(Records::ALL);
+        let shown =
+            |c: &Context| format!("{:?} {:?} {:?} {:?}", c.runs, c.fences, c.links, c.disputed);
+        let labels = |v: Vec<&(String, Range<usize>)>| -> Vec<String> {
+            v.into_iter().map(|(l, _)| l.clone()).collect()
+        };
+        assert_eq!(labels(all.definitions().collect()), ["x"]);
+        assert_eq!(labels(all.broken().collect()), ["tool a {}"]);
+        // The carried label `z` resolves: a link, not a broken reference.
+        assert!(all.linked().any(|l| &text[l.clone()] == "[z]"));
+        for definitions in [false, true] {
+            for broken in [false, true] {
+                let ctx = read(Records {
+                    definitions,
+                    broken,
+                });
+                assert_eq!(shown(&ctx), shown(&all));
+                assert_eq!(ctx.definitions().next().is_some(), definitions);
+                assert_eq!(ctx.broken().next().is_some(), broken);
+                assert!(ctx.linked().any(|l| &text[l.clone()] == "[z]"));
+            }
+        }
     }
 
     #[test]

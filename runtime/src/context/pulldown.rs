@@ -4,7 +4,7 @@
 use pulldown_cmark::{CodeBlockKind, Event, LinkType, Options, Parser, Tag, TagEnd};
 
 use super::reader::{
-    fence, fold_label, Breaker, Labels, Reader, Reading, Region, RunBuilder, Shown,
+    fence, fold_label, Breaker, Labels, Reader, Reading, Records, Region, RunBuilder, Shown,
 };
 
 /// pulldown-cmark, as [`Reader`].
@@ -24,7 +24,14 @@ impl Reader for Pulldown {
         Parser::new_ext(text, options()).into_offset_iter().count()
     }
 
-    fn read(&self, text: &str, from: usize, fence_words: &[&str], carried: &Labels) -> Reading {
+    fn read(
+        &self,
+        text: &str,
+        from: usize,
+        fence_words: &[&str],
+        carried: &Labels,
+        records: Records,
+    ) -> Reading {
         let mut out = Reading::default();
         let mut b = RunBuilder::new(text);
         // Depth of what shows no live text (blockquotes, images, code and
@@ -43,20 +50,24 @@ impl Reader for Pulldown {
                 shown,
             });
         };
-        // A label defined in an earlier section of a stream resolves.
+        // A label defined in an earlier section of a stream resolves. With
+        // nothing carried and no broken reference to record, the callback
+        // could change nothing: the parse runs without it (P364).
         let broken = std::cell::RefCell::new(Vec::new());
         let resolve = |link: pulldown_cmark::BrokenLink<'_>| {
             let label = fold_label(&link.reference);
             if carried.contains(&label) {
                 return Some(("".into(), "".into()));
             }
-            let span = link.span.start + from..link.span.end + from;
-            broken.borrow_mut().push((label, span));
+            if records.broken {
+                let span = link.span.start + from..link.span.end + from;
+                broken.borrow_mut().push((label, span));
+            }
             None
         };
-        let mut events =
-            Parser::new_with_broken_link_callback(&text[from..], options(), Some(resolve))
-                .into_offset_iter();
+        let callback = (records.broken || !carried.is_empty()).then_some(resolve);
+        let mut events = Parser::new_with_broken_link_callback(&text[from..], options(), callback)
+            .into_offset_iter();
         // Per open link or image: the `[]` its range leaves out. pulldown-cmark
         // ends a collapsed reference (`[foo][]`) at its label's `]` (its
         // tracker: #1077); the link is read to its end, as comrak reads it
@@ -241,16 +252,18 @@ impl Reader for Pulldown {
         }
         b.end_block();
         out.runs = b.runs;
-        out.definitions = events
-            .reference_definitions()
-            .iter()
-            .map(|(label, def)| {
-                (
-                    fold_label(label),
-                    def.span.start + from..def.span.end + from,
-                )
-            })
-            .collect();
+        if records.definitions {
+            out.definitions = events
+                .reference_definitions()
+                .iter()
+                .map(|(label, def)| {
+                    (
+                        fold_label(label),
+                        def.span.start + from..def.span.end + from,
+                    )
+                })
+                .collect();
+        }
         drop(events);
         out.broken = broken.into_inner();
         out

@@ -186,6 +186,28 @@ pub(crate) struct Reading {
     pub broken: Vec<(String, Range<usize>)>,
 }
 
+/// What a reading records beyond what the readers show: a stream asks for
+/// each only where a later reading could use it (P364), and a reading that
+/// records neither with nothing carried runs without a broken-link
+/// callback.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Records {
+    /// The link reference definitions ([`Reading::definitions`]): labels to
+    /// carry to later sections, or definitions that came late.
+    pub definitions: bool,
+    /// The references whose label nothing defines ([`Reading::broken`]):
+    /// what a later definition would make late.
+    pub broken: bool,
+}
+
+impl Records {
+    /// Both records.
+    pub(crate) const ALL: Records = Records {
+        definitions: true,
+        broken: true,
+    };
+}
+
 /// The labels of link reference definitions read in earlier sections of a
 /// stream, by [`fold_label`]: a reference to one resolves as in the whole
 /// text (through each reader's broken-link callback).
@@ -275,7 +297,16 @@ pub(crate) trait Reader: Sync {
     /// `text[from..]` (after a byte order mark); offsets are into `text`.
     /// `fence_words` are the directive fences' info words; a reference to
     /// a label of `carried` that the text does not define resolves as a link.
-    fn read(&self, text: &str, from: usize, fence_words: &[&str], carried: &Labels) -> Reading;
+    /// `records` says whether to fill [`Reading::definitions`] and
+    /// [`Reading::broken`] (else they stay empty).
+    fn read(
+        &self,
+        text: &str,
+        from: usize,
+        fence_words: &[&str],
+        carried: &Labels,
+        records: Records,
+    ) -> Reading;
     /// A bare parse of `text` with the options [`Reader::read`] parses
     /// with, every event or node visited once and nothing else: how many.
     /// The bench times it beside the scan (P260).

@@ -45,7 +45,7 @@
 mod late;
 
 use super::*;
-use crate::context::{fold_label, line_is_trivial};
+use crate::context::{fold_label, line_is_trivial, Records};
 use std::borrow::Cow;
 
 /// One event of a stream: an item committed (final, never retracted) or a
@@ -156,6 +156,11 @@ pub struct Stream<'s, S: 'static> {
     readings: usize,
     /// The labels of the definitions of closed sections.
     carried: Labels,
+    /// Whether a link reference definition may still come: always in a
+    /// stream; in a text scanned whole, only if it holds a `]:` anywhere.
+    /// Without one, nothing can be carried or come late, and no reading
+    /// records the references a later definition would resolve (P364).
+    definitions_may_come: bool,
     /// The heredoc bodies of the text, read as it grows.
     heredocs: Heredocs,
     /// The first incomplete UTF-8 sequence that text pushed after it cut
@@ -213,6 +218,7 @@ impl<S: 'static> Scanner<S> {
             read_total: 0,
             readings: 0,
             carried: Labels::new(),
+            definitions_may_come: true,
             heredocs: Heredocs::default(),
             failed: None,
             references: HashMap::new(),
@@ -349,8 +355,7 @@ impl<'s, S: 'static> Stream<'s, S> {
         if !s.may_hold_candidates(text) {
             return (Vec::new(), Vec::new());
         }
-        let mut stream = s.stream();
-        stream.text = Cow::Borrowed(text);
+        let mut stream = Self::over_whole(s, text);
         // A text with no blank line has no commit point: only `finish`
         // reads it.
         let committed = if may_hold_blank_line(text) {
@@ -373,6 +378,15 @@ impl<'s, S: 'static> Stream<'s, S> {
         }
         skipped.extend(last_skipped);
         (found, skipped)
+    }
+
+    /// A stream holding all of `text`, none of it read: a definition may
+    /// come only if `text` holds a `]:` (P364).
+    fn over_whole(s: &'s Scanner<S>, text: &'s str) -> Self {
+        let mut stream = s.stream();
+        stream.text = Cow::Borrowed(text);
+        stream.definitions_may_come = crate::context::may_define(text.as_bytes());
+        stream
     }
 
     /// [`Stream::finish`] of a stream fed only text.
@@ -445,7 +459,28 @@ impl<'s, S: 'static> Stream<'s, S> {
         if !whole {
             self.heredocs.advance(full, false, &mut Vec::new());
         }
-        let ctx = Context::section(&self.text, a, end, &self.s.fence_words(), &self.carried);
+        // What a later reading can use (P364): `finish` is the last
+        // reading, and its definitions matter only to items committed
+        // before it.
+        let records = if whole {
+            Records {
+                definitions: !self.references.is_empty(),
+                broken: false,
+            }
+        } else {
+            Records {
+                definitions: self.definitions_may_come,
+                broken: self.definitions_may_come,
+            }
+        };
+        let ctx = Context::section(
+            &self.text,
+            a,
+            end,
+            &self.s.fence_words(),
+            &self.carried,
+            records,
+        );
         let read = self.s.scan_in(full, &ctx, &self.heredocs);
         SectionRead {
             read,
@@ -642,7 +677,9 @@ impl<'s, S: 'static> Stream<'s, S> {
             )
             .collect();
         order(&mut new);
-        self.note_references(&new, &broken, by_readers);
+        if self.definitions_may_come {
+            self.note_references(&new, &broken, by_readers);
+        }
         // An item some reader reads inside a link or an image already (a
         // link's text) is not watched: only a link that comes later counts.
         let covered =
@@ -752,6 +789,28 @@ mod tests {
         let mut stream = scanner.stream();
         stream.push("[x]: /u\n\nText.\n\nMore.\n");
         assert_eq!(stream.readings(), 1);
+    }
+
+    /// A text scanned whole with no `]:` holds no definition: no reading
+    /// notes the references over its committed items, which only a later
+    /// definition would use (P364). With a `]:` anywhere they are noted, as
+    /// a stream notes them.
+    #[test]
+    fn a_text_scanned_whole_without_a_definition_notes_no_references() {
+        let scanner: Scanner<()> = Scanner::new(Vec::new(), directives());
+        let text = "[TOOL a {}] [x]\n\nMore [y].\n\nEnd.\n";
+        let mut stream = Stream::over_whole(&scanner, text);
+        let committed = stream.advance();
+        assert_eq!(committed.len(), 1);
+        assert!(stream.references.is_empty());
+        let with = format!("{text}[z]: /u\n");
+        let mut stream = Stream::over_whole(&scanner, &with);
+        assert_eq!(stream.advance().len(), 1);
+        let labels: Vec<&String> = stream.references.keys().collect();
+        assert_eq!(labels, ["tool a {}"]);
+        let mut pushed = scanner.stream();
+        pushed.push(text);
+        assert_eq!(pushed.references.keys().collect::<Vec<_>>(), ["tool a {}"]);
     }
 
     /// The quick test for a blank line never misses one: on every text of up
