@@ -259,7 +259,7 @@ pub(crate) type Fenced = (Vec<TextRun>, Vec<Fence>, Vec<std::ops::Range<usize>>)
 /// directive fence or not): the blocks a stream must not cut (P268).
 pub(crate) fn read_fences(text: &str, fence_words: &[&str]) -> Option<Fenced> {
     let b = text.as_bytes();
-    if !b.contains(&b'`') && !b.contains(&b'~') {
+    if memchr::memchr2(b'`', b'~', b).is_none() {
         return runs(text).map(|r| (r, Vec::new(), Vec::new()));
     }
     if text.starts_with(super::BOM) {
@@ -291,7 +291,7 @@ pub(crate) fn read_fences(text: &str, fence_words: &[&str]) -> Option<Fenced> {
             while p < len {
                 let e = line_end(p);
                 let bl = &b[p..e];
-                if bl.contains(&b'\r') {
+                if memchr::memchr(b'\r', bl).is_some() {
                     return None;
                 }
                 let lead = bl.iter().take_while(|&&c| c == b' ' || c == b'\t').count();

@@ -157,10 +157,15 @@ pub struct Stream<'s, S: 'static> {
     /// The labels of the definitions of closed sections.
     carried: Labels,
     /// Whether a link reference definition may still come: always in a
-    /// stream; in a text scanned whole, only if it holds a `]:` anywhere.
-    /// Without one, nothing can be carried or come late, and no reading
-    /// records the references a later definition would resolve (P364).
-    definitions_may_come: bool,
+    /// stream; in a text scanned whole, only if it holds a `]:` anywhere
+    /// (`None` until a reading asks). Without one, nothing can be carried
+    /// or come late, and no reading records the references a later
+    /// definition would resolve (P364).
+    definitions_may_come: Option<bool>,
+    /// Whether the whole text, from its start, may hold a candidate: known
+    /// by [`Stream::whole`] before it reads, so `finish` does not ask again
+    /// of a text with no section closed.
+    whole_may_hold_candidates: bool,
     /// The heredoc bodies of the text, read as it grows.
     heredocs: Heredocs,
     /// The first incomplete UTF-8 sequence that text pushed after it cut
@@ -218,7 +223,8 @@ impl<S: 'static> Scanner<S> {
             read_total: 0,
             readings: 0,
             carried: Labels::new(),
-            definitions_may_come: true,
+            definitions_may_come: Some(true),
+            whole_may_hold_candidates: false,
             heredocs: Heredocs::default(),
             failed: None,
             references: HashMap::new(),
@@ -356,6 +362,7 @@ impl<'s, S: 'static> Stream<'s, S> {
             return (Vec::new(), Vec::new());
         }
         let mut stream = Self::over_whole(s, text);
+        stream.whole_may_hold_candidates = true;
         // A text with no blank line has no commit point: only `finish`
         // reads it.
         let committed = if may_hold_blank_line(text) {
@@ -381,11 +388,12 @@ impl<'s, S: 'static> Stream<'s, S> {
     }
 
     /// A stream holding all of `text`, none of it read: a definition may
-    /// come only if `text` holds a `]:` (P364).
+    /// come only if `text` holds a `]:` (P364), searched for once a reading
+    /// asks.
     fn over_whole(s: &'s Scanner<S>, text: &'s str) -> Self {
         let mut stream = s.stream();
         stream.text = Cow::Borrowed(text);
-        stream.definitions_may_come = crate::context::may_define(text.as_bytes());
+        stream.definitions_may_come = None;
         stream
     }
 
@@ -434,7 +442,8 @@ impl<'s, S: 'static> Stream<'s, S> {
         // Where nothing could be a candidate or a definition, no reading
         // could find an item or make one late (P362).
         let candidates = if whole {
-            self.s.may_hold_candidates(&self.text[a..end])
+            (a == 0 && self.whole_may_hold_candidates)
+                || self.s.may_hold_candidates(&self.text[a..end])
         } else {
             self.marker_line_end.is_some_and(|e| e > a) || self.s.may_hold_candidates(tail)
         };
@@ -468,9 +477,13 @@ impl<'s, S: 'static> Stream<'s, S> {
                 broken: false,
             }
         } else {
+            let text = &self.text;
+            let may = *self
+                .definitions_may_come
+                .get_or_insert_with(|| crate::context::may_define(text.as_bytes()));
             Records {
-                definitions: self.definitions_may_come,
-                broken: self.definitions_may_come,
+                definitions: may,
+                broken: may,
             }
         };
         let ctx = Context::section(
@@ -677,7 +690,9 @@ impl<'s, S: 'static> Stream<'s, S> {
             )
             .collect();
         order(&mut new);
-        if self.definitions_may_come {
+        // Known once a section that may hold a candidate was read (P364);
+        // while unknown, references are noted.
+        if self.definitions_may_come != Some(false) {
             self.note_references(&new, &broken, by_readers);
         }
         // An item some reader reads inside a link or an image already (a
