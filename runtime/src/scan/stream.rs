@@ -275,19 +275,27 @@ impl<'s, S: 'static> Stream<'s, S> {
     /// A [`StreamError`] at the first byte that is not UTF-8; the stream is
     /// then as it was before the call. Once text pushed after an incomplete
     /// sequence has failed the stream ([`Stream::push`]), that error.
+    #[inline]
     pub fn push_bytes(&mut self, chunk: &[u8]) -> Result<Vec<Event<S>>, StreamError> {
+        if let [b] = *chunk {
+            // One ASCII byte (a model's stream cut finest): a character of
+            // its own, pushed without a UTF-8 check, a copy call or a frame
+            // of its own.
+            if b.is_ascii() && self.held.is_empty() && self.failed.is_none() {
+                self.text.to_mut().push(char::from(b));
+                return Ok(self.advance_by(b));
+            }
+        }
+        self.push_bytes_slow(chunk)
+    }
+
+    /// [`Stream::push_bytes`] of anything but one ASCII byte.
+    #[inline(never)]
+    fn push_bytes_slow(&mut self, chunk: &[u8]) -> Result<Vec<Event<S>>, StreamError> {
         if let Some(e) = &self.failed {
             return Err(e.clone());
         }
         if self.held.is_empty() {
-            if let [b] = *chunk {
-                // One ASCII byte (a model's stream cut finest): a character
-                // of its own, pushed without a UTF-8 check or a copy call.
-                if b.is_ascii() {
-                    self.text.to_mut().push(char::from(b));
-                    return Ok(self.advance());
-                }
-            }
             if let Ok(text) = std::str::from_utf8(chunk) {
                 // Whole characters: no bytes to hold.
                 self.text.to_mut().push_str(text);
@@ -516,17 +524,47 @@ impl<'s, S: 'static> Stream<'s, S> {
     /// commit point. Outside a whitespace run only the next line ending
     /// matters, so the text is searched for it (`memchr`), and the blanks
     /// before it start the run it extends.
-    #[inline]
+    #[inline(always)]
     fn advance(&mut self) -> Vec<Event<S>> {
-        // One byte outside a whitespace run that neither ends a line nor
-        // is blank changes nothing but how far the text was read: a model's
-        // stream cut finest, without a call.
         let len = self.text.len();
-        if self.ws.is_none() && self.seen + 1 == len {
-            let last = self.text.as_bytes()[self.seen];
-            if !matches!(last, b'\n' | b'\r' | b' ' | b'\t') {
-                self.seen = len;
-                return Vec::new();
+        if self.seen + 1 == len {
+            return self.advance_by(self.text.as_bytes()[self.seen]);
+        }
+        self.advance_from_seen()
+    }
+
+    /// [`Stream::advance`] where `last` is the text's last byte.
+    ///
+    /// One byte that does not end a line, pushed alone (a model's stream
+    /// cut finest), is read here without a call, as `advance_from_seen`
+    /// reads it: a blank starts or extends a whitespace run; any other byte
+    /// ends the run, which matters only if it held a blank line.
+    #[inline(always)]
+    fn advance_by(&mut self, last: u8) -> Vec<Event<S>> {
+        let len = self.text.len();
+        if self.seen + 1 == len {
+            let blank = last == b' ' || last == b'\t';
+            match self.ws {
+                _ if last == b'\n' || last == b'\r' => {}
+                None if blank => {
+                    self.ws = Some((self.seen, 0));
+                    self.seen = len;
+                    return Vec::new();
+                }
+                None => {
+                    self.seen = len;
+                    return Vec::new();
+                }
+                Some(_) if blank => {
+                    self.seen = len;
+                    return Vec::new();
+                }
+                Some((_, endings)) if endings < 2 => {
+                    self.ws = None;
+                    self.seen = len;
+                    return Vec::new();
+                }
+                Some(_) => {}
             }
         }
         self.advance_from_seen()
@@ -826,6 +864,61 @@ mod tests {
         let mut pushed = scanner.stream();
         pushed.push(text);
         assert_eq!(pushed.references.keys().collect::<Vec<_>>(), ["tool a {}"]);
+    }
+
+    /// A byte pushed alone is read as the walk from line to line reads it:
+    /// on every text of up to five bytes from line endings, blanks and a
+    /// letter, and each with a call after it, a stream fed one byte at a
+    /// time (by `push_bytes` and by `push`) ends in the state, and commits
+    /// at the points, of a stream whose whole text is walked at once.
+    #[test]
+    fn a_byte_pushed_alone_is_read_as_the_walk_reads_it() {
+        let scanner: Scanner<()> = Scanner::new(Vec::new(), directives());
+        let bytes = ["\n", "\r", " ", "\t", "a"];
+        let mut texts = vec![String::new()];
+        let mut last = texts.clone();
+        for _ in 0..5 {
+            last = last
+                .iter()
+                .flat_map(|t| bytes.iter().map(move |b| format!("{t}{b}")))
+                .collect();
+            texts.extend(last.iter().cloned());
+        }
+        let state = |s: &Stream<'_, ()>| {
+            (
+                s.seen,
+                s.ws,
+                s.waiting,
+                s.line_start,
+                s.section,
+                s.closed,
+                s.readings,
+            )
+        };
+        let mut commits = 0;
+        for t in texts
+            .iter()
+            .flat_map(|t| [t.clone(), format!("{t}[TOOL a {{}}]\n{t}")])
+        {
+            let mut whole = scanner.stream();
+            whole.text = Cow::Owned(t.clone());
+            let at_once: Vec<Range<usize>> =
+                whole.advance().iter().map(|e| e.span().clone()).collect();
+            let mut by_bytes = scanner.stream();
+            let mut by_chars = scanner.stream();
+            let (mut from_bytes, mut from_chars) = (Vec::new(), Vec::new());
+            for (k, b) in t.bytes().enumerate() {
+                from_bytes.extend(by_bytes.push_bytes(&[b]).expect("ASCII"));
+                from_chars.extend(by_chars.push(&t[k..=k]));
+            }
+            for (s, events) in [(&by_bytes, &from_bytes), (&by_chars, &from_chars)] {
+                assert_eq!(state(s), state(&whole), "{t:?}");
+                let spans: Vec<Range<usize>> = events.iter().map(|e| e.span().clone()).collect();
+                assert_eq!(spans, at_once, "{t:?}");
+            }
+            commits += at_once.len();
+        }
+        assert!(commits > 500, "{commits}");
     }
 
     /// The quick test for a blank line never misses one: on every text of up
