@@ -866,6 +866,22 @@ mod tests {
         assert_eq!(pushed.references.keys().collect::<Vec<_>>(), ["tool a {}"]);
     }
 
+    /// Every text of up to `len` bytes from line endings, blanks and a
+    /// letter: what decides where a stream's walk finds blank lines.
+    fn short_texts(len: usize) -> Vec<String> {
+        let bytes = ["\n", "\r", " ", "\t", "a"];
+        let mut texts = vec![String::new()];
+        let mut last = texts.clone();
+        for _ in 0..len {
+            last = last
+                .iter()
+                .flat_map(|t| bytes.iter().map(move |b| format!("{t}{b}")))
+                .collect();
+            texts.extend(last.iter().cloned());
+        }
+        texts
+    }
+
     /// A byte pushed alone is read as the walk from line to line reads it:
     /// on every text of up to five bytes from line endings, blanks and a
     /// letter, and each with a call after it, a stream fed one byte at a
@@ -874,16 +890,7 @@ mod tests {
     #[test]
     fn a_byte_pushed_alone_is_read_as_the_walk_reads_it() {
         let scanner: Scanner<()> = Scanner::new(Vec::new(), directives());
-        let bytes = ["\n", "\r", " ", "\t", "a"];
-        let mut texts = vec![String::new()];
-        let mut last = texts.clone();
-        for _ in 0..5 {
-            last = last
-                .iter()
-                .flat_map(|t| bytes.iter().map(move |b| format!("{t}{b}")))
-                .collect();
-            texts.extend(last.iter().cloned());
-        }
+        let texts = short_texts(5);
         let state = |s: &Stream<'_, ()>| {
             (
                 s.seen,
@@ -927,16 +934,7 @@ mod tests {
     #[test]
     fn the_quick_test_never_misses_a_blank_line() {
         let scanner: Scanner<()> = Scanner::new(Vec::new(), directives());
-        let bytes = ["\n", "\r", " ", "\t", "a"];
-        let mut texts = vec![String::new()];
-        let mut last = texts.clone();
-        for _ in 0..4 {
-            last = last
-                .iter()
-                .flat_map(|t| bytes.iter().map(move |b| format!("{t}{b}")))
-                .collect();
-            texts.extend(last.iter().cloned());
-        }
+        let texts = short_texts(4);
         let mut blank = 0;
         for t in &texts {
             let mut stream = scanner.stream();
