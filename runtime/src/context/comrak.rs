@@ -15,7 +15,7 @@ use comrak::nodes::{NodeValue, Sourcepos};
 use comrak::{parse_document, Arena, Options};
 
 use super::reader::{
-    ceil_boundary, fence, floor_boundary, fold_label, Breaker, Labels, Reader, Reading, Records, Region,
+    ceil_boundary, fence, floor_boundary, Breaker, Labels, Reader, Reading, Records, Region,
     RunBuilder, Shown,
 };
 
@@ -29,7 +29,7 @@ impl comrak::options::BrokenLinkCallback for Carried<'_> {
         reference: comrak::options::BrokenLinkReference,
     ) -> Option<comrak::ResolvedReference> {
         self.0
-            .contains(&fold_label(reference.normalized))
+            .resolves_in_comrak(reference.normalized)
             .then(|| comrak::ResolvedReference {
                 url: String::new(),
                 title: String::new(),
@@ -234,15 +234,16 @@ impl Reader for Comrak {
         parse_document(&arena, text, &options()).descendants().count()
     }
 
-    /// comrak reports no definitions and no broken references: `records`
-    /// asks nothing of it.
+    /// comrak reports no definitions and no broken references: with
+    /// `records.definitions`, the `]:` of each definition it read is
+    /// recorded without its label ([`Reading::unlabelled`]).
     fn read(
         &self,
         text: &str,
         from: usize,
         fence_words: &[&str],
         carried: &Labels,
-        _records: Records,
+        records: Records,
     ) -> Reading {
         let arena = Arena::new();
         let mut opts: Options<'_> = options();
@@ -258,6 +259,8 @@ impl Reader for Comrak {
         let mut open: Vec<usize> = Vec::new();
         // The shift of the block whose inlines are being read (P256).
         let mut shift = Shift::None;
+        // The extent of each leaf block (a block with no block inside).
+        let mut leaves: Vec<Range<usize>> = Vec::new();
         for edge in root.traverse() {
             let (node, start) = match edge {
                 NodeEdge::Start(n) => (n, true),
@@ -282,6 +285,11 @@ impl Reader for Comrak {
             } else {
                 lines.range(ast.sourcepos)
             };
+            if records.definitions && start && !inline {
+                if let Some(leaf) = leaf(&ast.value, &shift, &r, &lines) {
+                    leaves.push(leaf);
+                }
+            }
             let region = |out: &mut Reading, open: &mut Vec<usize>, shown| {
                 if start {
                     open.push(out.regions.len());
@@ -441,8 +449,64 @@ impl Reader for Comrak {
             .children()
             .map(|n| lines.range(n.data.borrow().sourcepos))
             .collect();
+        if records.definitions {
+            out.unlabelled = outside_leaves(text, from, leaves);
+        }
         out
     }
+}
+
+/// The bytes of a block (`value`, at `r`, its inlines' `shift`) in which a
+/// `]:` is no definition's, if it is a leaf block (no block inside): a
+/// paragraph's or a setext heading's after the lines of the definitions
+/// comrak took from its start (which it keeps in the block's position,
+/// P256), none where those cannot be told (fail closed); a code block's, an
+/// HTML block's, a table cell's or an ATX heading's whole. A container (a quote, a list item) that held
+/// only definitions is no leaf.
+fn leaf(
+    value: &NodeValue,
+    shift: &Shift,
+    r: &Range<usize>,
+    lines: &Lines<'_>,
+) -> Option<Range<usize>> {
+    match (value, shift) {
+        (v, Shift::Lines { start, removed, .. }) if v.contains_inlines() => {
+            Some(lines.at(start + removed, 0).max(r.start).min(r.end)..r.end)
+        }
+        (v, Shift::Unknown) if v.contains_inlines() => None,
+        (v, Shift::None) if v.contains_inlines() => Some(r.clone()),
+        (
+            NodeValue::CodeBlock(_)
+            | NodeValue::HtmlBlock(_)
+            | NodeValue::ThematicBreak
+            | NodeValue::FrontMatter(_)
+            | NodeValue::Raw(_),
+            _,
+        ) => Some(r.clone()),
+        _ => None,
+    }
+}
+
+/// The offset of each `]:` of `text[from..]` that lies in none of `leaves`
+/// (comrak's leaf blocks): the definitions comrak read, which it removes
+/// from the paragraphs that held them and reports nowhere (P366). A `]:`
+/// anywhere else (text, code, a link's destination, HTML) lies in a leaf
+/// block, and a definition's label ends in one: its `]` is followed by its
+/// `:` directly.
+fn outside_leaves(text: &str, from: usize, mut leaves: Vec<Range<usize>>) -> Vec<usize> {
+    leaves.sort_by_key(|l| l.start);
+    let (mut k, mut reach) = (0, 0);
+    let mut out = Vec::new();
+    for p in memchr::memmem::find_iter(&text.as_bytes()[from..], b"]:").map(|p| p + from) {
+        while k < leaves.len() && leaves[k].start <= p {
+            reach = reach.max(leaves[k].end);
+            k += 1;
+        }
+        if reach <= p {
+            out.push(p);
+        }
+    }
+    out
 }
 
 /// Feeds `b` the parts of the text node at `r` that show as written, reading

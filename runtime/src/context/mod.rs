@@ -222,10 +222,37 @@ impl Context {
         Self::of_readings(&n.text, readings).shifted(from)
     }
 
-    /// The link reference definitions the readers read, by [`reader::fold_label`],
-    /// with their bytes.
+    /// The link reference definitions the readers read, each label as the
+    /// reader gives it, with their bytes.
     pub(crate) fn definitions(&self) -> impl Iterator<Item = &(String, Range<usize>)> {
         self.readings.iter().flat_map(|r| r.definitions.iter())
+    }
+
+    /// Where a reader read a definition whose label it does not report
+    /// ([`Reading::unlabelled`]) and no reader reported one: a definition a
+    /// stream cannot carry by its label (P366).
+    /// In order.
+    pub(crate) fn uncarried(&self) -> Vec<usize> {
+        let mut marks: Vec<usize> = self
+            .readings
+            .iter()
+            .flat_map(|r| r.unlabelled.iter().copied())
+            .collect();
+        if marks.is_empty() {
+            return marks;
+        }
+        marks.sort_unstable();
+        let mut spans: Vec<&Range<usize>> = self.definitions().map(|(_, d)| d).collect();
+        spans.sort_unstable_by_key(|d| d.start);
+        let (mut k, mut reach) = (0, 0);
+        marks.retain(|&p| {
+            while k < spans.len() && spans[k].start <= p {
+                reach = reach.max(spans[k].end);
+                k += 1;
+            }
+            reach <= p
+        });
+        marks
     }
 
     /// The link and image regions any reader reads, in no particular order:
@@ -282,6 +309,7 @@ impl Context {
             r.blocks.iter_mut().for_each(range);
             r.definitions.iter_mut().for_each(|d| range(&mut d.1));
             r.broken.iter_mut().for_each(|d| range(&mut d.1));
+            r.unlabelled.iter_mut().for_each(|p| *p += by);
         }
         if let Some(blocks) = &mut self.blocks {
             blocks.iter_mut().for_each(range);
@@ -402,7 +430,7 @@ mod tests {
     #[test]
     fn records_change_only_what_is_recorded() {
         let text = "[x]: /u\n[TOOL a {}] and [x] *y* [z] `[w]`";
-        let carried: Labels = ["z".to_owned()].into_iter().collect();
+        let carried: Labels = ["z"].into_iter().collect();
         let read = |records| Context::section(text, 0, text.len(), &["tool"], &carried, records);
         let all = read(Records::ALL);
         let shown =
@@ -426,6 +454,83 @@ mod tests {
                 assert!(ctx.linked().any(|l| &text[l.clone()] == "[z]"));
             }
         }
+    }
+
+    /// A label carried from an earlier section resolves in each reader
+    /// exactly where that reader links the reference in the whole text
+    /// (P365), over labels that differ in case folding (`unicase` folds
+    /// characters `caseless` does not), in Unicode whitespace and in the
+    /// whitespace at their ends. Only a definition whose label ends in a
+    /// vertical tab or a form feed may resolve more (the broader match fails
+    /// closed).
+    #[test]
+    fn carried_labels_resolve_as_each_reader_resolves_them() {
+        let labels = [
+            "TOOL a {}",
+            "tool A {}",
+            "TOOL a {}\u{a0}",
+            "TOOL\u{a0}a {}",
+            "TOOL\u{2003}a {}",
+            "\u{3000}TOOL a {}",
+            "TOOL a {}\x0b",
+            "\x0cTOOL a {}",
+            "TOOL a {\"k\": \"ß\"}",
+            "TOOL a {\"k\": \"SS\"}",
+            "TOOL a {\"k\": \"ẞ\"}",
+            "\u{212a}",
+            "k",
+            "\u{a7ce}",
+            "\u{a7cf}",
+            "ǅ",
+            "ǆ",
+            "ς",
+            "σ",
+        ];
+        let linked = |r: &Reading, at: usize| {
+            r.regions.iter().any(|g| {
+                matches!(g.shown, reader::Shown::Link) && g.span.start <= at && at < g.span.end
+            })
+        };
+        let (mut readers_differ, mut one_fold_errs) = (0, 0);
+        for def in labels {
+            let head = format!("[{def}]: /u\n\n");
+            let definitions = READERS[0]
+                .read(&head, 0, &[], &Labels::new(), Records::ALL)
+                .definitions;
+            assert_eq!(definitions.len(), 1, "{def:?}");
+            let mut carried = Labels::new();
+            for (label, span) in &definitions {
+                carried.insert(label, &head[span.clone()]);
+            }
+            let broader = def.ends_with(['\x0b', '\x0c']) || def.starts_with(['\x0b', '\x0c']);
+            for reference in labels {
+                let whole = format!("{head}[{reference}]\n");
+                let at = head.len() + 1;
+                let mut verdicts = Vec::new();
+                for reader in READERS {
+                    let all = linked(
+                        &reader.read(&whole, 0, &[], &Labels::new(), Records::ALL),
+                        at,
+                    );
+                    let part = reader.read(&whole, head.len(), &[], &carried, Records::ALL);
+                    let part = linked(&part, at);
+                    assert!(
+                        part == all || (broader && part),
+                        "{}: [{def:?}] then [{reference:?}]: {part} carried, {all} whole",
+                        reader.name()
+                    );
+                    verdicts.push(all);
+                }
+                readers_differ += usize::from(verdicts.iter().any(|&v| v != verdicts[0]));
+                one_fold_errs += usize::from(
+                    fold_label(def) == fold_label(reference) && verdicts.iter().all(|&v| !v),
+                );
+            }
+        }
+        // The cases one fold for both readers got wrong, and those the
+        // readers part on, are among those held.
+        assert!(readers_differ >= 4, "{readers_differ}");
+        assert!(one_fold_errs >= 2, "{one_fold_errs}");
     }
 
     #[test]

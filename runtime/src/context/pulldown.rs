@@ -55,13 +55,14 @@ impl Reader for Pulldown {
         // could change nothing: the parse runs without it (P364).
         let broken = std::cell::RefCell::new(Vec::new());
         let resolve = |link: pulldown_cmark::BrokenLink<'_>| {
-            let label = fold_label(&link.reference);
-            if carried.contains(&label) {
+            if carried.resolves_in_pulldown(&link.reference) {
                 return Some(("".into(), "".into()));
             }
             if records.broken {
                 let span = link.span.start + from..link.span.end + from;
-                broken.borrow_mut().push((label, span));
+                broken
+                    .borrow_mut()
+                    .push((fold_label(&link.reference), span));
             }
             None
         };
@@ -258,7 +259,7 @@ impl Reader for Pulldown {
                 .iter()
                 .map(|(label, def)| {
                     (
-                        fold_label(label),
+                        label.to_owned(),
                         def.span.start + from..def.span.end + from,
                     )
                 })

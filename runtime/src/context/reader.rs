@@ -10,6 +10,7 @@
 //! reports what its parser reports, and nothing it derives from the raw bytes
 //! beside it: where readers differ, the meet removes the text (`meet.rs`).
 
+use std::collections::HashSet;
 use std::ops::Range;
 
 /// What ends a [`TextRun`]: the end of its block, or something shown
@@ -177,13 +178,18 @@ pub(crate) struct Reading {
     /// The extent of each top-level block, in order: where a stream may
     /// start a new section (no block spans the blank line before it).
     pub blocks: Vec<Range<usize>>,
-    /// The link reference definitions it read: each label's [`fold_label`]
-    /// and the definition's bytes, in no particular order.
+    /// The link reference definitions it read: each label as the reader
+    /// gives it and the definition's bytes, in no particular order.
     pub definitions: Vec<(String, Range<usize>)>,
     /// The references it read whose label nothing defines (its broken-link
     /// callback's calls): each label's [`fold_label`] and the reference's
     /// bytes.
     pub broken: Vec<(String, Range<usize>)>,
+    /// Where it read a link reference definition it reports no label for:
+    /// the offset of the definition's `]:`, in order. comrak reports none of
+    /// its definitions; a `]:` that lies in none of its leaf blocks is one
+    /// (P366). Recorded with [`Reading::definitions`].
+    pub unlabelled: Vec<usize>,
 }
 
 /// What a reading records beyond what the readers show: a stream asks for
@@ -209,12 +215,111 @@ impl Records {
 }
 
 /// The labels of link reference definitions read in earlier sections of a
-/// stream, by [`fold_label`]: a reference to one resolves as in the whole
-/// text (through each reader's broken-link callback).
-pub(crate) type Labels = std::collections::HashSet<String>;
+/// stream: a reference to one resolves as in the whole text, through each
+/// reader's broken-link callback, by that reader's own matching (P365).
+///
+/// A label is kept once per reader, as that reader compares labels:
+/// pulldown-cmark's label (which it gives with its runs of ASCII whitespace
+/// already one space, and trimmed), Unicode case folded; and comrak's
+/// normalized label (trimmed of spaces, tabs and line endings, its runs of
+/// any Unicode whitespace one space, case folded by `caseless`), which its
+/// callback is given. A broader match (one fold for both, [`fold_label`])
+/// made a link of a reference that neither reader links in the whole text,
+/// and dropped the call there unreported.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Labels {
+    /// pulldown-cmark's labels, folded.
+    pulldown: HashSet<String>,
+    /// comrak's normalized labels.
+    comrak: HashSet<String>,
+}
 
-/// A link label as CommonMark matches it: Unicode case folded, its runs of
-/// whitespace one space, without leading or trailing whitespace.
+impl Labels {
+    /// No label.
+    pub(crate) fn new() -> Self {
+        Self::default()
+    }
+
+    /// Whether no label is carried.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.pulldown.is_empty()
+    }
+
+    /// Carries the definition whose label pulldown-cmark read as `label`,
+    /// written as `source` (the definition's bytes).
+    ///
+    /// pulldown-cmark trims a vertical tab or a form feed at a label's end
+    /// (after collapsing it to a space), comrak keeps it as a space: where
+    /// `source` holds either, comrak's label may have had a space at either
+    /// end, and each is carried (a broader match, which fails closed).
+    pub(crate) fn insert(&mut self, label: &str, source: &str) {
+        let key = comrak_label(label);
+        if memchr::memchr2(0x0b, 0x0c, source.as_bytes()).is_some() {
+            for k in [format!(" {key}"), format!("{key} "), format!(" {key} ")] {
+                self.comrak.insert(k);
+            }
+        }
+        self.comrak.insert(key);
+        self.pulldown.insert(pulldown_label(label));
+    }
+
+    /// Whether a reference pulldown-cmark read as `label` resolves.
+    pub(crate) fn resolves_in_pulldown(&self, label: &str) -> bool {
+        self.pulldown.contains(&pulldown_label(label))
+    }
+
+    /// Whether a reference whose label comrak normalized to `normalized`
+    /// resolves.
+    pub(crate) fn resolves_in_comrak(&self, normalized: &str) -> bool {
+        self.comrak.contains(normalized)
+    }
+}
+
+impl<'a> FromIterator<&'a str> for Labels {
+    /// The labels of definitions as pulldown-cmark reads them, each its own
+    /// source.
+    fn from_iter<I: IntoIterator<Item = &'a str>>(iter: I) -> Self {
+        let mut labels = Labels::new();
+        for label in iter {
+            labels.insert(label, label);
+        }
+        labels
+    }
+}
+
+/// A label as pulldown-cmark compares it: as it gives it (whitespace already
+/// collapsed), Unicode case folded (`unicase`, which its labels are).
+fn pulldown_label(label: &str) -> String {
+    unicase::UniCase::new(label).to_folded_case()
+}
+
+/// A label as comrak normalizes it (`strings::normalize_label`, private to
+/// comrak): trimmed of spaces, tabs, LFs and CRs, each run of Unicode
+/// whitespace one space, case folded by `caseless` (its fold, whose Unicode
+/// version is not `unicase`'s).
+fn comrak_label(label: &str) -> String {
+    let trimmed = label.trim_matches([' ', '\t', '\n', '\r']);
+    let mut out = String::with_capacity(trimmed.len());
+    let mut space = false;
+    for c in trimmed.chars() {
+        if c.is_whitespace() {
+            if !space {
+                out.push(' ');
+            }
+            space = true;
+        } else {
+            out.push(c);
+            space = false;
+        }
+    }
+    caseless::default_case_fold_str(&out)
+}
+
+/// A link label folded broadly: Unicode case folded, its runs of any
+/// whitespace one space, without leading or trailing whitespace. Two labels
+/// either reader matches fold alike (and some that neither does): a stream
+/// holds a later definition against the references over committed items by
+/// it, so a definition that may have hidden one is reported (P267).
 pub(crate) fn fold_label(label: &str) -> String {
     if label.is_ascii() {
         return fold_ascii_label(label);

@@ -190,6 +190,9 @@ struct SectionRead<S> {
     definitions: Vec<(String, Range<usize>)>,
     /// Its references whose label nothing defines (folded label, bytes).
     broken: Vec<(String, Range<usize>)>,
+    /// Where a reader read a definition that no reader reported by its
+    /// label, in order (see `Context::uncarried`).
+    uncarried: Vec<usize>,
     /// Whether the readers read it (else it was empty or trivial, and no
     /// reader reported its references).
     by_readers: bool,
@@ -422,6 +425,7 @@ impl<'s, S: 'static> Stream<'s, S> {
         let end = self.text.len();
         let read = self.read(end, true);
         let mut skipped = self.late(&read.definitions, end, end);
+        skipped.extend(self.late_unlabelled(&read.uncarried, end, end));
         skipped.extend(self.late_links(&read.linked, end));
         let closed = self.closed;
         let mut found = read.read.found;
@@ -468,6 +472,7 @@ impl<'s, S: 'static> Stream<'s, S> {
                 blocks: trivial.then(Vec::new),
                 definitions: Vec::new(),
                 broken: Vec::new(),
+                uncarried: Vec::new(),
                 by_readers: false,
                 linked: Vec::new(),
                 read_text: false,
@@ -507,6 +512,7 @@ impl<'s, S: 'static> Stream<'s, S> {
             read,
             definitions: ctx.definitions().cloned().collect(),
             broken: ctx.broken().cloned().collect(),
+            uncarried: ctx.uncarried(),
             by_readers: ctx.by_readers(),
             linked: ctx.linked().cloned().collect(),
             blocks: ctx.blocks,
@@ -681,6 +687,7 @@ impl<'s, S: 'static> Stream<'s, S> {
             blocks,
             definitions,
             broken,
+            uncarried,
             by_readers,
             linked,
             read_text,
@@ -712,6 +719,7 @@ impl<'s, S: 'static> Stream<'s, S> {
         self.held_to_end = read.open_tail.is_some_and(|t| t.to_end && t.start == to);
         // Definitions that came too late for a committed item, once final.
         let mut late = self.late(&definitions, first, to);
+        late.extend(self.late_unlabelled(&uncarried, first, to));
         late.extend(self.late_links(&linked, to));
         let inside = |span: &Range<usize>| from <= span.start && span.start < to;
         let mut new: Vec<Event<S>> = read
@@ -747,13 +755,14 @@ impl<'s, S: 'static> Stream<'s, S> {
         // A new section starts at the line when every reader starts a new
         // top-level block there and nothing before it is pending.
         let spanned = blocks.map(|b| b.iter().any(|r| r.start < blank && r.end > line));
-        if self.closed == line && spanned == Some(false) {
-            self.carried.extend(
-                definitions
-                    .into_iter()
-                    .filter(|(_, span)| span.start < line)
-                    .map(|(label, _)| label),
-            );
+        // A definition before the line that no reader reported by its label
+        // cannot be carried: the section stays open, so that the readers
+        // read it again with what follows (P366).
+        let uncarried = uncarried.first().is_some_and(|&p| p < line);
+        if self.closed == line && spanned == Some(false) && !uncarried {
+            for (label, span) in definitions.iter().filter(|(_, span)| span.start < line) {
+                self.carried.insert(label, &self.text[span.clone()]);
+            }
             self.section = line;
             self.spent = 0;
             self.section_items.clear();

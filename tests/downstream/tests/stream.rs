@@ -68,6 +68,18 @@ const TEXTS: &[&str] = &[
     "[TOOL a {}]: /u\n\n[TOOL a {}]\n\nz\n",
     "[tool a {}]: /u\n\nsee [TOOL a {}]\n",
     "[TOOL a {}]\n\n[TOOL a {}]: /u\n\n[TOOL a {}]\n",
+    // A carried label matches as each reader matches it (P365): neither
+    // links `[TOOL a {}]` to a label ending in a no-break space.
+    "[TOOL a {}\u{a0}]: /u\n\n[x][TOOL a {}]\n",
+    // A definition only comrak reads (its title closed by an escaped
+    // quote) keeps its section open (P366): the call after it is a link.
+    "[TOOL a {}]: /u 't\n\\'\n\n[TOOL a {}]\n",
+    "> [TOOL a {}]: /u (t\n> \\)\n\n[TOOL a {}]\n",
+    "[TOOL a {}]: /u \"t\n\\\"\nmore\n\n[TOOL a {}]\n",
+    "[TOOL a {}]: /u 't\n\\'\nHead\n===\n\n[TOOL a {}]\n",
+    // Such a definition after a committed item is reported as late, by the
+    // label written before its `]:` (P366).
+    "[TOOL a {}]\n\n[TOOL a {}]: /u 't\n\\'\n\nz\n",
 ];
 
 /// The events as comparable strings, sorted (a multiset).
@@ -450,6 +462,10 @@ fn a_stream_fed_a_byte_at_a_time_reads_linear_work() {
         "> [TOOL x {}]\n\n",
         "<!--\n\n[TOOL x {}]\n",
         "[RESULT j] OK [TOOL x {}]\n\n",
+        // Definitions, and one only comrak reads, which holds its section
+        // open (P366).
+        "[x]: /u\n[TOOL x {}]\n\n",
+        "[TOOL x {}]: /u 't\n\\'\n\n[TOOL x {}]\n\n",
     ];
     for unit in units {
         let work = |n: usize| {

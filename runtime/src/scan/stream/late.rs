@@ -27,7 +27,8 @@ impl<S: 'static> Stream<'_, S> {
             if span.end > bound || span.end <= self.closed || span.start >= before {
                 continue;
             }
-            for item in self.references.remove(label).unwrap_or_default() {
+            let folded = fold_label(label);
+            for item in self.references.remove(&folded).unwrap_or_default() {
                 self.section_items.retain(|i| *i != item);
                 out.push(Skipped {
                     // Events come in the order of the text: the part of the
@@ -36,6 +37,60 @@ impl<S: 'static> Stream<'_, S> {
                     reason: SkipReason::LateDefinition,
                     message: format!(
                         "the link reference definition at bytes {}..{} arrived after the item at bytes {}..{} was committed; \
+                         it would have made a link of the reference there, but a definition counts only for items not yet committed",
+                        span.start, span.end, item.start, item.end
+                    ),
+                });
+            }
+        }
+        out
+    }
+
+    /// The definitions no reader reported by label (`uncarried`: the `]:`
+    /// of each, read by comrak alone, P366) that end by `bound` and would
+    /// have hidden a committed item, each reported once, as [`Stream::late`]
+    /// reports those with a label. The label is the one written before the
+    /// `]:`: the text after the last `[` not escaped (a label holds no
+    /// bracket that is not escaped); a label written across a container's
+    /// lines (a quote's `>`) is not the one comrak compares, and matches no
+    /// reference (the gap P267 leaves). The items of the open section are
+    /// left to the watch (`late_links`), which reports a link over them.
+    pub(super) fn late_unlabelled(
+        &mut self,
+        uncarried: &[usize],
+        bound: usize,
+        before: usize,
+    ) -> Vec<Skipped> {
+        let mut out = Vec::new();
+        if self.references.is_empty() {
+            return out;
+        }
+        for &p in uncarried {
+            let Some(open) = written_label_start(self.text.as_bytes(), p) else {
+                continue;
+            };
+            let span = open..p + 2;
+            if span.end > bound || span.end <= self.closed || span.start >= before {
+                continue;
+            }
+            let label = fold_label(&self.text[open + 1..p]);
+            let Some(items) = self.references.remove(&label) else {
+                continue;
+            };
+            // The items of the open section are watched: a link over one in
+            // a later reading reports it (`late_links`).
+            let (watched, items): (Vec<_>, Vec<_>) = items
+                .into_iter()
+                .partition(|item| self.section_items.contains(item));
+            if !watched.is_empty() {
+                self.references.insert(label, watched);
+            }
+            for item in items {
+                out.push(Skipped {
+                    span: span.start.max(self.closed)..span.end,
+                    reason: SkipReason::LateDefinition,
+                    message: format!(
+                        "the link reference definition whose label is at bytes {}..{} arrived after the item at bytes {}..{} was committed; \
                          it would have made a link of the reference there, but a definition counts only for items not yet committed",
                         span.start, span.end, item.start, item.end
                     ),
@@ -121,4 +176,23 @@ impl<S: 'static> Stream<'_, S> {
             }
         }
     }
+}
+
+/// Where the label that ends at `]` = `b[p]` starts (its `[`): the last `[`
+/// before `p` that no backslash escapes, within a label's 999 characters
+/// (4 bytes each at most); `None` if a `]` no backslash escapes comes
+/// between, or none is found.
+fn written_label_start(b: &[u8], p: usize) -> Option<usize> {
+    let lo = p.saturating_sub(4 * 999 + 1);
+    let escaped = |i: usize| b[lo..i].iter().rev().take_while(|&&c| c == b'\\').count() % 2 == 1;
+    let mut end = p;
+    while let Some(k) = memchr::memrchr2(b'[', b']', &b[lo..end]) {
+        let i = lo + k;
+        end = i;
+        if escaped(i) {
+            continue;
+        }
+        return (b[i] == b'[').then_some(i);
+    }
+    None
 }
