@@ -14,10 +14,7 @@ use comrak::arena_tree::NodeEdge;
 use comrak::nodes::{NodeValue, Sourcepos};
 use comrak::{parse_document, Arena, Options};
 
-use super::reader::{
-    ceil_boundary, fence, floor_boundary, Breaker, Labels, Reader, Reading, Records, Region,
-    RunBuilder, Shown,
-};
+use super::reader::{Ask, ceil_boundary, fence, floor_boundary, Breaker, Labels, Reader, Reading, Region, RunBuilder, Shown};
 
 /// Resolves a reference to a label defined in an earlier section of a
 /// stream (comrak's broken-link callback).
@@ -235,20 +232,13 @@ impl Reader for Comrak {
     }
 
     /// comrak reports no definitions and no broken references: with
-    /// `records.definitions`, the `]:` of each definition it read is
+    /// `ask.records.definitions`, the `]:` of each definition it read is
     /// recorded without its label ([`Reading::unlabelled`]).
-    fn read(
-        &self,
-        text: &str,
-        from: usize,
-        fence_words: &[&str],
-        carried: &Labels,
-        records: Records,
-    ) -> Reading {
+    fn read(&self, text: &str, from: usize, ask: Ask<'_>) -> Reading {
         let arena = Arena::new();
         let mut opts: Options<'_> = options();
-        if !carried.is_empty() {
-            opts.parse.broken_link_callback = Some(std::sync::Arc::new(Carried(carried)));
+        if !ask.carried.is_empty() {
+            opts.parse.broken_link_callback = Some(std::sync::Arc::new(Carried(ask.carried)));
         }
         let root = parse_document(&arena, &text[from..], &opts);
         let lines = Lines::new(text, from);
@@ -285,7 +275,7 @@ impl Reader for Comrak {
             } else {
                 lines.range(ast.sourcepos)
             };
-            if records.definitions && start && !inline {
+            if ask.records.definitions && start && !inline {
                 if let Some(leaf) = leaf(&ast.value, &shift, &r, &lines) {
                     leaves.push(leaf);
                 }
@@ -418,7 +408,7 @@ impl Reader for Comrak {
                             r.end
                         };
                         let f = fence(text, r.start, r.end, body_start..body_end, c.closed);
-                        if fence_words.contains(&&text[f.word.clone()]) {
+                        if ask.fence_words.contains(&&text[f.word.clone()]) {
                             out.fences.push(f);
                         }
                     }
@@ -449,7 +439,7 @@ impl Reader for Comrak {
             .children()
             .map(|n| lines.range(n.data.borrow().sourcepos))
             .collect();
-        if records.definitions {
+        if ask.records.definitions {
             out.unlabelled = outside_leaves(text, from, leaves);
         }
         out

@@ -32,7 +32,7 @@ pub(crate) use normalize::BOM;
 pub(crate) use reader::{fold_label, Breaker, Fence, Labels, Records, Showing, TextRun};
 pub(crate) use trivial::line_is_trivial;
 
-use reader::{Reader, Reading};
+use reader::{Ask, Reader, Reading};
 
 /// Declares each reader's module (`<module>.rs`, beside this file) and
 /// lists its [`Reader`] in [`READERS`], in the order given.
@@ -144,7 +144,14 @@ impl Context {
         let n = normalize::normalize(text);
         let readings: Vec<Reading> = READERS
             .iter()
-            .map(|r| r.read(&n.text, n.from, fence_words, &Labels::new(), Records::ALL))
+            .map(|r| {
+                let ask = Ask {
+                    fence_words,
+                    carried: &Labels::new(),
+                    records: Records::ALL,
+                };
+                r.read(&n.text, n.from, ask)
+            })
             .collect();
         Self::of_readings(&n.text, readings)
     }
@@ -217,7 +224,14 @@ impl Context {
         };
         let readings: Vec<Reading> = READERS
             .iter()
-            .map(|r| r.read(&n.text, n.from, fence_words, carried, records))
+            .map(|r| {
+                let ask = Ask {
+                    fence_words,
+                    carried,
+                    records,
+                };
+                r.read(&n.text, n.from, ask)
+            })
             .collect();
         Self::of_readings(&n.text, readings).shifted(from)
     }
@@ -391,6 +405,16 @@ pub fn describe(text: &str) -> String {
 mod tests {
     use super::*;
 
+    /// A reading that records everything, with `carried` and no directive
+    /// fence.
+    fn everything(carried: &Labels) -> Ask<'_> {
+        Ask {
+            fence_words: &[],
+            carried,
+            records: Records::ALL,
+        }
+    }
+
     fn runs(text: &str) -> Vec<&str> {
         Context::read(text, &["tool"])
             .runs
@@ -495,7 +519,7 @@ mod tests {
         for def in labels {
             let head = format!("[{def}]: /u\n\n");
             let definitions = READERS[0]
-                .read(&head, 0, &[], &Labels::new(), Records::ALL)
+                .read(&head, 0, everything(&Labels::new()))
                 .definitions;
             assert_eq!(definitions.len(), 1, "{def:?}");
             let mut carried = Labels::new();
@@ -508,11 +532,8 @@ mod tests {
                 let at = head.len() + 1;
                 let mut verdicts = Vec::new();
                 for reader in READERS {
-                    let all = linked(
-                        &reader.read(&whole, 0, &[], &Labels::new(), Records::ALL),
-                        at,
-                    );
-                    let part = reader.read(&whole, head.len(), &[], &carried, Records::ALL);
+                    let all = linked(&reader.read(&whole, 0, everything(&Labels::new())), at);
+                    let part = reader.read(&whole, head.len(), everything(&carried));
                     let part = linked(&part, at);
                     assert!(
                         part == all || (broader && part),

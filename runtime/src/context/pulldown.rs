@@ -3,9 +3,7 @@
 
 use pulldown_cmark::{CodeBlockKind, Event, LinkType, Options, Parser, Tag, TagEnd};
 
-use super::reader::{
-    fence, fold_label, Breaker, Labels, Reader, Reading, Records, Region, RunBuilder, Shown,
-};
+use super::reader::{Ask, fence, fold_label, Breaker, Reader, Reading, Region, RunBuilder, Shown};
 
 /// pulldown-cmark, as [`Reader`].
 pub(crate) struct Pulldown;
@@ -24,14 +22,7 @@ impl Reader for Pulldown {
         Parser::new_ext(text, options()).into_offset_iter().count()
     }
 
-    fn read(
-        &self,
-        text: &str,
-        from: usize,
-        fence_words: &[&str],
-        carried: &Labels,
-        records: Records,
-    ) -> Reading {
+    fn read(&self, text: &str, from: usize, ask: Ask<'_>) -> Reading {
         let mut out = Reading::default();
         let mut b = RunBuilder::new(text);
         // Depth of what shows no live text (blockquotes, images, code and
@@ -55,10 +46,10 @@ impl Reader for Pulldown {
         // could change nothing: the parse runs without it (P364).
         let broken = std::cell::RefCell::new(Vec::new());
         let resolve = |link: pulldown_cmark::BrokenLink<'_>| {
-            if carried.resolves_in_pulldown(&link.reference) {
+            if ask.carried.resolves_in_pulldown(&link.reference) {
                 return Some(("".into(), "".into()));
             }
-            if records.broken {
+            if ask.records.broken {
                 let span = link.span.start + from..link.span.end + from;
                 broken
                     .borrow_mut()
@@ -66,7 +57,7 @@ impl Reader for Pulldown {
             }
             None
         };
-        let callback = (records.broken || !carried.is_empty()).then_some(resolve);
+        let callback = (ask.records.broken || !ask.carried.is_empty()).then_some(resolve);
         let mut events = Parser::new_with_broken_link_callback(&text[from..], options(), callback)
             .into_offset_iter();
         // Per open link or image: the `[]` its range leaves out. pulldown-cmark
@@ -179,7 +170,7 @@ impl Reader for Pulldown {
                         // has its entities and escapes decoded (`t&#111;ol`).
                         let directive = fenced && containers == 0 && quoted == 0 && {
                             let f = fence(text, r.start, r.end, r.end..r.end, false);
-                            fence_words.contains(&&text[f.word])
+                            ask.fence_words.contains(&&text[f.word])
                         };
                         code = Some((r.start, fenced, directive, None));
                         quoted += 1;
@@ -253,7 +244,7 @@ impl Reader for Pulldown {
         }
         b.end_block();
         out.runs = b.runs;
-        if records.definitions {
+        if ask.records.definitions {
             out.definitions = events
                 .reference_definitions()
                 .iter()

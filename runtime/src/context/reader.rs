@@ -214,6 +214,19 @@ impl Records {
     };
 }
 
+/// What a reading is asked beside its text.
+#[derive(Clone, Copy)]
+pub(crate) struct Ask<'a> {
+    /// The directive fences' info words.
+    pub fence_words: &'a [&'a str],
+    /// The labels of earlier sections' definitions: a reference to one
+    /// that the text does not define resolves as a link.
+    pub carried: &'a Labels,
+    /// Whether to fill [`Reading::definitions`], [`Reading::broken`] and
+    /// [`Reading::unlabelled`] (else they stay empty).
+    pub records: Records,
+}
+
 /// The labels of link reference definitions read in earlier sections of a
 /// stream: a reference to one resolves as in the whole text, through each
 /// reader's broken-link callback, by that reader's own matching (P365).
@@ -399,19 +412,9 @@ pub(crate) trait Reader: Sync {
     /// Its name in diagnostics (`pulldown-cmark`, `comrak`).
     fn name(&self) -> &'static str;
     /// What it shows of `text`, the normalized text, of which it parses
-    /// `text[from..]` (after a byte order mark); offsets are into `text`.
-    /// `fence_words` are the directive fences' info words; a reference to
-    /// a label of `carried` that the text does not define resolves as a link.
-    /// `records` says whether to fill [`Reading::definitions`] and
-    /// [`Reading::broken`] (else they stay empty).
-    fn read(
-        &self,
-        text: &str,
-        from: usize,
-        fence_words: &[&str],
-        carried: &Labels,
-        records: Records,
-    ) -> Reading;
+    /// `text[from..]` (after a byte order mark), as `ask` asks; offsets
+    /// are into `text`.
+    fn read(&self, text: &str, from: usize, ask: Ask<'_>) -> Reading;
     /// A bare parse of `text` with the options [`Reader::read`] parses
     /// with, every event or node visited once and nothing else: how many.
     /// The bench times it beside the scan (P260).
