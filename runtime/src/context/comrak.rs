@@ -14,7 +14,7 @@ use comrak::arena_tree::NodeEdge;
 use comrak::nodes::{NodeValue, Sourcepos};
 use comrak::{parse_document, Arena, Options};
 
-use super::reader::{Ask, ceil_boundary, fence, floor_boundary, Breaker, Labels, Reader, Reading, Region, RunBuilder, Shown};
+use super::reader::{outside, Ask, ceil_boundary, fence, floor_boundary, Breaker, Labels, Reader, Reading, Region, RunBuilder, Shown};
 
 /// Resolves a reference to a label defined in an earlier section of a
 /// stream (comrak's broken-link callback).
@@ -483,20 +483,9 @@ fn leaf(
 /// anywhere else (text, code, a link's destination, HTML) lies in a leaf
 /// block, and a definition's label ends in one: its `]` is followed by its
 /// `:` directly.
-fn outside_leaves(text: &str, from: usize, mut leaves: Vec<Range<usize>>) -> Vec<usize> {
-    leaves.sort_by_key(|l| l.start);
-    let (mut k, mut reach) = (0, 0);
-    let mut out = Vec::new();
-    for p in memchr::memmem::find_iter(&text.as_bytes()[from..], b"]:").map(|p| p + from) {
-        while k < leaves.len() && leaves[k].start <= p {
-            reach = reach.max(leaves[k].end);
-            k += 1;
-        }
-        if reach <= p {
-            out.push(p);
-        }
-    }
-    out
+fn outside_leaves(text: &str, from: usize, leaves: Vec<Range<usize>>) -> Vec<usize> {
+    let marks = memchr::memmem::find_iter(&text.as_bytes()[from..], b"]:").map(|p| p + from);
+    outside(marks, leaves)
 }
 
 /// Feeds `b` the parts of the text node at `r` that show as written, reading

@@ -142,16 +142,14 @@ impl Context {
     /// path's (the two are compared in tests).
     pub(crate) fn read(text: &str, fence_words: &[&str]) -> Context {
         let n = normalize::normalize(text);
+        let ask = Ask {
+            fence_words,
+            carried: &Labels::new(),
+            records: Records::ALL,
+        };
         let readings: Vec<Reading> = READERS
             .iter()
-            .map(|r| {
-                let ask = Ask {
-                    fence_words,
-                    carried: &Labels::new(),
-                    records: Records::ALL,
-                };
-                r.read(&n.text, n.from, ask)
-            })
+            .map(|r| r.read(&n.text, n.from, ask))
             .collect();
         Self::of_readings(&n.text, readings)
     }
@@ -222,16 +220,14 @@ impl Context {
         } else {
             normalize::normalize_section(part)
         };
+        let ask = Ask {
+            fence_words,
+            carried,
+            records,
+        };
         let readings: Vec<Reading> = READERS
             .iter()
-            .map(|r| {
-                let ask = Ask {
-                    fence_words,
-                    carried,
-                    records,
-                };
-                r.read(&n.text, n.from, ask)
-            })
+            .map(|r| r.read(&n.text, n.from, ask))
             .collect();
         Self::of_readings(&n.text, readings).shifted(from)
     }
@@ -256,17 +252,8 @@ impl Context {
             return marks;
         }
         marks.sort_unstable();
-        let mut spans: Vec<&Range<usize>> = self.definitions().map(|(_, d)| d).collect();
-        spans.sort_unstable_by_key(|d| d.start);
-        let (mut k, mut reach) = (0, 0);
-        marks.retain(|&p| {
-            while k < spans.len() && spans[k].start <= p {
-                reach = reach.max(spans[k].end);
-                k += 1;
-            }
-            reach <= p
-        });
-        marks
+        let spans = self.definitions().map(|(_, d)| d.clone()).collect();
+        reader::outside(marks, spans)
     }
 
     /// The link and image regions any reader reads, in no particular order:

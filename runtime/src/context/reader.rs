@@ -588,6 +588,27 @@ pub(crate) fn floor_boundary(text: &str, at: usize) -> usize {
     at
 }
 
+/// The offsets of `points` (in order) that lie in none of `ranges`: one
+/// sweep over both, the ranges sorted by start here.
+pub(crate) fn outside(
+    points: impl IntoIterator<Item = usize>,
+    mut ranges: Vec<Range<usize>>,
+) -> Vec<usize> {
+    ranges.sort_unstable_by_key(|r| r.start);
+    let (mut k, mut reach) = (0, 0);
+    let mut out = Vec::new();
+    for p in points {
+        while k < ranges.len() && ranges[k].start <= p {
+            reach = reach.max(ranges[k].end);
+            k += 1;
+        }
+        if reach <= p {
+            out.push(p);
+        }
+    }
+    out
+}
+
 /// The first character boundary of `text` at or after byte `at` (at most
 /// `text.len()`): where a reader's position inside a character moves on to.
 pub(crate) fn ceil_boundary(text: &str, at: usize) -> usize {
