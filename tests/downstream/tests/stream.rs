@@ -80,6 +80,11 @@ const TEXTS: &[&str] = &[
     // Such a definition after a committed item is reported as late, by the
     // label written before its `]:` (P366).
     "[TOOL a {}]\n\n[TOOL a {}]: /u 't\n\\'\n\nz\n",
+    // A call before an escaped bracket: pulldown-cmark reports no broken
+    // reference there, comrak reads a shortcut reference; a later
+    // definition of it is reported as late all the same (P367).
+    "[TOOL a {}]\\[f]\n\nz\n\n[TOOL a {}]: /u\n",
+    "[TOOL a {}]\\[f]\n\n[TOOL a {}]: <>\n",
 ];
 
 /// The events as comparable strings, sorted (a multiset).

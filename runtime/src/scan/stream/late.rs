@@ -131,10 +131,11 @@ impl<S: 'static> Stream<'_, S> {
 
     /// Notes, for each item of `committed`, the references over it whose
     /// label nothing defined: a later definition of one is late. The
-    /// readers report them (`broken`, when they read the section); a
-    /// trivial text (P174) has no escapes and no `][`, so its only possible
-    /// references over an item are the bracket pairs with no bracket inside
-    /// that start in it.
+    /// readers report them (`broken`, when they read the section), and
+    /// the bracket pairs with no bracket inside that start in the item are
+    /// noted too (P367): a trivial text (P174) has no escapes and no `][`,
+    /// so these are its only possible references over an item, and where
+    /// the readers read, pulldown-cmark misses some that comrak reads.
     pub(super) fn note_references(
         &mut self,
         committed: &[Event<S>],
@@ -152,7 +153,13 @@ impl<S: 'static> Stream<'_, S> {
                         .filter(|(_, r)| r.start < f.span.end && f.span.start < r.end)
                         .cloned(),
                 );
-            } else {
+            }
+            // The bracket pairs with no bracket inside that start in the
+            // item, from the readers' reading too: pulldown-cmark reports
+            // no broken reference for `[x]` before an escaped bracket
+            // (`[x]\[f]`), which comrak reads as a shortcut reference
+            // (P367).
+            {
                 let mut p = f.span.start;
                 while let Some(k) = memchr::memchr(b'[', &b[p..f.span.end]) {
                     let open = p + k;
@@ -168,6 +175,9 @@ impl<S: 'static> Stream<'_, S> {
                     }
                 }
             }
+            // Each label once: both ways may find the same pair.
+            labels.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            labels.dedup_by(|a, b| a.0 == b.0);
             for (label, _) in labels {
                 self.references
                     .entry(label)
